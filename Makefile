@@ -1,0 +1,32 @@
+# Every target installs what it needs first: a fresh machine needs only python3, git and make.
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+DEMO    := fixtures/stores/demo
+
+.PHONY: vault test lint fmt bench bench-large crash clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+vault: $(STAMP)
+	$(BIN)/vaultsync sync --state $(DEMO) --vault vault
+	$(BIN)/vaultsync graph map --state $(DEMO)
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache
