@@ -1,0 +1,127 @@
+"""Graph ⇄ ``memory/graph.json``, reused while the stores' fingerprint is unchanged; edge.
+
+The file has exactly this shape, so other tools can read it::
+
+    {"schema": 2, "fingerprint": "…",
+     "nodes": [{"id", "kind", "title", "aliases": […]}, …],
+     "links": [{"from", "to", "rel", "origin", "weight"}, …]}
+
+nodes sorted by id, links by (from, to, rel).  A schema-1 file (ChatCLI's), a foreign, corrupt
+or stale file is discarded and rebuilt.  The cache is an optimisation: when it cannot be
+written (a read-only state directory), the graph is simply not cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pipeline.extract import store_fingerprint
+from pipeline.model import Graph, Kind, Link, Node, Origin
+from pipeline.settings import Caps
+
+GRAPH_SCHEMA = 2
+# Bump when the build's output changes for the same stores, so old caches are rebuilt.
+BUILD_VERSION = "vaultsync-graph-1"
+
+
+def graph_path(state: Path) -> Path:
+    """Where the graph cache lives: ``<state>/memory/graph.json``."""
+    return state / "memory" / "graph.json"
+
+
+def graph_fingerprint(state: Path, caps: Caps) -> str:
+    """Digest of the stores' stat data, the caps and the build version."""
+    text = f"{BUILD_VERSION}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def graph_to_json(graph: Graph) -> bytes:
+    """The compact, byte-stable JSON form of a graph."""
+    document = {
+        "schema": GRAPH_SCHEMA,
+        "fingerprint": graph.fingerprint,
+        "nodes": [
+            {"id": n.id, "kind": n.kind.value, "title": n.title, "aliases": list(n.aliases)}
+            for n in graph.nodes
+        ],
+        "links": [
+            {
+                "from": link.source,
+                "to": link.target,
+                "rel": link.rel,
+                "origin": link.origin.value,
+                "weight": link.weight,
+            }
+            for link in graph.links
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def graph_from_json(data: bytes) -> Graph | None:
+    """Parse a cache file; ``None`` for anything that is not a schema-2 graph."""
+    try:
+        document = json.loads(data)
+        if not isinstance(document, dict) or document.get("schema") != GRAPH_SCHEMA:
+            return None
+        nodes = tuple(_node(raw) for raw in document["nodes"])
+        links = tuple(_link(raw) for raw in document["links"])
+        return Graph(nodes=nodes, links=links, fingerprint=str(document["fingerprint"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def load_graph(state: Path, fingerprint: str) -> Graph | None:
+    """The cached graph when its fingerprint matches, else ``None``."""
+    try:
+        data = graph_path(state).read_bytes()
+    except OSError:
+        return None
+    graph = graph_from_json(data)
+    if graph is None or graph.fingerprint != fingerprint:
+        return None
+    return graph
+
+
+def save_graph(state: Path, graph: Graph) -> bool:
+    """Write the cache atomically (0600); ``False`` when the state directory is not writable."""
+    target = graph_path(state)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".graph.json.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(graph_to_json(graph))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
+
+
+def _node(raw: dict[str, Any]) -> Node:
+    return Node(
+        id=str(raw["id"]),
+        kind=Kind(raw["kind"]),
+        title=str(raw["title"]),
+        aliases=tuple(str(a) for a in raw["aliases"]),
+    )
+
+
+def _link(raw: dict[str, Any]) -> Link:
+    return Link(
+        source=str(raw["from"]),
+        target=str(raw["to"]),
+        rel=str(raw["rel"]),
+        origin=Origin(raw["origin"]),
+        weight=float(raw["weight"]),
+    )

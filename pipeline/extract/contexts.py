@@ -1,0 +1,125 @@
+"""State dir → ``/context`` contexts with their documents, chunks folded back; reads files.
+
+Each ``contexts/<id>.json`` (chatcli-stores.md §13) becomes one ``Context``.  Its documents are
+keyed by ``Path``: the entries of ``files[]`` come first, then those of ``chunks[].files[]`` in
+chunk order (``index``, then position), and every piece of content seen for one path is
+concatenated in that order, an identical piece only once.  Paths are data: they are kept as
+written (backslashes included) and never opened.
+
+Rules the store leaves open, decided here: a context without ``id`` takes its file name, one
+without ``name`` its id; a document without ``Type`` is ``Text`` (ChatCLI's default); when two
+files hold the same id, the one updated last wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.extract.jsonio import (
+    JSONObject,
+    as_object,
+    fail,
+    get_int,
+    get_str,
+    get_strs,
+    get_time,
+    join,
+    load_json,
+    objects,
+    time_key,
+    unique_sorted,
+    visible_entries,
+)
+from pipeline.model import Context, Document
+
+CONTEXTS = "contexts"
+DEFAULT_TYPE = "Text"
+
+
+def context_files(state_dir: Path) -> Iterator[Path]:
+    """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
+    for entry in visible_entries(state_dir / CONTEXTS):
+        if entry.name.endswith(".json") and entry.is_file():
+            yield Path(entry.path)
+
+
+def read_contexts(state_dir: Path) -> tuple[Context, ...]:
+    """Contexts sorted by (created_at, id), each with its documents sorted by source."""
+    contexts = []
+    for path in context_files(state_dir):
+        raw = load_json(path)
+        if raw is not None:
+            contexts.append(_context(as_object(raw, path, ""), path))
+    return unique_sorted(
+        contexts,
+        key=lambda c: c.id,
+        sort_key=lambda c: (time_key(c.created_at), c.id),
+        rank=lambda c: time_key(c.updated_at),
+    )
+
+
+def _context(obj: JSONObject, path: Path) -> Context:
+    ident = get_str(obj, "id", path, "") or path.name[: -len(".json")]
+    folder = _Folder(path)
+    for at, item in objects(obj.get("files"), path, "files"):
+        folder.add(item, at)
+    chunks = [
+        (get_int(chunk, "index", path, at), position, at, chunk)
+        for position, (at, chunk) in enumerate(objects(obj.get("chunks"), path, "chunks"))
+    ]
+    for _, _, chunk_at, chunk in sorted(chunks, key=lambda c: (c[0], c[1])):
+        for at, item in objects(chunk.get("files"), path, join(chunk_at, "files")):
+            folder.add(item, at)
+    return Context(
+        id=ident,
+        name=get_str(obj, "name", path, "") or ident,
+        mode=get_str(obj, "mode", path, ""),
+        description=get_str(obj, "description", path, ""),
+        tags=get_strs(obj, "tags", path, ""),
+        created_at=get_time(obj, "created_at", path, ""),
+        updated_at=get_time(obj, "updated_at", path, ""),
+        documents=folder.documents(),
+    )
+
+
+@dataclass(slots=True)
+class _Pieces:
+    """The content pieces seen for one path, in order, and its first non-empty type."""
+
+    texts: list[str] = field(default_factory=list)
+    type: str = ""
+
+
+@dataclass(slots=True)
+class _Folder:
+    """Documents of one context under construction, keyed by path."""
+
+    path: Path
+    by_source: dict[str, _Pieces] = field(default_factory=dict)
+
+    def add(self, item: JSONObject, at: str) -> None:
+        """Fold one ``{Path, Content, Type}`` entry into the document of its path."""
+        source = get_str(item, "Path", self.path, at)
+        if not source:
+            fail(self.path, join(at, "Path"), "missing")
+        content = get_str(item, "Content", self.path, at)
+        kind = get_str(item, "Type", self.path, at)
+        pieces = self.by_source.setdefault(source, _Pieces())
+        if content and content not in pieces.texts:
+            pieces.texts.append(content)
+        if not pieces.type:
+            pieces.type = kind
+
+    def documents(self) -> tuple[Document, ...]:
+        """The folded documents, sorted by source."""
+        return tuple(
+            Document(source=source, content="".join(p.texts), type=p.type or DEFAULT_TYPE)
+            for source, p in sorted(self.by_source.items())
+        )
+
+
+def source_files(state_dir: Path) -> Iterator[Path]:
+    """Every file this module reads."""
+    yield from context_files(state_dir)

@@ -1,0 +1,123 @@
+r"""State dir → daily notes and weekly/monthly digests; reads files.
+
+Daily notes live in ``memory/YYYYMM/YYYYMMDD.md``, digests in ``memory/weekly/YYYY-Www.md`` and
+``memory/monthly/YYYY-MM.md`` (chatcli-stores.md §9).  A file is a journal note only when its
+name is a real date, ISO week or month (and a daily note sits in its own month's folder);
+anything else in those folders is ignored, as are names starting with ``.``.  The text is kept
+as written except that ``\r\n`` and ``\r`` line endings become ``\n``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+from pipeline.extract.jsonio import read_text
+from pipeline.model import JournalNote, JournalPeriod
+
+MEMORY = "memory"
+WEEKLY = "weekly"
+MONTHLY = "monthly"
+
+
+def _is_number(text: str, size: int) -> bool:
+    return len(text) == size and text.isascii() and text.isdigit()
+
+
+def _month_label(year: str, month: str) -> str | None:
+    """``2026-07`` for a real month, else ``None``."""
+    if _is_number(year, 4) and _is_number(month, 2) and 1 <= int(month) <= 12:
+        return f"{year}-{month}"
+    return None
+
+
+def daily_label(folder: str, stem: str) -> str | None:
+    """``2026-07-03`` for ``202607/20260703``; ``None`` when the names are not such a date."""
+    if not (_is_number(folder, 6) and _is_number(stem, 8) and stem.startswith(folder)):
+        return None
+    try:
+        day = date(int(stem[:4]), int(stem[4:6]), int(stem[6:]))
+    except ValueError:
+        return None
+    return day.isoformat()
+
+
+def weekly_label(stem: str) -> str | None:
+    """``2026-W27`` for a real ISO week, else ``None``."""
+    year, sep, week = stem.partition("-W")
+    if not (sep and _is_number(year, 4) and _is_number(week, 2)):
+        return None
+    try:
+        date.fromisocalendar(int(year), int(week), 1)
+    except ValueError:
+        return None
+    return stem
+
+
+def monthly_label(stem: str) -> str | None:
+    """``2026-06`` for a real month, else ``None``."""
+    year, sep, month = stem.partition("-")
+    return _month_label(year, month) if sep else None
+
+
+def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
+    """``(stem, path)`` of each visible ``*.md`` file directly in ``folder``."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        name = entry.name
+        if name.endswith(".md") and not name.startswith(".") and entry.is_file():
+            yield name[:-3], Path(entry.path)
+
+
+def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, Path]]:
+    """``(period, label, path)`` of every journal note, in no particular order."""
+    memory = state_dir / MEMORY
+    try:
+        entries = list(os.scandir(memory))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        if not entry.is_dir() or entry.name.startswith("."):
+            continue
+        if entry.name == WEEKLY:
+            for stem, path in _markdown(Path(entry.path)):
+                if label := weekly_label(stem):
+                    yield "weekly", label, path
+        elif entry.name == MONTHLY:
+            for stem, path in _markdown(Path(entry.path)):
+                if label := monthly_label(stem):
+                    yield "monthly", label, path
+        elif _is_number(entry.name, 6):
+            for stem, path in _markdown(Path(entry.path)):
+                if label := daily_label(entry.name, stem):
+                    yield "daily", label, path
+
+
+def source_files(state_dir: Path) -> Iterator[Path]:
+    """Every file this module reads."""
+    for _, _, path in journal_files(state_dir):
+        yield path
+
+
+def read_journal(state_dir: Path) -> tuple[JournalNote, ...]:
+    """Daily notes and digests sorted by (period, label)."""
+    notes = []
+    for period, label, path in journal_files(state_dir):
+        text = read_text(path)
+        if text is None:  # removed while we were listing
+            continue
+        notes.append(
+            JournalNote(
+                period=period,
+                label=label,
+                text=text.replace("\r\n", "\n").replace("\r", "\n"),
+                source_path=path.relative_to(state_dir).as_posix(),
+            )
+        )
+    notes.sort(key=lambda n: (n.period, n.label))
+    return tuple(notes)

@@ -1,0 +1,338 @@
+r"""Store file → Python values, strictly; typed field access with one-line errors; reads files.
+
+Every reader in ``pipeline.extract`` goes through this module, so every malformed store fails
+the same way: a ``StoreError`` whose message is ``<path>:<where>: <what>``, where *where* is
+``line:column`` for JSON syntax errors, ``byte <offset>`` for invalid UTF-8 and a field path
+such as ``[3].tags[1]`` for type errors.  A sealed store (ChatCLI's at-rest encryption) raises
+``SealedStoreError`` before anything is decoded.
+
+Conventions, matching Go's ``encoding/json`` as ChatCLI uses it:
+
+* a missing file, and an empty (whitespace-only) one, reads as ``None``: the store is empty;
+* ``null`` in place of any value means "absent" and yields the field's default;
+* ``NaN``/``Infinity`` and a UTF-8 byte order mark are refused, as Go refuses them;
+* a lone UTF-16 surrogate escape (``"\ud800"``) becomes U+FFFD, as Go decodes it, so later
+  stages can always encode the text back to UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Hashable, Iterable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+from pipeline.errors import SealedStoreError, StoreError
+from pipeline.model import ZERO_TIME
+
+SEAL_MAGIC = b"CHATCLI_ENC_v1\n"
+"""The first bytes of a file sealed by ChatCLI's ``pkg/atrest``."""
+SEAL_PREFIX = b"enc:"
+"""The prefix of a sealed export line (``enc:`` + base64)."""
+
+SEALED_WHAT = "store is sealed (encrypted at rest by ChatCLI) and cannot be read without ChatCLI"
+SEALED_HINT = "open ChatCLI with its CHATCLI_ENCRYPTION_KEY and export the memory, or unseal it"
+
+_LONE_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d\d):(\d\d))"
+)
+_OFFSETS: dict[str, timezone] = {}
+
+T = TypeVar("T")
+JSONObject = dict[str, Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading files
+
+
+def fail(path: Path | str, where: str, what: str) -> NoReturn:
+    """Raise the one ``StoreError`` shape every reader uses."""
+    raise StoreError(path=str(path), where=where, what=what)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, or ``None`` when it does not exist; sealed stores are refused."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        fail(path, "", "expected a file, found a directory")
+    except OSError as err:
+        fail(path, "", f"cannot read: {err.strerror or err}")
+    if data.startswith((SEAL_MAGIC, SEAL_PREFIX)):
+        raise SealedStoreError(path=str(path), what=SEALED_WHAT, hint=SEALED_HINT)
+    return data
+
+
+def decode_utf8(data: bytes, path: Path) -> str:
+    """Strict UTF-8 decoding; an invalid sequence is reported at its byte offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        fail(path, f"byte {err.start}", f"invalid UTF-8 (byte 0x{data[err.start]:02x})")
+
+
+def read_text(path: Path) -> str | None:
+    """A UTF-8 text file (Markdown), or ``None`` when it does not exist."""
+    data = read_bytes(path)
+    return None if data is None else decode_utf8(data, path)
+
+
+def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """Entries of ``folder`` not starting with ``.``, sorted by name; none if it is missing."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name)
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(name)
+
+
+def load_json(path: Path) -> object | None:
+    """Parse one JSON store; ``None`` when the file is missing or holds only whitespace."""
+    data = read_bytes(path)
+    if data is None or not data.strip():
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        fail(path, "1:1", "file starts with a UTF-8 byte order mark, which JSON does not allow")
+    text = decode_utf8(data, path)
+    try:
+        value: object = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as err:
+        fail(path, f"{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}")
+    except ValueError as err:
+        fail(path, "", f"invalid JSON: {err} is not a JSON value")
+    if _LONE_SURROGATE_ESCAPE.search(data):
+        value = _replace_lone_surrogates(value)
+    return value
+
+
+def _replace_lone_surrogates(value: object) -> object:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_SURROGATE.sub("\ufffd", k): _replace_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed access
+
+
+def describe(value: object) -> str:
+    """How a wrong value is named in a message: ``42``, ``"text"``, ``an array``, ``null``."""
+    if isinstance(value, list | dict):
+        return "an array" if isinstance(value, list) else "an object"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return json.dumps(shown, ensure_ascii=False)
+    if value is None or isinstance(value, bool | int | float):
+        return json.dumps(value)
+    return type(value).__name__
+
+
+def join(at: str, key: str) -> str:
+    """The field path of ``key`` inside the value at ``at`` (``[3]`` + ``tags`` → ``[3].tags``)."""
+    return f"{at}.{key}" if at else key
+
+
+def wrong(path: Path, where: str, expected: str, value: object) -> NoReturn:
+    """Raise ``<path>:<where>: expected <expected>, got <value>``."""
+    fail(path, where, f"expected {expected}, got {describe(value)}")
+
+
+def as_list(value: object, path: Path, at: str) -> list[Any]:
+    """An array; ``null`` is empty."""
+    if isinstance(value, list):
+        return value
+    if value is None:
+        return []
+    wrong(path, at, "an array", value)
+
+
+def as_object(value: object, path: Path, at: str) -> JSONObject:
+    """An object; ``null`` is empty."""
+    if isinstance(value, dict):
+        return value
+    if value is None:
+        return {}
+    wrong(path, at, "an object", value)
+
+
+def objects(value: object, path: Path, at: str = "") -> Iterable[tuple[str, JSONObject]]:
+    """``(field path, object)`` for each element of an array of objects."""
+    for index, item in enumerate(as_list(value, path, at)):
+        where = f"{at}[{index}]"
+        if not isinstance(item, dict):
+            wrong(path, where, "an object", item)
+        yield where, item
+
+
+def get_str(obj: JSONObject, key: str, path: Path, at: str) -> str:
+    """A string field; absent or ``null`` is ``""``."""
+    value = obj.get(key)
+    if type(value) is str:
+        return value
+    if value is None:
+        return ""
+    wrong(path, join(at, key), "a string", value)
+
+
+def get_int(obj: JSONObject, key: str, path: Path, at: str) -> int:
+    """An integer field; absent or ``null`` is 0.  ``1.5`` and ``true`` are refused."""
+    value = obj.get(key)
+    if type(value) is int:
+        return value
+    if value is None:
+        return 0
+    wrong(path, join(at, key), "an integer", value)
+
+
+def get_float(obj: JSONObject, key: str, path: Path, at: str) -> float:
+    """A number field; absent or ``null`` is 0.0."""
+    value = obj.get(key)
+    if type(value) is float or type(value) is int:
+        return float(value)
+    if value is None:
+        return 0.0
+    wrong(path, join(at, key), "a number", value)
+
+
+def get_bool(obj: JSONObject, key: str, path: Path, at: str) -> bool:
+    """A boolean field; absent or ``null`` is ``False``."""
+    value = obj.get(key)
+    if type(value) is bool:
+        return value
+    if value is None:
+        return False
+    wrong(path, join(at, key), "a boolean", value)
+
+
+def get_strs(obj: JSONObject, key: str, path: Path, at: str) -> tuple[str, ...]:
+    """An array of strings, in order; ``null`` and empty elements are dropped."""
+    value = obj.get(key)
+    if value is None:
+        return ()
+    where = join(at, key)
+    items = as_list(value, path, where)
+    for index, item in enumerate(items):
+        if type(item) is not str and item is not None:
+            wrong(path, f"{where}[{index}]", "a string", item)
+    return tuple(item for item in items if item)
+
+
+def get_time(obj: JSONObject, key: str, path: Path, at: str) -> datetime | None:
+    """An RFC 3339 timestamp field; absent, ``null`` or Go's zero time is ``None``."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if type(value) is not str:
+        wrong(path, join(at, key), "an RFC 3339 timestamp string", value)
+    return parse_time(value, path=path, where=join(at, key))
+
+
+# ---------------------------------------------------------------------------------------------
+# Timestamps
+
+
+def parse_time(text: str, *, path: Path | str = "", where: str = "") -> datetime | None:
+    """RFC 3339 (0 to 9 fractional digits, ``Z`` or an offset) → aware datetime; zero time → None.
+
+    Nanoseconds are truncated to microseconds.  Anything else, including a moment that cannot
+    be expressed in UTC, raises ``StoreError`` naming ``where``.
+    """
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        fail(path, where, f"invalid RFC 3339 timestamp {describe(text)}")
+    year = match[1]
+    if "0001" < year < "9999" and match[6] != "60":
+        # Fast path: the C parser, once the text is known to be RFC 3339 and in range.
+        frac = match[7]
+        if frac and len(frac) > 6:
+            text = text[: match.start(7) + 6] + text[match.end(7) :]
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            pass  # an impossible date, a lowercase t/z, an odd offset: the slow path tells
+    return _parse_fields(match, path, where)
+
+
+def _parse_fields(match: re.Match[str], path: Path | str, where: str) -> datetime | None:
+    year, month, day, hour, minute, second, frac, zulu, sign, off_h, off_m = match.groups()
+    tz = UTC if zulu else _offset(sign, off_h, off_m)
+    try:
+        if tz is None:
+            raise ValueError("offset out of range")
+        micro = int(frac[:6].ljust(6, "0")) if frac else 0
+        # RFC 3339 allows a leap second; Python cannot hold one, so it becomes :59.
+        sec = 59 if second == "60" else int(second)
+        moment = datetime(
+            int(year), int(month), int(day), int(hour), int(minute), sec, micro, tzinfo=tz
+        )
+        if tz is not UTC:
+            moment.astimezone(UTC)  # refuse moments before year 1 or after 9999 in UTC
+    except (ValueError, OverflowError):
+        fail(path, where, f"invalid RFC 3339 timestamp {describe(match[0])} (out of range)")
+    return None if moment == ZERO_TIME else moment
+
+
+def _offset(sign: str, hours: str, minutes: str) -> timezone | None:
+    key = sign + hours + minutes
+    tz = _OFFSETS.get(key)
+    if tz is None:
+        h, m = int(hours), int(minutes)
+        if h > 23 or m > 59:
+            return None
+        delta = timedelta(hours=h, minutes=m)
+        tz = UTC if not delta else timezone(-delta if sign == "-" else delta)
+        _OFFSETS[key] = tz
+    return tz
+
+
+def mtime(path: Path) -> datetime:
+    """A file's modification time as an aware UTC datetime."""
+    ns = path.stat().st_mtime_ns
+    return datetime.fromtimestamp(ns // 1_000_000_000, tz=UTC) + timedelta(
+        microseconds=ns % 1_000_000_000 // 1000
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Determinism
+
+
+def unique_sorted(
+    items: Iterable[T],
+    key: Callable[[T], Hashable],
+    sort_key: Callable[[T], Any],
+    rank: Callable[[T], Any],
+) -> tuple[T, ...]:
+    """One item per ``key`` (the highest ``rank``, ties broken by ``repr``), sorted by ``sort_key``.
+
+    Hand-edited or merged stores can repeat an id; keeping a winner chosen by content rather
+    than by position keeps the output independent of input order.
+    """
+    chosen: dict[Hashable, T] = {}
+    for item in items:
+        k = key(item)
+        held = chosen.get(k)
+        if held is None or (rank(item), repr(item)) > (rank(held), repr(held)):
+            chosen[k] = item
+    return tuple(sorted(chosen.values(), key=sort_key))
+
+
+def time_key(moment: datetime | None) -> datetime:
+    """A sortable stand-in for an optional time: missing sorts first."""
+    return ZERO_TIME if moment is None else moment

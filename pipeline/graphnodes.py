@@ -1,0 +1,150 @@
+"""Records → the graph's notes: ids, titles, aliases, tags, and the prose each note holds; pure.
+
+Seed 002, "Notes" (the table of kinds, ids and aliases) and the caps: the 300 most recent
+episodes and the 50 most recent sessions become notes.  Titles are short and undecorated so a
+``[[link]]`` can name them; a card's column is in its title (``[doing] …``) and its bare title
+is its alias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+from types import MappingProxyType
+
+from pipeline.documents import DocumentNote
+from pipeline.model import ZERO_TIME, Episode, Kind, Node, Records, Session
+from pipeline.names import normalize_name
+from pipeline.settings import Caps
+from pipeline.text import first_line, shorten
+
+TITLE_LIMIT = 80
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphNodes:
+    """The notes of the graph, sorted by id, with the capped records the links are drawn from."""
+
+    nodes: tuple[Node, ...]
+    by_id: MappingProxyType[str, Node]
+    texts: tuple[tuple[str, str], ...]
+    """``(node id, prose)`` for every note whose text may hold wikilinks and mentions."""
+    episodes: tuple[Episode, ...]
+    """The episodes kept under the cap, oldest first."""
+    sessions: tuple[Session, ...]
+    """The sessions kept under the cap, by name."""
+
+
+def tag_id(label: str) -> str:
+    """``tag:<label>``, the label trimmed and lowercased so ``Go`` and ``go`` are one tag."""
+    return f"tag:{label.strip().lower()}"
+
+
+def fact_title(content: str, fact_id: str) -> str:
+    """The first line of a fact, shortened on a word boundary."""
+    return shorten(first_line(content), TITLE_LIMIT) or fact_id
+
+
+def kept_episodes(records: Records, caps: Caps) -> tuple[Episode, ...]:
+    """The ``caps.episodes`` most recent episodes, oldest first."""
+    ordered = sorted(records.episodes, key=lambda e: (e.date, e.id))
+    return tuple(ordered[-caps.episodes :])
+
+
+def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
+    """The ``caps.sessions`` most recently saved sessions, sorted by name."""
+    newest = sorted(records.sessions, key=lambda s: (s.modified or ZERO_TIME, s.name), reverse=True)
+    return tuple(sorted(newest[: caps.sessions], key=lambda s: s.name))
+
+
+def build_nodes(
+    records: Records, caps: Caps, documents: tuple[DocumentNote, ...]
+) -> GraphNodes:
+    """Every note of the graph, one per store item kept under the caps, plus the tags."""
+    nodes: dict[str, Node] = {}
+    texts: list[tuple[str, str]] = []
+
+    def add(node: Node, text: str = "") -> None:
+        nodes.setdefault(node.id, node)
+        if text:
+            texts.append((node.id, text))
+
+    for project in records.projects:
+        base = PurePosixPath(project.path.replace("\\", "/")).name if project.path else ""
+        aliases = (base,) if base and normalize_name(base) != normalize_name(project.name) else ()
+        add(Node(id=f"project:{project.name}", kind=Kind.PROJECT, title=project.name, aliases=aliases),
+            project.description)  # fmt: skip
+    for fact in records.facts:
+        add(Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=fact_title(fact.content, fact.id)),
+            fact.content)  # fmt: skip
+    for topic in records.topics:
+        add(Node(id=f"topic:{topic.name}", kind=Kind.TOPIC, title=topic.name), topic.summary)
+    if records.profile is not None:
+        name = records.profile.display_name
+        add(Node(id="profile:user", kind=Kind.PROFILE, title=name,
+                 aliases=() if name == "user" else ("user",)))  # fmt: skip
+    episodes = kept_episodes(records, caps)
+    for episode in episodes:
+        title = shorten(first_line(episode.summary), TITLE_LIMIT) or episode.id
+        text = "\n".join(part for part in (episode.summary, episode.outcome) if part)
+        add(Node(id=f"episode:{episode.id}", kind=Kind.EPISODE, title=title), text)
+    for note in records.journal:
+        add(Node(id=f"note:{note.period}:{note.label}", kind=Kind.NOTE, title=note.label), note.text)
+    sessions = kept_sessions(records, caps)
+    for session in sessions:
+        title = session.title or session.name
+        aliases = (session.name,) if title != session.name else ()
+        add(Node(id=f"session:{session.name}", kind=Kind.SESSION, title=title, aliases=aliases))
+    for skill in records.skills:
+        add(Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description)
+    for card in records.cards:
+        text = "\n".join((card.description, *(n.text for n in card.notes)))
+        add(Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
+                 aliases=(card.title,)), text.strip())  # fmt: skip
+    for context in records.contexts:
+        kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
+        add(Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name))
+    for doc in documents:
+        aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
+        add(Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases))
+    for label in _tag_labels(records):
+        if label.strip():
+            add(Node(id=tag_id(label), kind=Kind.TAG, title=label.strip().lower()))
+
+    ordered = tuple(nodes[key] for key in sorted(nodes))
+    return GraphNodes(
+        nodes=ordered,
+        by_id=MappingProxyType({node.id: node for node in ordered}),
+        texts=tuple(sorted(texts)),
+        episodes=episodes,
+        sessions=sessions,
+    )
+
+
+def _tag_labels(records: Records) -> Iterable[str]:
+    for fact in records.facts:
+        yield from fact.tags
+        if fact.category:
+            yield fact.category
+    for context in records.contexts:
+        yield from context.tags
+    for project in records.projects:
+        yield from project.technologies
+    profile = records.profile
+    if profile is not None:
+        if not profile.skills_private:
+            yield from profile.skills
+        if not profile.goals_private:
+            yield from profile.goals
+    for skill in records.skills:
+        yield from skill.triggers
+    for card in records.cards:
+        if card.assignee:
+            yield card.assignee
+
+
+def day_of(moment: datetime | None) -> str:
+    """The calendar day of a timestamp in the offset the store recorded it with."""
+    return moment.date().isoformat() if moment is not None else ""

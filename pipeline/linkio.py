@@ -1,0 +1,147 @@
+"""File primitives of ``links.json``: read, lock, atomic write, quarantine; I/O.
+
+Conventions of the ChatCLI memory stores (chatcli-stores.md §1): files 0600 in a 0750
+``memory/`` directory, an exclusive ``flock`` on the sidecar ``<file>.lock`` (0600), writes
+through a temp file in the same directory with fsync of the file and the directory, and a
+corrupt file moved aside rather than lost.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipeline.errors import LinkStoreError, StoreError
+
+FILE_MODE = 0o600
+DIR_MODE = 0o750
+
+
+def read_file(path: Path) -> bytes | None:
+    """The file's bytes, or ``None`` when it does not exist.
+
+    Raises:
+        StoreError: it is a directory or cannot be read.
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise StoreError(path=str(path), what="expected a file, found a directory") from None
+    except OSError as err:
+        raise StoreError(path=str(path), what=f"cannot read: {err.strerror or err}") from err
+
+
+@contextmanager
+def locked(lock_path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock_path`` (created 0600, with its directory 0750).
+
+    Raises:
+        LinkStoreError: the lock cannot be opened, or is not free within ``timeout`` seconds.
+    """
+    lock_path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+    except OSError as err:
+        raise LinkStoreError(f"{lock_path}: cannot open the lock: {err.strerror}") from err
+    try:
+        with suppress(OSError):  # a lock file created by another user stays as it is
+            os.fchmod(fd, FILE_MODE)
+        _acquire(fd, lock_path, timeout)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, lock_path: Path, timeout: float) -> None:
+    # Polling instead of a blocking flock: a blocking call cannot time out without signals.
+    deadline = time.monotonic() + timeout
+    pause = 0.0005
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LinkStoreError(
+                    f"{lock_path}: could not take the lock within {timeout:g} s",
+                    hint="another vaultsync or ChatCLI process is writing links; retry",
+                ) from None
+            time.sleep(pause * (0.5 + random.random()))  # noqa: S311 - jitter, not security
+            pause = min(pause * 2, 0.02)
+        else:
+            return
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` (mode 0600): temp file, fsync, rename, fsync directory.
+
+    Raises:
+        LinkStoreError: the file cannot be written; the temp file is removed.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise LinkStoreError(f"{path}: cannot write: {err.strerror}") from err
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), FILE_MODE)
+            os.fsync(handle.fileno())
+        Path(tmp).replace(path)
+    except BaseException as err:
+        with suppress(OSError):
+            Path(tmp).unlink()
+        if isinstance(err, OSError):
+            raise LinkStoreError(f"{path}: cannot write: {err.strerror}") from err
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def quarantine(path: Path, now: datetime) -> Path:
+    """Move a corrupt file to ``<name>.corrupt-<UTC time>[-N]``, never replacing a file.
+
+    Call it holding the lock.  The bytes are kept as they are.
+
+    Returns:
+        The new path of the file.
+    """
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for attempt in range(1000):
+        target = path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{attempt}" if attempt else ""))
+        try:
+            os.link(path, target)  # unlike a rename, a hard link never replaces a file
+        except FileExistsError:
+            continue
+        except OSError as err:
+            if target.exists():
+                continue
+            try:
+                path.rename(target)  # no hard links on this file system; the lock guards it
+            except OSError:
+                raise LinkStoreError(f"{path}: corrupt, and cannot be moved aside") from err
+        else:
+            path.unlink()
+        fsync_dir(path.parent)
+        return target
+    raise LinkStoreError(f"{path}: corrupt, and no free quarantine name is left")

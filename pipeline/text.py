@@ -1,0 +1,21 @@
+"""Small text helpers shared by the stages: shortening and first lines; pure."""
+
+from __future__ import annotations
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` characters at a word boundary, marking the cut with ``…``."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return (cut or head).rstrip() + "…"
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line, stripped; ``""`` for blank text."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            return stripped
+    return ""

@@ -1,0 +1,112 @@
+"""Note references, the local graph and the document links view."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.errors import NoteReferenceError
+from pipeline.model import Graph, Kind, Link, Node, Origin
+from pipeline.query import document_links, find_note, local_graph
+
+
+def node(nid: str, kind: Kind, title: str, *aliases: str) -> Node:
+    return Node(id=nid, kind=kind, title=title, aliases=aliases)
+
+
+def link(a: str, b: str, rel: str, origin: Origin = Origin.STRUCTURAL, w: float = 1.0) -> Link:
+    return Link(source=a, target=b, rel=rel, origin=origin, weight=w)
+
+
+FACT = "fact:3f9a1c02aabbccddeeff0011"
+GRAPH = Graph(
+    nodes=tuple(sorted((
+        node("project:orbital", Kind.PROJECT, "orbital", "orbital-gw"),
+        node("topic:orbital", Kind.TOPIC, "orbital"),
+        node("topic:telemetry security", Kind.TOPIC, "telemetry security"),
+        node(FACT, Kind.FACT, "Orbital streams telemetry over gRPC"),
+        node("tag:go", Kind.TAG, "go"),
+        node("kb:k", Kind.KBCONTEXT, "handbook"),
+        node("doc:k:docs/guide/gateway.md", Kind.DOC, "Ingest gateway", "gateway"),
+        node("doc:k:docs/guide/setup.md", Kind.DOC, "Getting set up", "setup"),
+    ), key=lambda n: n.id)),
+    links=tuple(sorted((
+        link(FACT, "project:orbital", "in_project", w=2),
+        link(FACT, "tag:go", "tagged"),
+        link("project:orbital", "tag:go", "uses"),
+        link("topic:telemetry security", "project:orbital", "about", Origin.USER, 2),
+        link("doc:k:docs/guide/gateway.md", "doc:k:docs/guide/setup.md", "links_to", Origin.MARKDOWN, 1.5),
+        link("doc:k:docs/guide/setup.md", "doc:k:docs/guide/gateway.md", "links_to", Origin.WIKILINK, 1.5),
+        link("doc:k:docs/guide/gateway.md", "project:orbital", "links_to", Origin.WIKILINK, 1.5),
+        link("doc:k:docs/guide/gateway.md", "kb:k", "part_of"),
+        link("doc:k:docs/guide/setup.md", "kb:k", "part_of"),
+    ), key=lambda l: l.key)),
+)
+
+
+class TestFindNote:
+    def test_node_id(self) -> None:
+        """An exact node id names its note."""
+        assert find_note(GRAPH, "topic:telemetry security").id == "topic:telemetry security"
+
+    def test_fact_id_prefix(self) -> None:
+        """A fact id prefix names the fact."""
+        assert find_note(GRAPH, "3f9a1c02").id == FACT
+
+    def test_alias_and_wikilink(self) -> None:
+        """An alias, and a [[wikilink]] with a label, name their note."""
+        assert find_note(GRAPH, "orbital-gw").id == "project:orbital"
+        assert find_note(GRAPH, "[[Telemetry Security|x]]").id == "topic:telemetry security"
+
+    def test_chunk_id(self) -> None:
+        """A cited chunk id names the document it came from."""
+        assert find_note(GRAPH, "guide/gateway.md#0002").id == "doc:k:docs/guide/gateway.md"
+
+    def test_shared_name_prefers_specific_kind(self) -> None:
+        """Outside strict mode a shared name goes to the more specific kind."""
+        assert find_note(GRAPH, "orbital").id == "project:orbital"
+
+    def test_strict_refuses_ambiguity_with_candidates(self) -> None:
+        """Strict lookups refuse a name two notes share, listing both ids."""
+        with pytest.raises(NoteReferenceError) as info:
+            find_note(GRAPH, "orbital", strict=True)
+        assert "project:orbital" in str(info.value) and "topic:orbital" in str(info.value)
+
+    def test_keyword_fallback(self) -> None:
+        """Free text falls back to the note whose title holds every word."""
+        assert find_note(GRAPH, "streams grpc").id == FACT
+
+    def test_tags_are_not_notes_to_find(self) -> None:
+        """A tag name alone names nothing."""
+        with pytest.raises(NoteReferenceError):
+            find_note(GRAPH, "go")
+
+    def test_nothing_matches(self) -> None:
+        """An unknown reference is an error naming it."""
+        with pytest.raises(NoteReferenceError, match="no note matches 'zzz'"):
+            find_note(GRAPH, "zzz")
+
+
+class TestLocalGraph:
+    def test_directions_and_relations(self) -> None:
+        """Neighbours carry → for links written and ← for backlinks, tags excluded."""
+        view = local_graph(GRAPH, "project:orbital")
+        shown = {n.node.id: [(r.direction, r.rel) for r in n.relations] for n in view.neighbours}
+        assert shown[FACT] == [("←", "in_project")]
+        assert shown["topic:telemetry security"] == [("←", "about")]
+        assert "tag:go" not in shown
+
+    def test_second_hop_through_tags(self) -> None:
+        """Notes sharing a tag are two hops away, glued by the tag."""
+        view = local_graph(GRAPH, FACT)
+        second = {n.id for n, _ in view.second_hop}
+        assert "doc:k:docs/guide/gateway.md" in second
+
+
+class TestDocumentLinks:
+    def test_in_and_out_and_outside(self) -> None:
+        """A document shows its context's links both ways and its links outside the context."""
+        view = document_links(GRAPH, "doc:k:docs/guide/gateway.md")
+        assert [n.id for n in view.outgoing] == ["doc:k:docs/guide/setup.md"]
+        assert [n.id for n in view.incoming] == ["doc:k:docs/guide/setup.md"]
+        assert [n.id for n in view.outside] == ["project:orbital"]
+        assert view.context is not None and view.context.title == "handbook"
