@@ -13,6 +13,7 @@ written (a read-only state directory), the graph is simply not cached.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,8 +26,21 @@ from pipeline.model import Graph, Kind, Link, Node, Origin
 from pipeline.settings import Caps
 
 GRAPH_SCHEMA = 2
-# Bump when the build's output changes for the same stores, so old caches are rebuilt.
-BUILD_VERSION = "vaultsync-graph-1"
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """Digest of the pipeline's own source: a new version of vaultsync never trusts an old cache.
+
+    Hashing ~50 small files costs about a millisecond, and unlike a version constant it cannot
+    be forgotten when the build's output changes.
+    """
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
 
 
 def graph_path(state: Path) -> Path:
@@ -35,8 +49,8 @@ def graph_path(state: Path) -> Path:
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
-    """Digest of the stores' stat data, the caps and the build version."""
-    text = f"{BUILD_VERSION}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    """Digest of the stores' stat data, the caps and the code that builds the graph."""
+    text = f"{code_fingerprint()}\n{caps.as_key()}\n{store_fingerprint(state)}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -19,6 +19,7 @@ from pipeline.model import ZERO_TIME, Episode, Kind, Node, Records, Session
 from pipeline.names import normalize_name
 from pipeline.settings import Caps
 from pipeline.text import first_line, shorten
+from pipeline.wikilinks import rewrite_wikilinks
 
 TITLE_LIMIT = 80
 
@@ -42,9 +43,12 @@ def tag_id(label: str) -> str:
     return f"tag:{label.strip().lower()}"
 
 
-def fact_title(content: str, fact_id: str) -> str:
-    """The first line of a fact, shortened on a word boundary."""
-    return shorten(first_line(content), TITLE_LIMIT) or fact_id
+def prose_title(text: str, fallback: str) -> str:
+    """The first line of a text as a title: wikilinks read as their label, shortened."""
+    line = first_line(text)
+    if "[[" in line:
+        line = rewrite_wikilinks(line, lambda link: link.label or link.target or None)
+    return shorten(line, TITLE_LIMIT) or fallback
 
 
 def kept_episodes(records: Records, caps: Caps) -> tuple[Episode, ...]:
@@ -59,9 +63,7 @@ def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
     return tuple(sorted(newest[: caps.sessions], key=lambda s: s.name))
 
 
-def build_nodes(
-    records: Records, caps: Caps, documents: tuple[DocumentNote, ...]
-) -> GraphNodes:
+def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
     """Every note of the graph, one per store item kept under the caps, plus the tags."""
     nodes: dict[str, Node] = {}
     texts: list[tuple[str, str]] = []
@@ -77,7 +79,7 @@ def build_nodes(
         add(Node(id=f"project:{project.name}", kind=Kind.PROJECT, title=project.name, aliases=aliases),
             project.description)  # fmt: skip
     for fact in records.facts:
-        add(Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=fact_title(fact.content, fact.id)),
+        add(Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=prose_title(fact.content, fact.id)),
             fact.content)  # fmt: skip
     for topic in records.topics:
         add(Node(id=f"topic:{topic.name}", kind=Kind.TOPIC, title=topic.name), topic.summary)
@@ -87,11 +89,13 @@ def build_nodes(
                  aliases=() if name == "user" else ("user",)))  # fmt: skip
     episodes = kept_episodes(records, caps)
     for episode in episodes:
-        title = shorten(first_line(episode.summary), TITLE_LIMIT) or episode.id
+        title = prose_title(episode.summary, episode.id)
         text = "\n".join(part for part in (episode.summary, episode.outcome) if part)
         add(Node(id=f"episode:{episode.id}", kind=Kind.EPISODE, title=title), text)
     for note in records.journal:
-        add(Node(id=f"note:{note.period}:{note.label}", kind=Kind.NOTE, title=note.label), note.text)
+        add(
+            Node(id=f"note:{note.period}:{note.label}", kind=Kind.NOTE, title=note.label), note.text
+        )
     sessions = kept_sessions(records, caps)
     for session in sessions:
         title = session.title or session.name
@@ -100,7 +104,7 @@ def build_nodes(
     for skill in records.skills:
         add(Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description)
     for card in records.cards:
-        text = "\n".join((card.description, *(n.text for n in card.notes)))
+        text = "\n".join((card.title, card.description, *(n.text for n in card.notes)))
         add(Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
                  aliases=(card.title,)), text.strip())  # fmt: skip
     for context in records.contexts:

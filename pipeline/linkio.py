@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-import random
 import tempfile
-import time
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -65,22 +64,66 @@ def locked(lock_path: Path, timeout: float) -> Iterator[None]:
 
 
 def _acquire(fd: int, lock_path: Path, timeout: float) -> None:
-    # Polling instead of a blocking flock: a blocking call cannot time out without signals.
-    deadline = time.monotonic() + timeout
-    pause = 0.0005
-    while True:
+    """Take the exclusive lock on ``fd``, waiting at most ``timeout`` seconds.
+
+    A blocking ``flock`` queues this process in the kernel, so a busy writer cannot starve
+    it the way polling can; it runs in a helper thread because it cannot time out by itself.
+    The helper holds a duplicate of ``fd`` (the lock belongs to the shared open file), and
+    releases the lock itself if it gets it only after the caller gave up.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pass
+    else:
+        return
+    waiter = _Waiter(os.dup(fd))
+    threading.Thread(target=waiter.run, name="links.json lock", daemon=True).start()
+    if not waiter.wait(timeout):
+        raise LinkStoreError(
+            f"{lock_path}: could not take the lock within {timeout:g} s",
+            hint="another vaultsync or ChatCLI process is writing links; retry",
+        )
+
+
+class _Waiter:
+    """A blocking ``flock`` that the thread that asked for it can walk away from."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.guard = threading.Lock()
+        self.taken = threading.Event()
+        self.abandoned = False
+        self.error: OSError | None = None
+
+    def run(self) -> None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise LinkStoreError(
-                    f"{lock_path}: could not take the lock within {timeout:g} s",
-                    hint="another vaultsync or ChatCLI process is writing links; retry",
-                ) from None
-            time.sleep(pause * (0.5 + random.random()))  # noqa: S311 - jitter, not security
-            pause = min(pause * 2, 0.02)
-        else:
-            return
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except OSError as err:
+            self.error = err
+        with self.guard:
+            if self.abandoned:
+                if self.error is None:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                os.close(self.fd)
+            else:
+                self.taken.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the lock was taken within ``timeout``; the duplicate fd is closed either way.
+
+        Raises:
+            LinkStoreError: ``flock`` itself failed.
+        """
+        self.taken.wait(timeout)
+        with self.guard:
+            if not self.taken.is_set():
+                self.abandoned = True
+                return False
+        os.close(self.fd)  # the lock stays: the caller's fd holds the same open file
+        if self.error is not None:
+            raise LinkStoreError(f"cannot lock: {self.error.strerror}") from self.error
+        return True
 
 
 def write_atomic(path: Path, data: bytes) -> None:

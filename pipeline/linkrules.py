@@ -43,6 +43,7 @@ __all__ = [
     "is_collectable",
     "normalize_note",
     "relation_slug",
+    "resolve_chains",
     "superseded_ids",
     "supersession_map",
 ]
@@ -82,7 +83,7 @@ COLLECTABLE_KINDS = frozenset(
 """Node-id prefixes whose notes come and go with the stores (``fact:`` is checked apart)."""
 
 _WHITESPACE = re.compile(r"\s+")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode category Cc
+_CONTROL = re.compile("(?!\\s)[\x00-\x1f\x7f-\x9f]")  # category Cc, but not whitespace
 _CONTROL_OR_SURROGATE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _FACT_ID = re.compile(r"[0-9a-f]{24}")
 _ENDPOINT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*:\S.*", re.DOTALL)
@@ -123,7 +124,7 @@ def normalize_note(text: str) -> str:
     Whitespace runs (newlines included) become one space, other control characters go, and a
     longer note is cut on a character boundary and ends with ``…`` (the ellipsis counts).
     """
-    line = _CONTROL.sub("", _WHITESPACE.sub(" ", clean_text(text))).strip()
+    line = _WHITESPACE.sub(" ", _CONTROL.sub("", clean_text(text))).strip()
     data = line.encode("utf-8")
     if len(data) <= MAX_NOTE_BYTES:
         return line
@@ -198,7 +199,11 @@ def supersession_map(facts: Iterable[Fact]) -> dict[str, str]:
             held = claims.get(old)
             if held is None or (_born(newer), newer.id) > (_born(held), held.id):
                 claims[old] = newer
-    successor = {old: fact.id for old, fact in claims.items()}
+    return resolve_chains({old: fact.id for old, fact in claims.items()})
+
+
+def resolve_chains(successor: Mapping[str, str]) -> dict[str, str]:
+    """Each id → the end of its chain of successors; ids whose chain loops are left out."""
     mapping: dict[str, str] = {}
     for start in sorted(successor):
         seen = {start}

@@ -79,6 +79,7 @@ from pipeline.linkrules import (
     follow_supersession,
     normalize_note,
     relation_slug,
+    resolve_chains,
     supersession_map,
 )
 from pipeline.model import ExplicitLink, Fact
@@ -308,11 +309,11 @@ class LinkStore:
                 and unknown id forms never do.
             now: the time of the compaction.
             moves: extra old fact id → new fact id moves (memory compaction's rewrites);
-                supersession wins where both name an id.
+                supersession wins where both name an id, and chains through both are followed.
         """
         when = _utc(now)
         fact_list = tuple(facts)
-        mapping = {**(moves or {}), **supersession_map(fact_list)}
+        mapping = resolve_chains({**(moves or {}), **supersession_map(fact_list)})
         present = frozenset(present_node_ids) | {f"fact:{fact.id}" for fact in fact_list}
 
         def change(doc: LinkFile) -> tuple[LinkFile, tuple[CompactChanges, int]]:

@@ -82,7 +82,7 @@ _INLINE = re.compile(
 )
 _DEFINITION = re.compile(
     r"""
-    ^[ ]{0,3}\[(?P<text>(?!\^)(?:[^\[\]\\\n]|\\.)*[^\s\[\]\\](?:[^\[\]\\\n]|\\.)*)\]:
+    ^[ ]{0,3}\[(?P<text>(?!\^)(?:[^\[\]\\\n]|\\.){1,999})\]:
     [ \t]*\n?[ \t]*
     (?: <(?P<angle>(?:[^<>\\\n]|\\.)*)> | (?P<dest>[^\s<]\S*) )
     (?:(?:[ \t]+|[ \t]*\n[ \t]*)
@@ -192,7 +192,7 @@ def parse_markdown_links(text: str) -> tuple[MdLink, ...]:
             )
     if has_definition:
         for match in _DEFINITION.finditer(text):
-            if is_in_code(mask, match.start("text")):
+            if not match["text"].strip() or is_in_code(mask, match.start("text")):
                 continue
             dest = match["angle"] if match["angle"] is not None else match["dest"]
             links.append(

@@ -174,9 +174,9 @@ def _week_days(label: str) -> Iterable[str]:
 
 
 def _week_month(label: str) -> str:
-    # An ISO week belongs to the month holding its Thursday, as the ISO year does.
+    # ChatCLI's rollup files a week under the month it starts in.
     monday = _week_monday(label)
-    return (monday + timedelta(days=3)).strftime("%Y-%m") if monday else ""
+    return monday.strftime("%Y-%m") if monday else ""
 
 
 def _week_monday(label: str) -> date | None:

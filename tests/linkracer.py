@@ -27,7 +27,10 @@ def main(argv: list[str]) -> int:
         time.sleep(0.001)
     for i in range(count):
         result = LinkStore(state, lock_timeout=60).add(
-            f"topic:{name}-{i:04d}", "project:race", "related", f"drawn by {name}",
+            f"topic:{name}-{i:04d}",
+            "project:race",
+            "related",
+            f"drawn by {name}",
             now=datetime.now(UTC),
         )
         if result.status != "added":

@@ -266,7 +266,7 @@ class TestWikilinks:
 
     def test_unresolved_is_kept_not_an_error(self) -> None:
         """A target naming nothing is reported as unresolved and draws no link."""
-        records = Records(facts=(fact("a" * 24, "[[nothing here]]"),))
+        records = Records(facts=(fact("a" * 24, "Dashboards live in [[nothing here]]"),))
         built = build_graph(records, Caps())
         assert built.unresolved == ((f"fact:{'a' * 24}", "nothing here"),)
         assert not any(l.rel == "links_to" for l in built.graph.links)

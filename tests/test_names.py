@@ -34,7 +34,7 @@ class TestNormalizeName:
     def test_compatibility_forms_fold(self) -> None:
         """NFKD folds compatibility characters such as the ﬁ ligature and full-width letters."""
         assert normalize_name("ﬁle") == "file"
-        assert normalize_name("ＡＢＣ") == "abc"
+        assert normalize_name("\uff21\uff22\uff23") == "abc"
 
     def test_greek_accents_are_removed(self) -> None:
         """Greek tonos is an accent too."""

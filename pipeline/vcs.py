@@ -1,0 +1,275 @@
+"""Stage 6b: the only module that talks to git (pygit2).
+
+**Which repository.** The repository whose work tree holds the vault, if the vault folder is
+not git-ignored there (only the vault's paths are ever touched); otherwise (no repository, a
+bare one, or the vault ignored, like ``./vault`` in the vaultsync checkout) a repository is
+created in the vault itself, branch ``main``.
+
+**Commit.** Exactly the paths a sync wrote or removed, plus its own files, from an in-memory
+index built from ``HEAD`` (never ``read_tree`` into ``.git/index``: that would un-stage the
+user's work); no commit when the tree is unchanged. The message ends with the trailer
+``Vaultsync-Sync: <blob id of the manifest committed>``. If ``HEAD`` moves under us the commit
+is rebuilt on the new tip. Then the on-disk index is synced for those paths only
+(``idx.add(path)`` records stat data), so ``git status`` is clean for the engine's paths while
+the user's staged and unstaged changes elsewhere stay as they were.
+
+**History.** Ownership survives a lost manifest: ``last_sync_blobs`` gives, for each asked path,
+the blob the last sync commit that changed it wrote there: one walk from ``HEAD``, diffing only
+the vault subtree of the sync commits against their parent (cost follows the changes, not the
+vault size), stopping once every path is answered or after ``max_commits``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pygit2
+from pygit2 import IndexEntry
+from pygit2.enums import DeltaStatus, FileMode, SortMode
+
+from pipeline.errors import VaultWriteError
+from pipeline.manifest import CONTROL_DIR, MANIFEST, blob_id
+
+TRAILER = "Vaultsync-Sync"
+FALLBACK_NAME = "vaultsync"
+FALLBACK_EMAIL = "vaultsync@localhost"
+MAX_COMMITS = 10_000
+_FILE_MODES = (FileMode.BLOB, FileMode.BLOB_EXECUTABLE)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EditOrigin:
+    """Where a user's edit of one of our notes comes from."""
+
+    path: str
+    commit: str = ""
+    """The first non-sync commit after our last write that changed the file (``""``: none)."""
+    when: datetime | None = None
+    uncommitted: bool = False
+    """The file on disk differs from ``HEAD``."""
+
+
+class VaultRepo:
+    """A repository and the vault's place in it (``prefix``: ``""`` or ``"sub/vault/"``)."""
+
+    def __init__(self, repo: pygit2.Repository, prefix: str) -> None:
+        self.repo = repo
+        self.prefix = prefix
+
+    @classmethod
+    def open(cls, vault: Path, *, create: bool) -> VaultRepo | None:
+        """The vault's repository (see module doc); ``None`` if there is none and not ``create``."""
+        vault = vault.resolve()
+        try:
+            found = pygit2.discover_repository(str(vault))
+            repo = pygit2.Repository(found) if found else None
+            if repo is not None and not repo.is_bare and repo.workdir:
+                rel = os.path.relpath(vault, Path(repo.workdir).resolve())
+                if rel == ".":
+                    return cls(repo, "")
+                prefix = Path(rel).as_posix() + "/"
+                if not rel.startswith("..") and not repo.path_is_ignored(prefix):
+                    return cls(repo, prefix)
+            if not create:
+                return None
+            return cls(pygit2.init_repository(str(vault), initial_head="main"), "")
+        except pygit2.GitError as err:
+            raise VaultWriteError(f"{vault}: cannot open its git repository: {err}") from err
+
+    # -- history ----------------------------------------------------------------------------
+
+    def _vault_tree(self, commit: pygit2.Commit) -> pygit2.Tree | None:
+        if not self.prefix:
+            return commit.tree
+        try:
+            obj = commit.tree[self.prefix[:-1]]
+        except KeyError:
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
+    def _changes(self, commit: pygit2.Commit, wanted: set[str]) -> Iterator[tuple[str, str | None]]:
+        """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
+        new = self._vault_tree(commit)
+        old = self._vault_tree(commit.parents[0]) if commit.parents else None
+        if (
+            old is None
+            and new is None
+            or (old is not None and new is not None and old.id == new.id)
+        ):
+            return
+        if old is None:
+            assert new is not None  # noqa: S101 - both None returned above
+            diff = new.diff_to_tree(swap=True)
+        else:
+            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+        for delta in diff.deltas:
+            path = delta.new_file.path
+            if path in wanted:
+                wrote = delta.status != DeltaStatus.DELETED and delta.new_file.mode in _FILE_MODES
+                yield path, str(delta.new_file.id) if wrote else None
+
+    def _walk(self, max_commits: int) -> Iterator[tuple[pygit2.Commit, bool]]:
+        """Commits from ``HEAD``, newest first, each with "is a sync commit"."""
+        if self.repo.head_is_unborn:
+            return
+        walker = self.repo.walk(self.repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME)
+        for count, commit in enumerate(walker):
+            if count >= max_commits:
+                return
+            yield commit, f"{TRAILER}:" in commit.message and TRAILER in commit.message_trailers
+
+    def last_sync_fingerprint(self, *, max_commits: int = MAX_COMMITS) -> str:
+        """The trailer of the newest sync commit (the blob id of its manifest), or ``""``."""
+        for commit, is_sync in self._walk(max_commits):
+            if is_sync:
+                return str(commit.message_trailers[TRAILER]).strip()
+        return ""
+
+    def last_sync_manifest(self, *, max_commits: int = MAX_COMMITS) -> bytes | None:
+        """The manifest the newest sync commit holds (to rebuild a lost one's path list)."""
+        for commit, is_sync in self._walk(max_commits):
+            tree = self._vault_tree(commit) if is_sync else None
+            if tree is not None and MANIFEST in tree:
+                blob = tree[MANIFEST]
+                return blob.data if isinstance(blob, pygit2.Blob) else None
+        return None
+
+    def last_sync_blobs(
+        self, paths: Iterable[str], *, max_commits: int = MAX_COMMITS
+    ) -> dict[str, str]:
+        """Path → the blob the last sync commit that changed it wrote (removed paths left out)."""
+        wanted, found = set(paths), {}
+        for commit, is_sync in self._walk(max_commits):
+            if not wanted:
+                break
+            if is_sync:
+                for path, blob in list(self._changes(commit, wanted)):
+                    wanted.discard(path)
+                    if blob is not None:
+                        found[path] = blob
+        return found
+
+    def edit_origins(
+        self, edited: Mapping[str, str], *, max_commits: int = MAX_COMMITS
+    ) -> dict[str, EditOrigin]:
+        """For each edited note (path → blob on disk): the commit that first carried the edit."""
+        pending = set(edited)
+        first: dict[str, pygit2.Commit] = {}
+        for commit, is_sync in self._walk(max_commits):
+            if not pending:
+                break
+            for path, _blob in list(self._changes(commit, pending)):
+                if is_sync:
+                    pending.discard(path)
+                else:
+                    first[path] = commit
+        head = (
+            None
+            if self.repo.head_is_unborn
+            else self._vault_tree(self.repo.head.peel(pygit2.Commit))
+        )
+        out = {}
+        for path, disk_blob in edited.items():
+            in_head = str(head[path].id) if head is not None and path in head else ""
+            origin = EditOrigin(path=path, uncommitted=in_head != disk_blob)
+            carrier = first.get(path)
+            if carrier is not None:
+                zone = timezone(timedelta(minutes=carrier.commit_time_offset))
+                when = datetime.fromtimestamp(carrier.commit_time, zone)
+                origin = EditOrigin(
+                    path=path, commit=str(carrier.id), when=when, uncommitted=origin.uncommitted
+                )
+            out[path] = origin
+        return out
+
+    # -- commit and index ---------------------------------------------------------------------
+
+    def _signature(self, when: datetime | None) -> pygit2.Signature:
+        config = self.repo.config
+        name = str(config["user.name"]) if "user.name" in config else FALLBACK_NAME
+        email = str(config["user.email"]) if "user.email" in config else FALLBACK_EMAIL
+        moment = when if when is not None else datetime.now(UTC).astimezone()
+        offset = moment.utcoffset()
+        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+        return pygit2.Signature(name, email, int(moment.timestamp()), minutes)
+
+    def commit(
+        self, changes: Mapping[str, bytes | None], *, fingerprint: str, when: datetime | None = None
+    ) -> str | None:
+        """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``; the new
+        commit's id, or ``None`` when the tree would not change."""
+        signature = self._signature(when)
+        for _attempt in range(5):
+            head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
+            index = pygit2.Index()
+            if head is not None:
+                index.read_tree(head.tree)
+            counts = {"created": 0, "updated": 0, "removed": 0}
+            for rel, data in sorted(changes.items()):
+                path, present = self.prefix + rel, self.prefix + rel in index
+                counted = not rel.startswith(f"{CONTROL_DIR}/")
+                if data is None:
+                    if present:
+                        index.remove(path)
+                        counts["removed"] += counted
+                    continue
+                blob = self.repo.create_blob(data)
+                if present and index[path].id == blob:
+                    continue
+                mode = index[path].mode if present else FileMode.BLOB
+                index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
+                counts["updated" if present else "created"] += counted
+            tree = index.write_tree(self.repo)
+            if head is not None and tree == head.tree_id:
+                return None
+            summary = ", ".join(f"{n} {what}" for what, n in counts.items())
+            message = f"vaultsync: sync ({summary})\n\n{TRAILER}: {fingerprint}\n"
+            parents = [head.id] if head is not None else []
+            try:
+                return str(
+                    self.repo.create_commit("HEAD", signature, signature, message, tree, parents)
+                )
+            except pygit2.GitError as err:
+                moved = self.repo.head_is_unborn != (head is None) or (
+                    head is not None and self.repo.head.target != head.id
+                )
+                if not moved:
+                    raise VaultWriteError(
+                        f"{self.repo.workdir}: cannot commit: {err}",
+                        hint="if no git command is running, remove the stale .git/*.lock file",
+                    ) from err
+        raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
+
+    def sync_index(self, changes: Mapping[str, bytes | None], *, timeout: float = 2.0) -> bool:
+        """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only (stat data recorded when
+        the file on disk is ours); ``False`` if the index stayed locked for ``timeout`` s."""
+        workdir = self.repo.workdir
+        deadline = time.monotonic() + timeout
+        while True:
+            index = self.repo.index
+            index.read(force=True)
+            for rel, data in changes.items():
+                path = self.prefix + rel
+                full = os.path.join(workdir, path)
+                if data is None:
+                    if path in index and not os.path.lexists(full):
+                        index.remove(path)
+                elif os.path.isfile(full) and str(pygit2.hashfile(full)) == blob_id(data):
+                    index.add(path)
+                else:
+                    mode = index[path].mode if path in index else FileMode.BLOB
+                    index.add(IndexEntry(path, pygit2.Oid(hex=blob_id(data)), mode))
+            try:
+                index.write()
+                return True
+            except pygit2.GitError as err:
+                if not os.path.exists(os.path.join(self.repo.path, "index.lock")):
+                    raise VaultWriteError(f"{workdir}: cannot write the git index: {err}") from err
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.05)
