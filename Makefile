@@ -17,7 +17,7 @@ vault: $(STAMP)
 	$(BIN)/vaultsync graph map --state $(DEMO)
 
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -5,13 +5,15 @@ The CLI calls these functions and prints what they return; they print nothing th
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from pipeline.cache import graph_fingerprint, load_graph, save_graph
 from pipeline.errors import UsageError
 from pipeline.extract import read_state
+from pipeline.documents import context_documents
 from pipeline.graph import Build, build_graph
+from pipeline.graphnodes import build_nodes
 from pipeline.linkstore import read_links
 from pipeline.model import Graph, Origin, Records
 from pipeline.settings import Caps
@@ -58,3 +60,13 @@ def document_summary(state: Path, caps: Caps, node_id: str) -> str:
             return doc.summary
     return ""
 
+
+def every_node_id(records: Records) -> frozenset[str]:
+    """Every note the stores hold, including those outside the graph's caps.
+
+    Link compaction collects only links whose note is gone from the *stores*; a note that
+    merely fell outside a cap (an old session, an old episode) keeps its links.
+    """
+    unlimited = Caps(**{f.name: 2**62 for f in fields(Caps)})
+    documents = tuple(doc for c in records.contexts for doc in context_documents(c, 2**62))
+    return frozenset(node.id for node in build_nodes(records, unlimited, documents).nodes)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from pipeline.manifest import (
     CACHE,
+    CONTROL_DIR,
     GITIGNORE,
     GITIGNORE_BYTES,
     JOURNAL,
@@ -332,10 +333,11 @@ def sync_vault(
         repo = VaultRepo.open(vault, create=False)
         look = _look(fs, repo, specs, force=force)
         journal = look.journal
-        if journal is not None:
-            fs.clean_temps(
-                {p.rpartition("/")[0] for p in journal.intents} if journal.readable else None
-            )
+        if journal is not None and not journal.readable:
+            fs.clean_temps(None)
+        else:  # a kill while writing the journal itself leaves a temp in .vaultsync/
+            folders = {p.rpartition("/")[0] for p in journal.intents} if journal else set()
+            fs.clean_temps({CONTROL_DIR, *folders})
         rendered = _render(look.plan)
         removes = look.plan.paths(Action.REMOVE)
         ignore = fs.read_control(GITIGNORE)
