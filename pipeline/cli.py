@@ -39,8 +39,15 @@ class _ReportedError(click.ClickException):
 
     def __init__(self, error: VaultsyncError) -> None:
         super().__init__(error.message)
-        self.exit_code = error.exit_code
         self.hint = error.hint
+
+    @classmethod
+    def of(cls, error: VaultsyncError) -> _ReportedError:
+        """click reads ``exit_code`` from the class, so each code gets its own subclass."""
+        coded: type[_ReportedError] = type(
+            f"Reported{error.exit_code}", (cls,), {"exit_code": error.exit_code}
+        )
+        return coded(error)
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.message}", err=True)
@@ -53,7 +60,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except VaultsyncError as error:
-            raise _ReportedError(error) from error
+            raise _ReportedError.of(error) from error
 
 
 def state_option(command: F) -> F:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from pipeline.codespans import code_mask
 from pipeline.mdlinks import MdLink, common_root, parse_markdown_links
 from pipeline.model import Context, Document
 from pipeline.text import shorten
@@ -80,6 +81,8 @@ def _document_note(context_id: str, doc: Document, path: str) -> DocumentNote:
             body = text[match.end() :]
             front_title = _front_matter_title(match.group(1))
     title = front_title or (_first_heading(body) if markdown else "") or name
+    # One code mask serves both link parsers; plain-text files carry no links at all.
+    mask = code_mask(text) if markdown and ("[" in text) else None
     return DocumentNote(
         node_id=document_node_id(context_id, doc.source),
         context_id=context_id,
@@ -89,8 +92,8 @@ def _document_note(context_id: str, doc: Document, path: str) -> DocumentNote:
         stem=stem,
         summary=_first_prose_line(body) if markdown else "",
         markdown=markdown,
-        wikilinks=parse_wikilinks(text) if markdown else (),
-        mdlinks=parse_markdown_links(text) if markdown else (),
+        wikilinks=parse_wikilinks(text, mask=mask) if mask is not None else (),
+        mdlinks=parse_markdown_links(text, mask=mask) if mask is not None else (),
     )
 
 

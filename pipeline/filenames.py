@@ -1,4 +1,4 @@
-"""Titles and names → portable file and folder names for the vault; pure.
+r"""Titles and names → portable file and folder names for the vault; pure.
 
 Contract:
 
@@ -16,7 +16,8 @@ Rules, in order:
 2. Whitespace of any kind (tabs, newlines, U+2028…) becomes one space; control characters,
    bidi overrides, the BOM and noncharacters are dropped.
 3. What Windows or Obsidian links reject is translated, not deleted, so words stay apart:
-   ``[ ]`` and ``< >`` → ``( )``, ``"`` → ``'``, and ``\\ / : * ? | # ^`` → ``-``; a run of
+   ``[ ]`` and ``< >`` → ``( )``, ``"`` and a backtick → ``'`` (a pair of backticks would
+   make part of a link inline code), and ``\ / : * ? | # ^`` → ``-``; a run of
    ``%`` becomes one ``%`` (``%%`` opens an Obsidian comment).
 4. Leading dots are dropped (Obsidian hides dot files, and ``..`` must never be a component);
    leading and trailing spaces and trailing dots are dropped (Windows drops them silently).
@@ -56,6 +57,7 @@ _TRANSLATE = str.maketrans(
         "<": "(",
         ">": ")",
         '"': "'",
+        "`": "'",
         "\\": "-",
         "/": "-",
         ":": "-",
@@ -69,7 +71,7 @@ _TRANSLATE = str.maketrans(
 _PERCENTS = re.compile(r"%{2,}")
 # A name made only of these, not starting with a dot or a space and not ending with a dot or a
 # space, passes pathvalidate unchanged unless it is a reserved device name: skip the slow call.
-_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _.,()'+=@&$!~%{}-]*(?<![. ])")
+_PLAIN = re.compile(r"[A-Za-z0-9_(][A-Za-z0-9 _.,()'+=@&$!~%{}-]*(?<![. ])")
 _RESERVED = re.compile(
     r"(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(?:\..*)?", re.IGNORECASE
 )
@@ -77,7 +79,7 @@ _UNLIMITED = 1 << 20
 
 
 def _clean(text: str) -> str:
-    """Rules 1–5 without the length bound."""
+    """Rules 1 to 5 without the length bound."""
     text = unicodedata.normalize("NFC", text)
     text = _WHITESPACE.sub(" ", _DROPPED.sub("", text))
     text = _PERCENTS.sub("%", text.translate(_TRANSLATE))

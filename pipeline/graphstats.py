@@ -51,12 +51,12 @@ def counts_by_kind(graph: Graph) -> tuple[tuple[Kind, int], ...]:
 def hubs(graph: Graph, limit: int = 8) -> tuple[Hub, ...]:
     """The best-connected notes: degree, then weighted degree, then id; isolated notes excluded."""
     neighbours: dict[str, set[str]] = {}
-    weights: Counter[str] = Counter()
+    weights: dict[str, float] = {}
     for link in graph.links:
         neighbours.setdefault(link.source, set()).add(link.target)
         neighbours.setdefault(link.target, set()).add(link.source)
-        weights[link.source] += link.weight
-        weights[link.target] += link.weight
+        weights[link.source] = weights.get(link.source, 0.0) + link.weight
+        weights[link.target] = weights.get(link.target, 0.0) + link.weight
     ranked = sorted(
         (
             Hub(node=graph.by_id[node_id], degree=len(near), weight=weights[node_id])

@@ -42,6 +42,8 @@ ENGINE = "vaultsync"
 
 _BLOB = re.compile(r"[0-9a-f]{40}")
 _DRIVE = re.compile(r"[A-Za-z]:")
+# Every part non-empty, not starting with ".", no "\\" or NUL: the fast path of ``check_path``.
+_PLAIN = re.compile(r"[^./\\\x00][^/\\\x00]*(?:/[^./\\\x00][^/\\\x00]*)*")
 
 StatKey = tuple[int, int, int]
 """``(size, mtime_ns, inode)`` of a regular file."""
@@ -59,6 +61,8 @@ def check_path(rel: str, *, control: bool = False) -> tuple[str, ...]:
     any dot part (``.obsidian``, ``.git``, ``.trash``, dotfiles); ``control=True`` allows the
     engine's own files, ``.vaultsync/<name>``, and nothing else that starts with a dot.
     """
+    if not control and _PLAIN.fullmatch(rel) and not _DRIVE.match(rel):
+        return tuple(rel.split("/"))
     if not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel or _DRIVE.match(rel):
         raise UnsafePathError(f"{rel!r}: not a relative vault path")
     parts = tuple(rel.split("/"))
@@ -74,11 +78,7 @@ def check_path(rel: str, *, control: bool = False) -> tuple[str, ...]:
 
 def is_safe(rel: str) -> bool:
     """``check_path`` as a predicate."""
-    try:
-        check_path(rel)
-    except UnsafePathError:
-        return False
-    return True
+    return bool(_PLAIN.fullmatch(rel)) and not _DRIVE.match(rel)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,7 +122,9 @@ def _entry(value: Any) -> Entry | None:
     return Entry(node=node, key=key, blob=blob) if _BLOB.fullmatch(blob) else None
 
 
-def load_manifest(data: bytes | None, *, fingerprint: str = "") -> Manifest:
+def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusable
+    data: bytes | None, *, fingerprint: str = ""
+) -> Manifest:
     """Parse ``manifest.json`` bytes (``None`` = missing); never raises."""
     if data is None:
         return Manifest()
@@ -154,13 +156,18 @@ def _line(key: str, value: object) -> str:
     return json.dumps(key, ensure_ascii=False) + ": " + json.dumps(value, ensure_ascii=False)
 
 
+_quote = (
+    json.encoder.encode_basestring
+)  # the C encoder: what json.dumps(s, ensure_ascii=False) gives
+
+
 def dump_manifest(entries: Mapping[str, Entry], deleted: frozenset[str]) -> bytes:
     """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline."""
     rows = [
-        "    " + _line(p, {"blob": e.blob, "key": e.key, "node": e.node})
+        f'    {_quote(p)}: {{"blob": "{e.blob}", "key": {_quote(e.key)}, "node": {_quote(e.node)}}}'
         for p, e in sorted(entries.items())
     ]
-    gone = ["    " + json.dumps(p, ensure_ascii=False) for p in sorted(deleted)]
+    gone = ["    " + _quote(p) for p in sorted(deleted)]
     body = ",\n".join(rows)
     listed = ",\n".join(gone)
     text = (
@@ -207,7 +214,6 @@ class Journal:
     """A sync's intents: the entry each written path will hold, ``None`` for each removal."""
 
     intents: Mapping[str, Entry | None]
-    commit: bool = True
     readable: bool = True
     """``False``: a journal was there but could not be read (sweep the whole vault for temps)."""
 
@@ -224,7 +230,7 @@ def load_journal(data: bytes | None) -> Journal | None:
             if (value is not None and entry is None) or not is_safe(path):
                 raise ValueError(path)
             intents[path] = entry
-        return Journal(intents=intents, commit=bool(doc.get("commit", True)))
+        return Journal(intents=intents)
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return Journal(intents={}, readable=False)
 
@@ -235,5 +241,5 @@ def dump_journal(journal: Journal) -> bytes:
         p: None if e is None else {"blob": e.blob, "key": e.key, "node": e.node}
         for p, e in sorted(journal.intents.items())
     }
-    doc = {"schema": SCHEMA, "commit": journal.commit, "intents": intents}
+    doc = {"schema": SCHEMA, "intents": intents}
     return json.dumps(doc, ensure_ascii=False, sort_keys=True).encode("utf-8")

@@ -44,7 +44,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from urllib.parse import unquote
 
-from pipeline.codespans import code_mask, is_in_code
+from pipeline.codespans import Span, code_mask, is_in_code
 
 __all__ = [
     "DestKind",
@@ -63,35 +63,40 @@ _SOURCE_EXTENSIONS = (".md", ".mdx", ".markdown")
 _HTML_EXTENSIONS = (".html", ".htm")
 _INDEX_STEMS = ("index", "readme")
 
-# Link text: no blank line, brackets balanced one level deep (``[[1]](…)``, ``[![b](i)](u)``).
+# Link text and titles never cross a blank line; link text balances brackets one level deep
+# (``[[1]](…)``, ``[![b](i)](u)``).  Atomic groups ``(?>…)`` and possessive ``*+`` keep every
+# pattern linear: whitespace runs cannot be split between neighbouring optional parts.
 _TEXT_CHAR = r"(?:[^\[\]\\\n]|\\.|\n(?![ \t]*\n))"
+_WS = r"(?>[ \t]*+(?:\n[ \t]*+)?)"
+_TITLE = (
+    r'(?P<title>"(?:[^"\\\n]|\\.|\n(?![ \t]*\n))*+"'
+    r"|'(?:[^'\\\n]|\\.|\n(?![ \t]*\n))*+'"
+    r"|\((?:[^()\\\n]|\\.|\n(?![ \t]*\n))*+\))"
+)
 _INLINE = re.compile(
     rf"""
     (?P<bang>!?)
-    \[(?P<text>(?:{_TEXT_CHAR}|\[{_TEXT_CHAR}*\])*)\]
-    \([ \t]*\n?[ \t]*
-    (?: <(?P<angle>(?:[^<>\\\n]|\\.)*)>
-      | (?P<dest>(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)
+    \[(?P<text>(?:{_TEXT_CHAR}|\[{_TEXT_CHAR}*+\])*+)\]
+    \({_WS}
+    (?: <(?P<angle>(?:[^<>\\\n]|\\.)*+)>
+      | (?P<dest>(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*+\))*+)
     )
-    (?:[ \t]*\n?[ \t]*
-       (?P<title>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))
-    )?
-    [ \t]*\n?[ \t]*\)
+    (?:{_WS}{_TITLE})?
+    {_WS}\)
     """,
     re.VERBOSE,
 )
 _DEFINITION = re.compile(
-    r"""
-    ^[ ]{0,3}\[(?P<text>(?!\^)(?:[^\[\]\\\n]|\\.){1,999})\]:
-    [ \t]*\n?[ \t]*
-    (?: <(?P<angle>(?:[^<>\\\n]|\\.)*)> | (?P<dest>[^\s<]\S*) )
-    (?:(?:[ \t]+|[ \t]*\n[ \t]*)
-       (?P<title>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))
-    )?
-    [ \t]*$
+    rf"""
+    ^[ ]{{0,3}}\[(?P<text>(?!\^)(?:[^\[\]\\\n]|\\.){{1,999}}+)\]:
+    {_WS}
+    (?: <(?P<angle>(?:[^<>\\\n]|\\.)*+)> | (?P<dest>[^\s<]\S*+) )
+    (?:(?=\s){_WS}{_TITLE})?
+    [ \t]*+$
     """,
     re.VERBOSE | re.MULTILINE,
 )
+_FRAGMENT_OR_QUERY = re.compile(r"[#?]")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
@@ -150,11 +155,12 @@ def _title(raw: str | None) -> str | None:
     return None if raw is None else raw[1:-1]
 
 
-def parse_markdown_links(text: str) -> tuple[MdLink, ...]:
+def parse_markdown_links(text: str, *, mask: tuple[Span, ...] | None = None) -> tuple[MdLink, ...]:
     """The inline links and reference definitions of ``text`` outside code, in order.
 
     Args:
         text: Markdown source.
+        mask: ``code_mask(text)`` when the caller already has it.
 
     Returns:
         The links; images, autolinks and reference *uses* are not included.
@@ -163,7 +169,8 @@ def parse_markdown_links(text: str) -> tuple[MdLink, ...]:
     has_definition = "]:" in text
     if not (has_inline or has_definition):
         return ()
-    mask = code_mask(text)
+    if mask is None:
+        mask = code_mask(text)
     links: list[MdLink] = []
     if has_inline:
         for match in _INLINE.finditer(text):
@@ -226,7 +233,21 @@ def classify_destination(dest: str) -> DestKind:
 
 def _norm(path: str) -> str:
     """The matching form of a path: ``/`` separators, NFC."""
-    return unicodedata.normalize("NFC", path.replace("\\", "/"))
+    path = path.replace("\\", "/")
+    return path if path.isascii() else unicodedata.normalize("NFC", path)
+
+
+def _link_path(dest: str) -> str:
+    """The path part of a destination: unescaped, without fragment or query, decoded."""
+    dest = dest.strip()
+    if "\\" in dest:
+        dest = _ESCAPE.sub(r"\1", dest)
+    cut = _FRAGMENT_OR_QUERY.search(dest)
+    if cut is not None:
+        dest = dest[: cut.start()]
+    if "%" in dest:
+        dest = unquote(dest)
+    return _norm(dest)
 
 
 def common_root(paths: Iterable[str]) -> str:
@@ -377,8 +398,7 @@ def resolve_document_link(dest: str, source_path: str, index: DocPathIndex) -> s
     """
     if classify_destination(dest) is not DestKind.PATH:
         return None
-    path = re.split(r"[#?]", _ESCAPE.sub(r"\1", dest.strip()), maxsplit=1)[0]
-    path = _norm(unquote(path))
+    path = _link_path(dest)
     if not path:
         return None
     folder_only = path.endswith("/")

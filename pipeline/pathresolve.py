@@ -48,7 +48,8 @@ _NOTE_SUFFIX = ".md"
 
 def _key(path: str) -> str:
     """The matching form of a path or target: ``/`` separators, NFC, lower case."""
-    return unicodedata.normalize("NFC", path.replace("\\", "/")).lower()
+    path = path.replace("\\", "/")
+    return (path if path.isascii() else unicodedata.normalize("NFC", path)).lower()
 
 
 def _folder(key: str) -> str:

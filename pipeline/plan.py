@@ -92,18 +92,31 @@ class Plan:
     steps: tuple[Step, ...]
     keep: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
     deleted: frozenset[str] = frozenset()
+    by_action: Mapping[Action, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        grouped: dict[Action, list[str]] = {action: [] for action in Action}
+        for step in self.steps:
+            grouped[step.action].append(step.path)
+        index = MappingProxyType({a: tuple(paths) for a, paths in grouped.items()})
+        object.__setattr__(self, "by_action", index)
 
     def paths(self, *actions: Action) -> tuple[str, ...]:
-        """The paths of the steps with one of ``actions``."""
-        return tuple(s.path for s in self.steps if s.action in actions)
+        """The paths of the steps with one of ``actions``, sorted."""
+        if len(actions) == 1:
+            return self.by_action[actions[0]]
+        return tuple(sorted(p for a in actions for p in self.by_action[a]))
 
 
 def _fold(path: str) -> str:
-    return unicodedata.normalize("NFC", path).casefold()
+    """NFC then case-folded: equal for names a case-insensitive file system treats as one."""
+    if not unicodedata.is_normalized("NFC", path):
+        path = unicodedata.normalize("NFC", path)
+    return path.casefold()
 
 
 def validate_specs(specs: Sequence[NoteSpec]) -> dict[str, NoteSpec]:
-    """Specs by path; ``UnsafePathError`` for an unsafe path, ``VaultWriteError`` for a duplicate."""
+    """Specs by path; raises ``UnsafePathError`` (unsafe path) or ``VaultWriteError`` (twice)."""
     by_path: dict[str, NoteSpec] = {}
     for spec in specs:
         check_path(spec.path)
@@ -114,29 +127,40 @@ def validate_specs(specs: Sequence[NoteSpec]) -> dict[str, NoteSpec]:
 
 
 def collisions(paths: Iterable[str]) -> dict[str, str]:
-    """Paths that would clobber an earlier one (sorted order) on a case-insensitive file system,
-    or need a folder where another note is a file → the reason."""
+    """Path → reason, for each path that must not be written.
+
+    A path clobbers an earlier one (code-point order) on a case-insensitive or normalizing file
+    system, or needs a folder where another note is a file.
+    """
     out: dict[str, str] = {}
     first: dict[str, str] = {}
-    ordered = sorted(paths)
-    for path in ordered:
+    for path in sorted(paths):
         folded = _fold(path)
         if folded in first:
             out[path] = f"differs only by case from {first[folded]}"
         else:
             first[folded] = path
-    for path in ordered:
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            other = first.get(_fold("/".join(parts[:i])))
-            if other is not None and other not in out and path not in out:
+    folders: set[str] = set()
+    for folded in first:
+        while (folded := folded.rpartition("/")[0]) and folded not in folders:
+            folders.add(folded)
+    if folders.isdisjoint(first):  # the usual case: no note where a folder must be
+        return out
+    for folded, path in sorted(first.items(), key=lambda item: item[1]):
+        prefix = folded
+        while (prefix := prefix.rpartition("/")[0]) and path not in out:
+            other = first.get(prefix)
+            if other is not None and other not in out:
                 out[path] = f"needs a folder where note {other} is"
     return out
 
 
 def reconcile(manifest: Manifest, journal: Journal, disk: DiskState) -> Manifest:
-    """Adopt what a killed sync did: a file whose blob is the intended one is ours; an intended
-    removal that happened drops the entry. Intents that did not happen change nothing."""
+    """Adopt what a killed sync did, from its journal.
+
+    A file whose blob is the intended one is ours; an intended removal that happened drops the
+    entry. Intents that did not happen change nothing.
+    """
     entries = dict(manifest.entries)
     deleted = set(manifest.deleted)
     for path, intent in journal.intents.items():
@@ -180,7 +204,7 @@ def history_questions(
     return frozenset(asked)
 
 
-def _spec_step(
+def _spec_step(  # noqa: PLR0911 - one return per decision
     spec: NoteSpec,
     state: FileState,
     entry: Entry | None,
@@ -188,6 +212,7 @@ def _spec_step(
     *,
     deleted: bool,
     force: bool,
+    lost: bool = False,
 ) -> tuple[Step, Entry | None]:
     """One produced path → its step and the entry the next manifest keeps (if not rendered)."""
     path = spec.path
@@ -201,9 +226,11 @@ def _spec_step(
         ), (entry if state.kind is FileKind.BLOCKED else None)
     last = entry.blob if entry is not None else ours
     if state.blob in {ours, last}:
-        current = Entry(node=spec.node_id, key=spec.key, blob=state.blob)
         if entry is not None and entry.blob == state.blob and entry.key == spec.key and not force:
-            return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), current
+            if entry.node != spec.node_id:
+                entry = replace(entry, node=spec.node_id)
+            return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), entry
+        current = Entry(node=spec.node_id, key=spec.key, blob=state.blob)
         prior = replace(
             current, key=entry.key if entry is not None and entry.blob == state.blob else ""
         )
@@ -214,6 +241,8 @@ def _spec_step(
         step = Step(path=path, action=action, spec=spec, state=state, prior=prior)
         return step, None if force else prior
     reason = "a file vaultsync did not write is there"
+    if lost:
+        reason = "a file is there that vaultsync cannot prove it wrote (no manifest, not in git)"
     return Step(path=path, action=Action.CONFLICT, spec=spec, state=state, reason=reason), None
 
 
@@ -225,8 +254,10 @@ def plan_sync(
     *,
     force: bool = False,
 ) -> Plan:
-    """Decide every path; see the module docstring. ``disk`` must cover the spec paths, the
-    manifest's paths and the keys of ``history``."""
+    """Decide every path; see the module docstring.
+
+    ``disk`` must cover the spec paths, the manifest's paths and the keys of ``history``.
+    """
     by_path = validate_specs(specs)
     clashes = collisions(by_path)
     steps: list[Step] = []
@@ -244,7 +275,13 @@ def plan_sync(
             kept: Entry | None = entry
         else:
             step, kept = _spec_step(
-                spec, state, entry, history.get(path), deleted=path in manifest.deleted, force=force
+                spec,
+                state,
+                entry,
+                history.get(path),
+                deleted=path in manifest.deleted,
+                force=force,
+                lost=manifest.lost,
             )
             steps.append(step)
             if step.action is Action.KEEP_DELETED:

@@ -45,8 +45,13 @@ class Resolver:
         target = target.strip()
         if not target:
             return None
-        if "%" in target:
-            target = unquote(target)
+        found = self._resolve(target, source_id)
+        # Percent-encoded targets decode, but a name that really holds "%" is tried first.
+        if found is None and "%" in target:
+            found = self._resolve(unquote(target), source_id)
+        return found
+
+    def _resolve(self, target: str, source_id: str) -> str | None:
         exact = self.by_id.get(target) or self.by_id_folded.get(target.casefold())
         if exact is not None:
             return exact
@@ -70,7 +75,10 @@ class Resolver:
 
 
 def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> Resolver:
-    """Index every node's id, title and aliases, and every context's document paths."""
+    """Index every node's id, title and aliases, and every context's document paths.
+
+    ``nodes`` come sorted by id, so a case-folded id shared by two notes goes to the first.
+    """
     by_id: dict[str, str] = {}
     by_id_folded: dict[str, str] = {}
     ranked: dict[str, tuple[int, str]] = {}
@@ -82,8 +90,6 @@ def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> 
             key = normalize_name(name)
             if key and (key not in ranked or rank < ranked[key]):
                 ranked[key] = rank
-    # ``setdefault`` over sorted ids keeps the case-folded id lookup independent of input order.
-    by_id_folded = {k: by_id_folded[k] for k in sorted(by_id_folded)}
 
     doc_context: dict[str, str] = {}
     doc_path: dict[str, str] = {}

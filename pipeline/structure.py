@@ -40,9 +40,9 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
             yield _link(fid, tag_id(tag), "tagged", 1)
         if fact.category:
             yield _link(fid, tag_id(fact.category), "category", 0.5)
-        project = project_of(fact.source_project)
-        if project:
-            yield _link(fid, project, "in_project", 2)
+        project_id = project_of(fact.source_project)
+        if project_id:
+            yield _link(fid, project_id, "in_project", 2)
     for context in records.contexts:
         cid = f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
         for tag in context.tags:
@@ -70,9 +70,9 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     }
     for skill in records.skills:
         for trigger in skill.triggers:
-            topic = topics.get(normalize_name(trigger))
-            if topic:
-                yield _link(f"skill:{skill.name}", topic, "triggered_by", 1)
+            topic_id = topics.get(normalize_name(trigger))
+            if topic_id:
+                yield _link(f"skill:{skill.name}", topic_id, "triggered_by", 1)
             yield _link(f"skill:{skill.name}", tag_id(trigger), "triggered_by", 0.5)
     for card in records.cards:
         if card.assignee:
@@ -110,18 +110,18 @@ def _clean(path: str) -> str:
 def _episode_links(records: Records, nodes: GraphNodes, project_of: _ProjectPaths) -> Iterator[Link]:
     facts_by_day_project: dict[tuple[str, str], list[str]] = {}
     for fact in records.facts:
-        project = project_of(fact.source_project)
-        if project:
-            key = (day_of(fact.created_at), project)
+        project_id = project_of(fact.source_project)
+        if project_id:
+            key = (day_of(fact.created_at), project_id)
             facts_by_day_project.setdefault(key, []).append(f"fact:{fact.id}")
     for episode in nodes.episodes:
         eid = f"episode:{episode.id}"
-        project = project_of(episode.project)
-        if not project:
+        project_id = project_of(episode.project)
+        if not project_id:
             continue
-        yield _link(eid, project, "in_project", 2)
-        for fact in facts_by_day_project.get((day_of(episode.date), project), ()):
-            yield _link(eid, fact, "same_day", 1)
+        yield _link(eid, project_id, "in_project", 2)
+        for fact_id in facts_by_day_project.get((day_of(episode.date), project_id), ()):
+            yield _link(eid, fact_id, "same_day", 1)
 
 
 def _session_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
@@ -136,11 +136,11 @@ def _session_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
     for session in nodes.sessions:
         sid = f"session:{session.name}"
         words = normalize_name(f"{session.name} {session.title}")
-        for pattern, project in names:
+        for pattern, project_id in names:
             if pattern.search(words):
-                yield _link(sid, project, "in_project", 1.5)
-        for episode in episodes_by_day.get(day_of(session.modified), ()):
-            yield _link(sid, episode, "same_day", 1)
+                yield _link(sid, project_id, "in_project", 1.5)
+        for episode_id in episodes_by_day.get(day_of(session.modified), ()):
+            yield _link(sid, episode_id, "same_day", 1)
 
 
 def _journal_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:

@@ -21,12 +21,14 @@ only the notes whose key changed.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pipeline.errors import VaultWriteError
 from pipeline.manifest import (
     CACHE,
     CONTROL_DIR,
@@ -65,6 +67,31 @@ from pipeline.vcs import EditOrigin, VaultRepo
 from pipeline.write import RACY_NS, VaultFS
 
 LOCK_TIMEOUT = 30.0
+
+
+@contextlib.contextmanager
+def _io_errors(vault: Path) -> Iterator[None]:
+    """Any file-system failure leaves as a ``VaultWriteError`` naming the file."""
+    try:
+        yield
+    except OSError as err:
+        where = err.filename or vault
+        raise VaultWriteError(f"{where}: {err.strerror or err}") from err
+
+
+class _Repo:
+    """The vault's repository, opened on first use: a clean no-op sync never touches git."""
+
+    def __init__(self, vault: Path | None) -> None:
+        self.vault = vault
+        self._repo: VaultRepo | None = None
+        self._opened = vault is None
+
+    def get(self, *, create: bool = False) -> VaultRepo | None:
+        if self.vault is not None and (not self._opened or (create and self._repo is None)):
+            self._repo = VaultRepo.open(self.vault, create=create)
+            self._opened = True
+        return self._repo
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,9 +150,7 @@ class _Look:
     plan: Plan
 
 
-def _look(
-    fs: VaultFS | None, repo: VaultRepo | None, specs: Sequence[NoteSpec], *, force: bool
-) -> _Look:
+def _look(fs: VaultFS | None, repo: _Repo, specs: Sequence[NoteSpec], *, force: bool) -> _Look:
     """Everything a sync decides from, read without writing anything."""
     raw = fs.read_control(MANIFEST) if fs is not None else None
     data = raw[0] if raw is not None else None
@@ -139,17 +164,18 @@ def _look(
     paths = {s.path for s in specs} | manifest.entries.keys()
     if journal is not None:
         paths |= journal.intents.keys()
-    if manifest.lost and repo is not None:
-        paths |= load_manifest(repo.last_sync_manifest()).entries.keys()
-    disk, racy = fs.scan(paths, cache) if fs is not None else ({p: ABSENT for p in paths}, 0)
+    if manifest.lost and (found := repo.get()) is not None:
+        paths |= load_manifest(found.last_sync_manifest()).entries.keys()
+    disk, racy = fs.scan(paths, cache) if fs is not None else (dict.fromkeys(paths, ABSENT), 0)
     if journal is not None:
         manifest = reconcile(manifest, journal, disk)
     trust = True
-    if differs(manifest, disk) and repo is not None:
-        fingerprint = repo.last_sync_fingerprint()
+    if differs(manifest, disk) and (found := repo.get()) is not None:
+        fingerprint = found.last_sync_fingerprint()
         trust = not manifest.lost and journal is None and fingerprint == manifest.fingerprint
     questions = history_questions((s.path for s in specs), manifest, disk, trust_manifest=trust)
-    history = repo.last_sync_blobs(questions) if questions and repo is not None else {}
+    found = repo.get() if questions else None
+    history = found.last_sync_blobs(questions) if found is not None else {}
     plan = plan_sync(specs, manifest, disk, history, force=force)
     return _Look(
         raw_manifest=data,
@@ -204,12 +230,12 @@ def _pending(plan: Plan, rendered: _Rendered, manifest: Manifest) -> tuple[str, 
 
 def _read_only(
     vault: Path, specs: Sequence[NoteSpec], *, force: bool = False
-) -> tuple[_Look, VaultRepo | None]:
+) -> tuple[_Look, _Repo]:
     validate_specs(specs)
     if not vault.is_dir():
-        return _look(None, None, specs, force=force), None
-    repo = VaultRepo.open(vault, create=False)
-    with VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
+        return _look(None, _Repo(None), specs, force=force), _Repo(None)
+    repo = _Repo(vault)
+    with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
         return _look(fs, repo, specs, force=force), repo
 
 
@@ -226,7 +252,8 @@ def vault_status(vault: Path, specs: Sequence[NoteSpec]) -> StatusReport:
     """Kept edits (with the commit that carried them), user deletions, conflicts, pending work."""
     look, repo = _read_only(vault, specs)
     edited = {p: look.disk[p].blob for p in look.plan.paths(Action.KEEP_EDITED)}
-    origins = repo.edit_origins(edited) if repo is not None and edited else {}
+    found = repo.get() if edited else None
+    origins = found.edit_origins(edited) if found is not None else {}
     return StatusReport(
         edited=tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)),
         deleted=look.plan.paths(Action.KEEP_DELETED),
@@ -289,19 +316,26 @@ def _save_cache(
 
 def _change_set(
     fs: VaultFS,
+    *,
     look: _Look,
-    touched: set[str],
+    intents: Mapping[str, Entry | None],
     rendered: _Rendered,
     outcome: Mapping[str, str | None],
     entries: Mapping[str, Entry],
     manifest_bytes: bytes,
 ) -> dict[str, bytes | None]:
-    """What to commit: each touched path as the new manifest says, if the disk agrees."""
+    """What to commit: the paths this sync (or the interrupted one) wrote or removed.
+
+    Each as the new manifest says, if the disk agrees; a removal only if one was intended and
+    the file is gone.
+    """
     changes: dict[str, bytes | None] = {MANIFEST: manifest_bytes, GITIGNORE: GITIGNORE_BYTES}
-    for path in sorted(touched):
+    for path in sorted(intents.keys() | outcome.keys()):
         entry = entries.get(path)
         if entry is None:
-            if outcome.get(path, "") is None or look.disk.get(path, ABSENT).kind is FileKind.ABSENT:
+            before = look.disk.get(path, ABSENT).kind
+            gone = (path in outcome and outcome[path] is None) or before is FileKind.ABSENT
+            if path in intents and intents[path] is None and gone:
                 changes[path] = None
         elif path in rendered.writes and outcome.get(path) == entry.blob:
             changes[path] = rendered.writes[path]
@@ -329,8 +363,8 @@ def sync_vault(
         look, _repo = _read_only(vault, specs, force=force)
         return _report(look, _render(look.plan))
     validate_specs(specs)
-    with VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
-        repo = VaultRepo.open(vault, create=False)
+    with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
+        repo = _Repo(vault)
         look = _look(fs, repo, specs, force=force)
         journal = look.journal
         if journal is not None and not journal.readable:
@@ -344,7 +378,8 @@ def sync_vault(
         ignored = ignore is not None and ignore[0] == GITIGNORE_BYTES
         if not rendered.writes and not removes and journal is None and ignored:
             entries, deleted = next_manifest(look.plan, rendered.same)
-            if dump_manifest(entries, deleted) == look.raw_manifest:
+            kept = look.manifest
+            if not kept.lost and entries == kept.entries and deleted == kept.deleted:
                 _save_cache(fs, look, {}, {}, ())
                 return _report(look, rendered, written={}, removed=())
         intents: dict[str, Entry | None] = dict(journal.intents) if journal is not None else {}
@@ -353,7 +388,7 @@ def sync_vault(
                 blob = rendered.blobs[step.path]
                 intents[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
         intents.update(dict.fromkeys(removes))
-        fs.write_control(JOURNAL, dump_journal(Journal(intents=intents, commit=commit)))
+        fs.write_control(JOURNAL, dump_journal(Journal(intents=intents)))
         if not ignored:
             fs.write_control(GITIGNORE, GITIGNORE_BYTES)
         applied = fs.apply(rendered.writes, removes, look.disk)
@@ -365,15 +400,20 @@ def sync_vault(
             fs.write_control(MANIFEST, manifest_bytes)
         sha, synced = "", True
         if commit:
-            repo = repo or VaultRepo.open(vault, create=True)
-            assert repo is not None  # noqa: S101 - create=True never gives None
-            touched = intents.keys() | outcome.keys()
+            found = repo.get(create=True)
+            assert found is not None  # noqa: S101 - create=True never gives None
             changes = _change_set(
-                fs, look, set(touched), rendered, outcome, entries, manifest_bytes
+                fs,
+                look=look,
+                intents=intents,
+                rendered=rendered,
+                outcome=outcome,
+                entries=entries,
+                manifest_bytes=manifest_bytes,
             )
             when = clock() if clock is not None else None
-            sha = repo.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
-            synced = repo.sync_index(changes)
+            sha = found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
+            synced = found.sync_index(changes)
         _save_cache(fs, look, applied.written, rendered.blobs, applied.removed)
         if synced:
             fs.remove_control(JOURNAL)

@@ -22,6 +22,7 @@ vault size), stopping once every path is answered or after ``max_commits``.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -52,6 +53,14 @@ class EditOrigin:
     when: datetime | None = None
     uncommitted: bool = False
     """The file on disk differs from ``HEAD``."""
+
+
+def _kind(path: Path) -> str | None:
+    """``"file"``, ``"other"`` (symlink, folder…) or ``None`` (nothing there); never follows."""
+    try:
+        return "file" if stat.S_ISREG(path.lstat().st_mode) else "other"
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 class VaultRepo:
@@ -96,10 +105,8 @@ class VaultRepo:
         """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
         new = self._vault_tree(commit)
         old = self._vault_tree(commit.parents[0]) if commit.parents else None
-        if (
-            old is None
-            and new is None
-            or (old is not None and new is not None and old.id == new.id)
+        if (old is None and new is None) or (
+            old is not None and new is not None and old.id == new.id
         ):
             return
         if old is None:
@@ -201,8 +208,11 @@ class VaultRepo:
     def commit(
         self, changes: Mapping[str, bytes | None], *, fingerprint: str, when: datetime | None = None
     ) -> str | None:
-        """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``; the new
-        commit's id, or ``None`` when the tree would not change."""
+        """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``.
+
+        Returns the new commit's id, or ``None`` when the tree would not change. Raises
+        ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
+        """
         signature = self._signature(when)
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
@@ -234,7 +244,7 @@ class VaultRepo:
                 return str(
                     self.repo.create_commit("HEAD", signature, signature, message, tree, parents)
                 )
-            except pygit2.GitError as err:
+            except (pygit2.GitError, OSError) as err:
                 moved = self.repo.head_is_unborn != (head is None) or (
                     head is not None and self.repo.head.target != head.id
                 )
@@ -246,20 +256,24 @@ class VaultRepo:
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
 
     def sync_index(self, changes: Mapping[str, bytes | None], *, timeout: float = 2.0) -> bool:
-        """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only (stat data recorded when
-        the file on disk is ours); ``False`` if the index stayed locked for ``timeout`` s."""
-        workdir = self.repo.workdir
+        """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only.
+
+        Stat data are recorded when the file on disk is ours; a file the user changed gets our
+        blob in the index (their change shows as unstaged). ``False`` if the index stayed locked
+        for ``timeout`` seconds (the caller keeps its journal and retries next time).
+        """
+        workdir = Path(self.repo.workdir)
         deadline = time.monotonic() + timeout
         while True:
             index = self.repo.index
             index.read(force=True)
             for rel, data in changes.items():
                 path = self.prefix + rel
-                full = os.path.join(workdir, path)
+                kind = _kind(workdir / path)
                 if data is None:
-                    if path in index and not os.path.lexists(full):
+                    if path in index and kind is None:
                         index.remove(path)
-                elif os.path.isfile(full) and str(pygit2.hashfile(full)) == blob_id(data):
+                elif kind == "file" and str(pygit2.hashfile(str(workdir / path))) == blob_id(data):
                     index.add(path)
                 else:
                     mode = index[path].mode if path in index else FileMode.BLOB
@@ -267,8 +281,8 @@ class VaultRepo:
             try:
                 index.write()
                 return True
-            except pygit2.GitError as err:
-                if not os.path.exists(os.path.join(self.repo.path, "index.lock")):
+            except (pygit2.GitError, OSError) as err:
+                if not (Path(self.repo.path) / "index.lock").exists():
                     raise VaultWriteError(f"{workdir}: cannot write the git index: {err}") from err
                 if time.monotonic() >= deadline:
                     return False

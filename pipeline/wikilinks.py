@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from pipeline.codespans import code_mask, overlaps_code
+from pipeline.codespans import Span, code_mask, overlaps_code
 
 __all__ = ["WikiLink", "format_wikilink", "parse_wikilinks", "rewrite_wikilinks"]
 
@@ -96,7 +96,7 @@ def _parse_body(body: str) -> tuple[str, str | None, str | None, str | None, boo
     escaped_pipe = bool(pipe) and path.endswith("\\")
     if escaped_pipe:
         path = path[:-1]
-    label = label_text.strip() or None if pipe else None
+    label = (label_text.strip() or None) if pipe else None
     target, hash_sign, fragment = path.partition("#")
     heading = block = None
     if hash_sign:
@@ -115,18 +115,20 @@ def _parse_body(body: str) -> tuple[str, str | None, str | None, str | None, boo
     return target, heading, block, label, escaped_pipe
 
 
-def parse_wikilinks(text: str) -> tuple[WikiLink, ...]:
+def parse_wikilinks(text: str, *, mask: tuple[Span, ...] | None = None) -> tuple[WikiLink, ...]:
     """Every wikilink and embed of ``text`` that is not in code, in order.
 
     Args:
         text: Markdown source.
+        mask: ``code_mask(text)`` when the caller already has it.
 
     Returns:
         The links, each with its half-open source span ``[start, end)``.
     """
     if "[[" not in text:
         return ()
-    mask = code_mask(text)
+    if mask is None:
+        mask = code_mask(text)
     links: list[WikiLink] = []
     for match in _WIKILINK.finditer(text):
         bracket = match.start() + len(match["bang"])

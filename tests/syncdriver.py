@@ -42,7 +42,9 @@ def make_spec(
             calls.append(path)
         return text.encode("utf-8")
 
-    digest = key if key is not None else hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+    digest = (
+        key if key is not None else hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+    )
     return NoteSpec(path=path, node_id=node or f"note:{path}", key=digest, render=render)
 
 
@@ -70,7 +72,9 @@ def synthetic_specs(seed: int, generation: int, count: int) -> list[NoteSpec]:
         text = f"# Note {i}\n\nversion {version}\n\n{body}"
         specs.append(make_spec(note_path(i), text, node=f"fact:{seed}-{i}"))
     if generation:
-        specs.append(make_spec(LATE_PATH, f"# Late\n\ngeneration {generation}\n", node="topic:late"))
+        specs.append(
+            make_spec(LATE_PATH, f"# Late\n\ngeneration {generation}\n", node="topic:late")
+        )
     return specs
 
 
@@ -81,7 +85,9 @@ def _die_at(phase: str) -> None:
     def die() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
-    def wrap(owner: Any, name: str, before: Callable[..., bool], after: Callable[..., bool]) -> None:
+    def wrap(
+        owner: Any, name: str, before: Callable[..., bool], after: Callable[..., bool]
+    ) -> None:
         original = getattr(owner, name)
 
         def patched(*args: Any, **kwargs: Any) -> Any:

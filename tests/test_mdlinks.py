@@ -113,6 +113,11 @@ class TestParseInline:
         """[text][label] and [label] uses are not links; their definitions are."""
         assert dests("[text][lbl] and [lbl]") == []
 
+    def test_precomputed_mask(self) -> None:
+        """A mask passed in is used instead of computing one."""
+        links = parse_markdown_links("[a](a.md) [b](b.md)", mask=((0, 9),))
+        assert [link.dest for link in links] == ["b.md"]
+
     def test_quick_reject(self) -> None:
         """Text without ]( or ]: has no links."""
         assert parse_markdown_links("[[wiki]] plain") == ()

@@ -202,6 +202,11 @@ class TestNotLinks:
         """[[#]] names nothing."""
         assert parse_wikilinks("[[#]]") == ()
 
+    def test_precomputed_mask(self) -> None:
+        """A mask passed in is used instead of computing one."""
+        links = parse_wikilinks("[[a]] [[b]]", mask=((0, 5),))
+        assert [link.target for link in links] == ["b"]
+
     def test_quick_reject(self) -> None:
         """Text without [[ has no links."""
         assert parse_wikilinks("[a](b) ![c](d)") == ()

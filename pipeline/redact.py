@@ -1,0 +1,265 @@
+"""Text → the same text with secrets masked (``MASK``); pure apart from a lazy rule load.
+
+Two detectors, merged:
+
+* **kingfisher** (``kingfisher_sdk``): hundreds of provider rules (GitHub, Slack, Stripe, JWT,
+  credential URIs…), about 5 ms per MB.  Loading its rules costs ~0.3 s warm and ~3 s cold, so
+  they are loaded once per process, and only when a text holds a *candidate* (a run of at least
+  16 token characters mixing letters and digits): notes that need no scan never pay for it.
+  Only ``visible`` findings count (the others are parts of a finding, such as an account id).
+  Its offsets are UTF-8 byte offsets and are mapped back to characters here.
+* **Our own patterns** for what kingfisher does not report (libraries.md §4, re-measured):
+  a lone AWS access key id (``AKIA``/``ASIA`` + 16), the password of ``scheme://user:pw@``,
+  values assigned to password/secret/token/api-key names (``password = "…"``,
+  ``PASSWORD=…``, ``"password": "…"``, ``password: hunter2``), ``Bearer`` tokens, and private
+  key blocks (the body between the ``BEGIN``/``END`` lines).
+
+Only the secret is replaced — quotes, names and the key block's armour lines stay, so the
+reader sees what was there.  Precision over recall: an assignment whose value is prose
+(``Password: choose a strong one``), a placeholder (``<token>``, ``${TOKEN}``, ``changeme``)
+or code (``password = input()``) is left alone, and our 24-hex note ids are never masked.
+Masking is idempotent: ``redact(redact(t)) == redact(t)``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["MASK", "find_secrets", "redact"]
+
+MASK = "\u2039secret\u203a"
+"""What a secret is replaced with: ``secret`` in single angle quotation marks."""
+
+Span = tuple[int, int]
+
+# --- our own patterns ----------------------------------------------------------------------
+
+_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+_URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>`]+:(?P<secret>[^\s/?#@\"'<>`]+)@")
+_BEARER = re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])")
+_PRIVATE_KEY = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[ \t]*\r?\n")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+# An assignment to a secret-like name: the name must END with one of these words
+# (``tokenizer = …`` is not a token, ``max_tokens`` is not either); ``key`` only after ``api``,
+# ``access``, ``private``… (``key = 3`` is not a secret).  Found in the lowercased text with one
+# literal alternation (fast), then the operator and value are matched from there.
+_NAME_WORD = re.compile(r"(?:password|passwd|passphrase|secret|token|key|credentials?)(?![a-z0-9])")
+_KEY_PREFIX = re.compile(r"(?:api|access|private|secret|signing|encryption|master)[_-]?\Z")
+_VALUE = re.compile(
+    r"(?P<close>[\"']?)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
+    r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{1,500})(?P=quote)"
+    r"|(?P<bare>[^\s\"'`,;]{1,500})(?P<rest>[^\n]*))"
+)
+_PLACEHOLDER = re.compile(
+    r"""(?ix)
+    \A(?:
+        | none | null | nil | true | false | yes | no | undefined | empty | required | optional
+        | changeme | change[-_]me | redacted | hidden | secret | password | token | example
+        | x+ | \*+ | \.+ | -+ | _+ | #+
+    )\Z
+    | \A[$%{<\[]                      # ${VAR}, %VAR%, {{ var }}, <token>, [TOKEN]
+    | \A(?:process\.env|os\.environ|os\.getenv|env\.|import\.meta|getenv|secrets\.)
+    """
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_LINE_KEY = re.compile(r"[ \t]*(?:[-*][ \t]+)?[\"']?[\w.-]*")
+_NAME_HINTS = ("pass", "secret", "token", "key", "cred")
+_HEX_ID = re.compile(r"(?:ep_)?[0-9a-f]{24}")
+
+# --- kingfisher ----------------------------------------------------------------------------
+
+# A run of token characters, 16 or longer; a candidate when it mixes letters and digits.
+_TOKEN_RUN = re.compile(r"(?<![A-Za-z0-9_\-+/=.~])[A-Za-z0-9_\-+/=.~]{16,}")
+_HAS_DIGIT = re.compile(r"[0-9]")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+
+_scanner_lock = threading.Lock()
+_scanner: Any = None
+_scanner_loaded = False
+
+
+def _kingfisher() -> Any:
+    """The process-wide kingfisher scanner, loaded on first use; None if unavailable."""
+    global _scanner, _scanner_loaded  # noqa: PLW0603 - one lazily built scanner per process
+    if _scanner_loaded:
+        return _scanner
+    with _scanner_lock:
+        if not _scanner_loaded:
+            try:
+                from kingfisher_sdk import Rules, Scanner  # noqa: PLC0415 - costly, lazy
+            except ImportError:  # pragma: no cover - a declared dependency
+                _scanner = None
+            else:
+                _scanner = Scanner(Rules())
+            _scanner_loaded = True
+    return _scanner
+
+
+def _needs_kingfisher(text: str) -> bool:
+    for match in _TOKEN_RUN.finditer(text):
+        run = match.group()
+        if _HAS_DIGIT.search(run) and _HAS_LETTER.search(run) and not _HEX_ID.fullmatch(run):
+            return True
+    return False
+
+
+def _byte_to_char(text: str, offsets: Iterable[int]) -> dict[int, int]:
+    """Map UTF-8 byte offsets of ``text`` to character offsets."""
+    wanted = sorted(set(offsets))
+    if text.isascii():
+        return {offset: offset for offset in wanted}
+    found: dict[int, int] = {}
+    position = 0
+    size = 0
+    for offset in wanted:
+        while size < offset and position < len(text):
+            size += len(text[position].encode("utf-8"))
+            position += 1
+        found[offset] = position
+    return found
+
+
+def _kingfisher_spans(text: str) -> list[Span]:
+    if not _needs_kingfisher(text):
+        return []
+    scanner = _kingfisher()
+    if scanner is None:  # pragma: no cover - a declared dependency
+        return []
+    found = [
+        (f.location["start_offset"], f.location["end_offset"])
+        for f in scanner.scan(text)
+        if f.visible
+    ]
+    if not found:
+        return []
+    chars = _byte_to_char(text, (offset for span in found for offset in span))
+    spans = []
+    for start, end in found:
+        span = (chars[start], chars[end])
+        if span[0] < span[1] and not _HEX_ID.fullmatch(text[span[0] : span[1]]):
+            spans.append(span)
+    return spans
+
+
+# --- our patterns --------------------------------------------------------------------------
+
+
+def _key_starts_line(text: str, keyword_start: int) -> bool:
+    """Whether the assigned name is the first thing on its line (``  db_password: x``)."""
+    line_start = text.rfind("\n", 0, keyword_start) + 1
+    return _LINE_KEY.fullmatch(text, line_start, keyword_start) is not None
+
+
+def _is_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:  # noqa: PLR0911
+    """Whether an assigned value looks like a real secret rather than prose, code or a stub."""
+    bare = match.group("bare") is not None
+    value = match.group("bare") if bare else match.group("quoted")
+    if MASK in value or _PLACEHOLDER.search(value):
+        return False
+    if not bare:
+        return True
+    rest = match.group("rest")
+    if rest.strip() and not rest.lstrip().startswith(("#", "//")):
+        return False  # more words follow: prose or an expression, not a value
+    if "(" in value or "[" in value or "{" in value:
+        return False  # a call, an index or a template: code
+    if _HAS_DIGIT.search(value) and len(value) >= 6:
+        return True
+    if not _IDENTIFIER.fullmatch(value):
+        return len(value) >= 6  # symbols: ``p@ss!word``
+    # A bare word: ``password = input`` is code, ``password: swordfish`` in a config line and
+    # ``PASSWORD=swordfish`` (env-file style) are values.
+    op = match.group("op")
+    if op == ":":
+        return len(value) >= 6 and _key_starts_line(text, name_start)
+    return op == "=" and text[name_start].isupper() and "." not in value
+
+
+def _private_key_spans(text: str) -> Iterable[Span]:
+    for match in _PRIVATE_KEY.finditer(text):
+        start = match.end()
+        end_marker = text.find(f"-----END {match.group('label')}-----", start)
+        if end_marker == -1:  # a cut block: its body runs to the first blank line
+            blank = _BLANK_LINE.search(text, start)
+            end_marker = blank.start() + 1 if blank else len(text)
+        body = text[start:end_marker].rstrip()
+        if body and body != MASK:
+            yield start, start + len(body)
+
+
+def _assignment_spans(text: str) -> Iterable[Span]:
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few letters lowercase to two characters (``İ``)
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    if not any(word in lowered for word in _NAME_HINTS):
+        return
+    for name in _NAME_WORD.finditer(lowered):
+        start, end = name.span()
+        if name.group() == "key" and not _KEY_PREFIX.search(lowered, max(0, start - 12), start):
+            continue
+        value = _VALUE.match(text, end)
+        if value is not None and _is_value_secret(text, start, value):
+            yield value.span("bare" if value.group("bare") is not None else "quoted")
+
+
+def _own_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    if "AKIA" in text or "ASIA" in text:
+        spans.extend(m.span() for m in _AWS_KEY_ID.finditer(text))
+    if "://" in text:
+        spans.extend(
+            m.span("secret")
+            for m in _URL_PASSWORD.finditer(text)
+            if m.start() > 0
+            and text[m.start() - 1].isalnum()
+            and MASK not in m.group("secret")
+            and not _PLACEHOLDER.search(m.group("secret"))
+        )
+    if "Bearer" in text:
+        spans.extend(m.span("secret") for m in _BEARER.finditer(text))
+    if "PRIVATE KEY" in text:
+        spans.extend(_private_key_spans(text))
+    spans.extend(_assignment_spans(text))
+    return spans
+
+
+def _merge(spans: Iterable[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def find_secrets(text: str) -> tuple[Span, ...]:
+    """The character spans of ``text`` to mask, sorted and merged."""
+    if not text:
+        return ()
+    return tuple(_merge([*_own_spans(text), *_kingfisher_spans(text)]))
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``MASK``.
+
+    Args:
+        text: any note text (Markdown, source code, a journal entry).
+
+    Returns:
+        The text with only the secret characters replaced; unchanged when nothing is found.
+    """
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        pieces.append(text[cursor:start])
+        pieces.append(MASK)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)

@@ -1,0 +1,395 @@
+"""What every note's template context shares: front matter, tags, aliases, links, text; pure.
+
+A renderer module (one per kind) builds a ``TypedDict`` that extends :class:`NoteContext` from
+its node, its record and :class:`RenderInputs`.  The helpers here decide, once for every kind:
+
+* **tags**: the labels of the tag nodes a note links to (``tagged``, ``category``, ``uses``,
+  ``has``, ``assigned``, ``triggered_by``, and any other link to a tag, so that a link drawn
+  by hand to a tag is not lost, since links to tags are never listed as links), made
+  Obsidian-valid (lowercase, spaces → ``-``, only letters, digits, ``_``, ``-`` and ``/``; an
+  all-digit tag gets a leading ``_``), deduplicated and sorted.
+* **aliases**: the graph title when the file name differs from it, then the node's aliases.
+* **links**: the outgoing links grouped by relation (``in_project`` → ``in project``), as
+  exact-path wikilinks ``[[Folder/Note|Title]]``, sorted; a link drawn by hand carries
+  ``by_user`` and its note.
+* **text**: wikilinks rewritten to exact paths (code untouched, unresolved targets and links to
+  tags as written), then secrets masked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypedDict
+
+from pipeline.codespans import fenced_blocks
+from pipeline.model import Graph, Kind, Link, Node, Origin
+from pipeline.redact import redact
+from pipeline.wikilinks import WikiLink, format_wikilink, parse_wikilinks, rewrite_wikilinks
+from pipeline.yamlfm import FieldValue, clean_fields
+from renderers.records import RecordIndex
+
+__all__ = [
+    "PRIVATE",
+    "LinkItem",
+    "NoteContext",
+    "RenderInputs",
+    "Renderer",
+    "Resolver",
+    "base_context",
+    "link_to",
+    "obsidian_tag",
+    "prepare_text",
+    "resolved_targets",
+]
+
+PRIVATE = "\u2039private\u203a"
+"""Shown instead of a private profile value: ``private`` in single angle quotation marks."""
+
+
+class Resolver(Protocol):
+    """Names a note for a ``[[target]]`` written in a note (``pipeline.resolve.Resolver``)."""
+
+    def resolve_wikilink(self, target: str, source_id: str) -> str | None:
+        """The node id ``target`` names when written in ``source_id``, or ``None``."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class RenderInputs:
+    """Everything a renderer reads: the graph, the records, the vault paths, the resolver."""
+
+    graph: Graph
+    records: RecordIndex
+    paths: Mapping[str, str]
+    """Node id → vault path (``Folder/Note.md``); tags have none."""
+    resolver: Resolver
+
+    def link_path(self, node_id: str) -> str | None:
+        """The vault path of a note without ``.md`` (what a wikilink names), if it has one."""
+        path = self.paths.get(node_id)
+        return path[:-3] if path is not None else None
+
+
+class LinkItem(TypedDict):
+    """One entry of a note's ``## Links`` section (or of a list of notes)."""
+
+    rel: str
+    """The relation in words: ``in project``, ``links to``."""
+    path: str
+    """The target's vault path without ``.md``."""
+    title: str
+    wikilink: str
+    """``[[path|title]]``, safe to paste anywhere."""
+    by_user: bool
+    """Drawn by hand (origin ``user``)."""
+    note: str
+    """The person's note on a hand-drawn link, one line."""
+
+
+class NoteContext(TypedDict):
+    """The fields every note template gets."""
+
+    node_id: str
+    kind: str
+    title: str
+    """One line; the ``# heading``."""
+    path: str
+    front_matter: tuple[tuple[str, FieldValue], ...]
+    links: list[LinkItem]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Renderer:
+    """How one kind becomes a note: its template, its context, and the texts it rewrites."""
+
+    template: str
+    context: Callable[[Node, RenderInputs], Mapping[str, object]]
+    texts: Callable[[Node, RenderInputs], Iterable[str]] = lambda node, inputs: ()
+    """The short texts whose wikilinks the note rewrites (their targets enter the note's key);
+    documents leave it empty: their graph links already say where their wikilinks go."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Small text helpers
+
+_NEWLINES = re.compile(r"\r\n?")
+_BACKTICKS = re.compile(r"`+")
+_FENCE_OPEN = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break and tab turned into a space, trimmed."""
+    if any(c in text for c in "\r\n\t\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029"):
+        return " ".join(text.split())
+    return text.strip()
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR → LF; NUL → U+FFFD (a vault note is text)."""
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def trim_block(text: str) -> str:
+    """Blank lines before and whitespace after a block of text removed (indentation kept)."""
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Tags
+
+_TAG_DROPPED = re.compile(r"[^\w/\-]|_(?=_)", re.UNICODE)
+
+
+def obsidian_tag(label: str) -> str:
+    """An Obsidian-valid tag for ``label``, or ``""`` when nothing of it is usable.
+
+    Lowercase NFC; whitespace → ``-``; characters other than letters, digits (of any script),
+    combining marks, ``_``, ``-`` and ``/`` → ``-``; runs of ``-`` and ``/`` collapsed and
+    trimmed; an all-digit tag (``1984``, not a tag in Obsidian) gets a leading ``_``.
+    """
+    text = unicodedata.normalize("NFC", label).lower().strip()
+    kept = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char in "_-/" or category[0] in "LM" or category == "Nd":
+            kept.append(char)
+        else:
+            kept.append("-")
+    tag = re.sub(r"-{2,}", "-", "".join(kept))
+    tag = re.sub(r"/{2,}", "/", tag)
+    tag = re.sub(r"-?/-?", "/", tag).strip("-/")
+    if tag and all(unicodedata.category(c) == "Nd" for c in tag):
+        tag = f"_{tag}"
+    return tag
+
+
+def tags_of(node_id: str, inputs: RenderInputs) -> tuple[str, ...]:
+    """The note's tags: every tag node it links to, Obsidian-valid, deduplicated, sorted."""
+    by_id = inputs.graph.by_id
+    found = set()
+    for link in inputs.graph.links_from(node_id):
+        target = by_id.get(link.target)
+        if target is not None and target.kind is Kind.TAG:
+            tag = obsidian_tag(target.title or target.id[len("tag:") :])
+            if tag:
+                found.add(tag)
+    return tuple(sorted(found))
+
+
+# ---------------------------------------------------------------------------------------------
+# Links
+
+
+def _label(title: str) -> str:
+    return one_line(title).replace("|", "\u00a6")
+
+
+def link_to(path_without_md: str, title: str) -> str:
+    """``[[path|title]]`` that reads back as written, whatever the title holds.
+
+    A ``|`` in the title becomes ``¦``; brackets become parentheses and backticks quotes when
+    they would end the link early or turn part of it into code.
+    """
+    label = _label(title)
+    if not label:
+        return format_wikilink(path_without_md)
+    try:
+        return format_wikilink(path_without_md, label=label)
+    except ValueError:
+        safe = label.replace("[", "(").replace("]", ")").replace("`", "'")
+        return format_wikilink(path_without_md, label=safe)
+
+
+def relation_words(rel: str) -> str:
+    """``in_project`` → ``in project``."""
+    return " ".join(rel.replace("_", " ").split()) or rel
+
+
+def note_link(
+    node: Node, inputs: RenderInputs, *, rel: str = "", link: Link | None = None
+) -> LinkItem | None:
+    """A :class:`LinkItem` for ``node``, or ``None`` when it has no file (a tag)."""
+    path = inputs.link_path(node.id)
+    if path is None:
+        return None
+    title = one_line(node.title) or node.id
+    by_user = link is not None and link.origin is Origin.USER
+    return LinkItem(
+        rel=relation_words(rel),
+        path=path,
+        title=title,
+        wikilink=link_to(path, title),
+        by_user=by_user,
+        note=one_line(link.note) if link is not None and by_user else "",
+    )
+
+
+def links_of(node_id: str, inputs: RenderInputs) -> list[LinkItem]:
+    """The note's outgoing links (not to tags), sorted by relation, title and path."""
+    items = []
+    by_id = inputs.graph.by_id
+    for link in inputs.graph.links_from(node_id):
+        target = by_id.get(link.target)
+        if target is None or target.kind is Kind.TAG:
+            continue
+        item = note_link(target, inputs, rel=link.rel, link=link)
+        if item is not None:
+            items.append(item)
+    items.sort(key=lambda i: (i.get("rel", ""), i["title"].casefold(), i["path"]))
+    return items
+
+
+def sorted_notes(node_ids: Iterable[str], inputs: RenderInputs) -> list[LinkItem]:
+    """Links to the notes ``node_ids`` that have files, sorted by title then path."""
+    items = []
+    for node_id in node_ids:
+        node = inputs.graph.by_id.get(node_id)
+        item = note_link(node, inputs) if node is not None else None
+        if item is not None:
+            items.append(item)
+    items.sort(key=lambda i: (i["title"].casefold(), i["path"]))
+    return items
+
+
+# ---------------------------------------------------------------------------------------------
+# Text with wikilinks
+
+
+def _target_path(link: WikiLink, source_id: str, inputs: RenderInputs) -> str | None:
+    if not link.target:
+        return None
+    target = inputs.resolver.resolve_wikilink(link.target, source_id)
+    if target is None:
+        return None
+    node = inputs.graph.by_id.get(target)
+    if node is None or node.kind is Kind.TAG:
+        return None
+    return inputs.link_path(target)
+
+
+def rewrite_links(text: str, source_id: str, inputs: RenderInputs) -> str:
+    """``text`` with each resolvable ``[[wikilink]]`` pointing at the exact note path.
+
+    ``#heading``, ``^block``, the label and the table-escaped pipe are kept; a link without a
+    label gets what was written as its label (embeds excepted: their label is a size).
+    Unresolved targets, links to tags and everything in code stay exactly as written.
+    """
+
+    def replace(link: WikiLink) -> str | None:
+        path = _target_path(link, source_id, inputs)
+        if path is None or path == link.target:
+            return None
+        label = link.label
+        if label is None and not link.embed:
+            label = link.target
+        try:
+            return format_wikilink(
+                path,
+                heading=link.heading,
+                block=link.block,
+                label=label,
+                embed=link.embed,
+                escaped_pipe=link.escaped_pipe,
+            )
+        except ValueError:
+            return None
+
+    return rewrite_wikilinks(text, replace)
+
+
+def fence_for(text: str, char: str = "`") -> str:
+    """A code fence longer than any run of backticks in ``text`` (at least three)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return char * max(3, longest + 1)
+
+
+def close_open_fence(text: str) -> str:
+    """Close a fenced block left open at the end, so what the note adds after it is not code."""
+    blocks = fenced_blocks(text)
+    if not blocks or blocks[-1][1] != len(text):
+        return text
+    start, end = blocks[-1]
+    lines = text[start:end].rstrip("\n").split("\n")
+    opener = _FENCE_OPEN.match(lines[0])
+    if opener is None:
+        return text
+    fence = opener.group(1)
+    last = lines[-1].strip().lstrip("> \t")
+    if len(lines) > 1 and last and set(last) == {fence[0]} and len(last) >= len(fence):
+        return text  # closed exactly at the end of the text
+    return f"{text.rstrip(chr(10))}\n{fence}"
+
+
+def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
+    """A note text ready to print: newlines normalized, wikilinks rewritten, secrets masked."""
+    if not text:
+        return ""
+    text = trim_block(rewrite_links(normalize_newlines(text), source_id, inputs))
+    return close_open_fence(redact(text))
+
+
+def resolved_targets(texts: Iterable[str], source_id: str, inputs: RenderInputs) -> Iterable[str]:
+    """For a note's key: each wikilink of ``texts`` with the path it is rewritten to."""
+    for text in texts:
+        if "[[" not in text:
+            continue
+        for link in parse_wikilinks(text):
+            yield f"{link.target}\0{_target_path(link, source_id, inputs) or ''}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared context
+
+
+def aliases_of(node: Node, path: str) -> tuple[str, ...]:
+    """The title (when the file name differs from it) and the node's aliases, in order."""
+    name = path.rpartition("/")[2]
+    stem = name[: -len(".md")] if name.endswith(".md") else name
+    seen: set[str] = set()
+    aliases = []
+    for alias in (node.title, *node.aliases):
+        text = one_line(alias)
+        if text and text != stem and text not in seen:
+            seen.add(text)
+            aliases.append(text)
+    return tuple(aliases)
+
+
+def base_context(
+    node: Node, inputs: RenderInputs, fields: Sequence[tuple[str, FieldValue]] = ()
+) -> NoteContext:
+    """The shared part of every note's context; ``fields`` are the kind's front-matter fields."""
+    path = inputs.paths[node.id]
+    front_matter = clean_fields(
+        [
+            ("vaultsync_id", node.id),
+            ("kind", node.kind.value),
+            ("aliases", aliases_of(node, path)),
+            ("tags", tags_of(node.id, inputs)),
+            *fields,
+        ]
+    )
+    return NoteContext(
+        node_id=node.id,
+        kind=node.kind.value,
+        title=rewrite_links(one_line(node.title), node.id, inputs) or node.id,
+        path=path,
+        front_matter=front_matter,
+        links=links_of(node.id, inputs),
+    )
+
+
+def code_span(text: str) -> str:
+    """``text`` as one inline code span (the ``code`` Jinja filter); ``""`` for no text."""
+    text = one_line(text)
+    if not text:
+        return ""
+    ticks = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"

@@ -1,0 +1,67 @@
+"""Board card node → ``card.md.j2`` context: description and notes; pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypedDict
+
+from pipeline.model import Card, Node, format_time
+from renderers.base import NoteContext, Renderer, RenderInputs, base_context, one_line, prepare_text
+
+TEMPLATE = "card.md.j2"
+
+
+class CardNoteItem(TypedDict):
+    """A comment on the card."""
+
+    author: str
+    at: str
+    text: str
+
+
+class CardContext(NoteContext):
+    """A work-board card."""
+
+    column: str
+    description: str
+    notes: list[CardNoteItem]
+
+
+def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
+    """The description and every note's text."""
+    card = inputs.records.get(node.id, Card)
+    return (card.description, *(n.text for n in card.notes)) if card is not None else ()
+
+
+def context(node: Node, inputs: RenderInputs) -> CardContext:
+    """Front matter: column, assignee, created, updated."""
+    card = inputs.records.get(node.id, Card)
+    if card is None:
+        return CardContext(**base_context(node, inputs), column="", description="", notes=[])
+    base = base_context(
+        node,
+        inputs,
+        [
+            ("column", card.column),
+            ("assignee", card.assignee),
+            ("created", card.created_at),
+            ("updated", card.updated_at),
+        ],
+    )
+    notes = [
+        CardNoteItem(
+            author=one_line(note.author) or "unknown",
+            at=format_time(note.at),
+            text=prepare_text(note.text, node.id, inputs),
+        )
+        for note in card.notes
+    ]
+    return CardContext(
+        **base,
+        column=card.column,
+        description=prepare_text(card.description, node.id, inputs),
+        notes=notes,
+    )
+
+
+RENDERER = Renderer(template=TEMPLATE, context=context, texts=texts)

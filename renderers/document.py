@@ -1,0 +1,140 @@
+"""Document node → ``document.md.j2`` context: the file's full content, safe to show; pure.
+
+* Secrets are masked (:mod:`pipeline.redact`) before anything else looks at the text.
+* At most ``MAX_BYTES`` (1 MiB) of content per note, cut on a character boundary (at a line
+  end when one is near) and followed by a notice; a fence left open by the cut is closed.
+* Markdown (by file extension, as the graph decides: ``.md``, ``.mdx``, ``.markdown``) stays
+  Markdown, with its ``[[wikilinks]]`` rewritten to exact vault paths and its own YAML front
+  matter shown as a fenced ``yaml`` block (two front matters cannot share a note).
+* Anything else is shown in a fenced block (longer than any backtick run inside, language
+  from the store's ``Type``) and never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.documents import is_markdown
+from pipeline.model import Node
+from pipeline.redact import redact
+from renderers.base import (
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    close_open_fence,
+    fence_for,
+    normalize_newlines,
+    one_line,
+    rewrite_links,
+    trim_block,
+)
+from renderers.records import DocumentRecord
+
+TEMPLATE = "document.md.j2"
+MAX_BYTES = 1 << 20
+"""Content kept per document note, in UTF-8 bytes (1 MiB)."""
+_SCAN_MARGIN = 64 * 1024
+"""Extra text scanned for secrets past the cut, so a secret across it is still found."""
+_LINE_END_WINDOW = 4096
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_LANGUAGES = {
+    "text": "text",
+    "plain text": "text",
+    "shell": "sh",
+    "c++": "cpp",
+    "c#": "csharp",
+    "f#": "fsharp",
+    "objective-c": "objectivec",
+    "vue": "vue",
+    "restructuredtext": "rst",
+}
+
+
+class DocumentContext(NoteContext):
+    """One file of a context."""
+
+    context_name: str
+    source: str
+    """The path as the store records it."""
+    markdown: bool
+    body: str
+    """Ready to print: Markdown, or one fenced block."""
+    truncated: bool
+    size: int
+    """The content's size in UTF-8 bytes, before any cut."""
+
+
+def language_of(file_type: str) -> str:
+    """The fence info string for the store's ``Type`` (``Go`` → ``go``, ``C++`` → ``cpp``)."""
+    name = one_line(file_type).lower()
+    mapped = _LANGUAGES.get(name)
+    if mapped is not None:
+        return mapped
+    return re.sub(r"[^a-z0-9+#-]", "", name.replace(" ", "-"))
+
+
+def _cut(text: str, max_bytes: int) -> tuple[str, bool]:
+    data = text.encode("utf-8", "replace")
+    if len(data) <= max_bytes:
+        return text, False
+    cut = data[:max_bytes].decode("utf-8", "ignore")
+    newline = cut.rfind("\n", max(0, len(cut) - _LINE_END_WINDOW))
+    return (cut[: newline + 1] if newline > 0 else cut), True
+
+
+def _front_matter_as_code(text: str) -> str:
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return text
+    block = match.group(1) or ""
+    fence = fence_for(block)
+    rest = text[match.end() :]
+    return f"{fence}yaml\n{block}{fence}\n{'' if rest.startswith(chr(10)) else chr(10)}{rest}"
+
+
+def document_body(record: DocumentRecord, node_id: str, inputs: RenderInputs) -> tuple[str, bool]:
+    """The printable body of a document and whether it was cut."""
+    text = normalize_newlines(record.document.content)
+    text, _ = _cut(text, MAX_BYTES + _SCAN_MARGIN)
+    text, truncated = _cut(redact(text), MAX_BYTES)
+    if is_markdown(record.document.source.replace("\\", "/")):
+        text = trim_block(rewrite_links(_front_matter_as_code(text), node_id, inputs))
+        return close_open_fence(text), truncated
+    body = text.rstrip("\n")
+    fence = fence_for(body)
+    return f"{fence}{language_of(record.document.type)}\n{body}\n{fence}", truncated
+
+
+def context(node: Node, inputs: RenderInputs) -> DocumentContext:
+    """Front matter: source (the path as stored), context (its name)."""
+    record = inputs.records.get(node.id, DocumentRecord)
+    if record is None:
+        return DocumentContext(
+            **base_context(node, inputs),
+            context_name="",
+            source="",
+            markdown=False,
+            body="",
+            truncated=False,
+            size=0,
+        )
+    base = base_context(
+        node,
+        inputs,
+        [("source", record.document.source), ("context", record.context.name)],
+    )
+    body, truncated = document_body(record, node.id, inputs)
+    return DocumentContext(
+        **base,
+        context_name=one_line(record.context.name),
+        source=one_line(record.document.source),
+        markdown=is_markdown(record.document.source.replace("\\", "/")),
+        body=body,
+        truncated=truncated,
+        size=len(record.document.content.encode("utf-8", "replace")),
+    )
+
+
+RENDERER = Renderer(template=TEMPLATE, context=context)

@@ -1,0 +1,45 @@
+"""Episode node → ``episode.md.j2`` context: summary, outcome and refs; pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pipeline.model import Episode, Node
+from renderers.base import NoteContext, Renderer, RenderInputs, base_context, one_line, prepare_text
+
+TEMPLATE = "episode.md.j2"
+
+
+class EpisodeContext(NoteContext):
+    """A dated unit of work."""
+
+    summary: str
+    outcome: str
+    refs: list[str]
+
+
+def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
+    """The summary and the outcome."""
+    episode = inputs.records.get(node.id, Episode)
+    return (episode.summary, episode.outcome) if episode is not None else ()
+
+
+def context(node: Node, inputs: RenderInputs) -> EpisodeContext:
+    """Front matter: date, project (the workspace path), source."""
+    episode = inputs.records.get(node.id, Episode)
+    if episode is None:
+        return EpisodeContext(**base_context(node, inputs), summary="", outcome="", refs=[])
+    base = base_context(
+        node,
+        inputs,
+        [("date", episode.date), ("project", episode.project), ("source", episode.source)],
+    )
+    return EpisodeContext(
+        **base,
+        summary=prepare_text(episode.summary, node.id, inputs),
+        outcome=prepare_text(episode.outcome, node.id, inputs),
+        refs=[one_line(ref) for ref in episode.refs if ref.strip()],
+    )
+
+
+RENDERER = Renderer(template=TEMPLATE, context=context, texts=texts)

@@ -1,0 +1,93 @@
+"""The whole graph → ``home.md.j2`` context: the vault's map of content (``Home.md``); pure.
+
+The index card (counts by kind and hubs, :mod:`pipeline.graphstats`), then links to every
+profile, project, topic, context, skill, card, journal note and session.  Facts, episodes and
+documents are reached from those notes; listing them would make Home as large as the vault.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from pipeline.graphstats import index_card
+from pipeline.model import Kind
+from pipeline.redact import redact
+from pipeline.yamlfm import FieldValue, clean_fields
+from renderers.base import LinkItem, RenderInputs, sorted_notes
+
+TEMPLATE = "home.md.j2"
+
+SECTIONS: tuple[tuple[str, tuple[Kind, ...]], ...] = (
+    ("Profile", (Kind.PROFILE,)),
+    ("Projects", (Kind.PROJECT,)),
+    ("Topics", (Kind.TOPIC,)),
+    ("Contexts", (Kind.KBCONTEXT, Kind.CONTEXT)),
+    ("Skills", (Kind.SKILL,)),
+    ("Board", (Kind.CARD,)),
+    ("Journal", (Kind.NOTE,)),
+    ("Sessions", (Kind.SESSION,)),
+)
+
+
+class HomeSection(TypedDict):
+    """A heading and its notes."""
+
+    heading: str
+    notes: list[LinkItem]
+
+
+class HomeContext(TypedDict):
+    """``Home.md``: not a graph note, so no links section of its own."""
+
+    node_id: str
+    kind: str
+    title: str
+    path: str
+    front_matter: tuple[tuple[str, FieldValue], ...]
+    card: str
+    sections: list[HomeSection]
+
+
+def listed_ids(inputs: RenderInputs) -> list[tuple[str, list[str]]]:
+    """Each section's heading and node ids (they also enter Home's key)."""
+    by_kind: dict[Kind, list[str]] = {}
+    for node in inputs.graph.nodes:
+        by_kind.setdefault(node.kind, []).append(node.id)
+    return [
+        (heading, [node_id for kind in kinds for node_id in by_kind.get(kind, ())])
+        for heading, kinds in SECTIONS
+    ]
+
+
+def _journal_order(items: list[LinkItem]) -> list[LinkItem]:
+    """Daily notes, then weeklies, then monthlies; newest first within each."""
+    order = {"Daily": 0, "Weekly": 1, "Monthly": 2}
+    ranked = sorted(items, key=lambda item: item["path"], reverse=True)
+    return sorted(ranked, key=lambda item: order.get(item["path"].split("/")[1], 3))
+
+
+def context_card(inputs: RenderInputs) -> str:
+    """The index card line (hub titles are graph titles; secrets masked like any text)."""
+    return redact(index_card(inputs.graph))
+
+
+def context(inputs: RenderInputs, path: str) -> HomeContext:
+    """The map of content; ``path`` is where Home lives (``Home.md``)."""
+    sections = []
+    for heading, node_ids in listed_ids(inputs):
+        notes = sorted_notes(node_ids, inputs)
+        if heading == "Journal":
+            notes = _journal_order(notes)
+        if notes:
+            sections.append(HomeSection(heading=heading, notes=notes))
+    return HomeContext(
+        node_id="",
+        kind="home",
+        title="Home",
+        path=path,
+        front_matter=clean_fields(
+            [("vaultsync_id", "home"), ("kind", "home"), ("aliases", ()), ("tags", ())]
+        ),
+        card=context_card(inputs),
+        sections=sections,
+    )

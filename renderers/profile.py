@@ -1,0 +1,56 @@
+"""Profile node → ``profile.md.j2`` context: every field, private ones hidden; pure.
+
+A field flagged private (``sensitive`` in the store, or a key naming personal data) shows
+``PRIVATE`` (``private`` in angle quotes) instead of its value; the name is the graph's title,
+already ``user`` when the name is private.  Values are masked for secrets like any other text.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from pipeline.model import Node, Profile, ProfileField
+from pipeline.redact import redact
+from renderers.base import PRIVATE, NoteContext, Renderer, RenderInputs, base_context, one_line
+
+TEMPLATE = "profile.md.j2"
+
+
+class ProfileEntry(TypedDict):
+    """One field: a text value, or a list of ``(key, text)`` items (maps, milestones)."""
+
+    key: str
+    value: str
+    pairs: list[tuple[str, str]]
+    private: bool
+
+
+class ProfileContext(NoteContext):
+    """The profile's fields in the store's order."""
+
+    entries: list[ProfileEntry]
+
+
+def _entry(field: ProfileField) -> ProfileEntry:
+    if field.private:
+        return ProfileEntry(key=field.key, value=PRIVATE, pairs=[], private=True)
+    value = field.value
+    if isinstance(value, str):
+        return ProfileEntry(key=field.key, value=redact(one_line(value)), pairs=[], private=False)
+    if all(isinstance(item, str) for item in value):
+        text = ", ".join(one_line(str(item)) for item in value)
+        return ProfileEntry(key=field.key, value=redact(text), pairs=[], private=False)
+    items = [
+        (one_line(pair[0]), redact(one_line(pair[1]))) for pair in value if isinstance(pair, tuple)
+    ]
+    return ProfileEntry(key=field.key, value="", pairs=items, private=False)
+
+
+def context(node: Node, inputs: RenderInputs) -> ProfileContext:
+    """Front matter: updated (the profile's last update)."""
+    profile = inputs.records.get(node.id, Profile) or Profile()
+    base = base_context(node, inputs, [("updated", profile.last_updated)])
+    return ProfileContext(**base, entries=[_entry(field) for field in profile.fields])
+
+
+RENDERER = Renderer(template=TEMPLATE, context=context)

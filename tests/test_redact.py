@@ -1,0 +1,166 @@
+"""Secret masking: kingfisher plus our own patterns, precise on prose and ids."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.redact import MASK, find_secrets, redact
+
+GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
+AWS_ID = "AKIA" + "2OGYBAH6STMMNXNN"
+AWS_SECRET = "q3Vx8Jb2kPzR7mW1nT5y" + "L0cF9dH4sA6gE2uK8iO3"
+
+
+class TestOwnPatterns:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            (f"the id {AWS_ID} alone", f"the id {MASK} alone"),
+            (f"ASIA{'A' * 16}", MASK),
+            ("https://bob:hunter2@example.com/x", f"https://bob:{MASK}@example.com/x"),
+            ("postgres://admin:Xk9pQ2mZ7vL4@db:5432/app", f"postgres://admin:{MASK}@db:5432/app"),
+            ('password = "correct horse battery"', f'password = "{MASK}"'),
+            ("PASSWORD=swordfish", f"PASSWORD={MASK}"),
+            ("export DB_PASSWORD=swordfish", f"export DB_PASSWORD={MASK}"),
+            ('{"password": "s3cr3t!", "user": "x"}', f'{{"password": "{MASK}", "user": "x"}}'),
+            ("password: hunter2", f"password: {MASK}"),
+            ("  db_password: swordfish", f"  db_password: {MASK}"),
+            ("api_key = 'sk-abc123def456'", f"api_key = '{MASK}'"),
+            ("apiKey: `abc123xyz`", f"apiKey: `{MASK}`"),
+            ("SECRET_KEY = 'django-insecure-abc123'", f"SECRET_KEY = '{MASK}'"),
+            (
+                f"aws_secret_access_key = {AWS_SECRET}\n",
+                f"aws_secret_access_key = {MASK}\n",
+            ),
+            ("Authorization: Bearer abcdefABCDEF0123456789xyz", f"Authorization: Bearer {MASK}"),
+        ],
+    )
+    def test_masks(self, text: str, expected: str) -> None:
+        """Only the secret is replaced; names, quotes and URLs stay readable."""
+        assert redact(text) == expected
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Password: choose a strong one and keep it safe",
+            "password = input()",
+            "password = getpass.getpass()",
+            "token: ${{ secrets.GITHUB_TOKEN }}",
+            "password: <your password>",
+            "password: changeme",
+            "token: null",
+            "tokenizer = 'bert'",
+            "max_tokens = 4096",
+            "secrets: write",
+            "key = 3",
+            "password = user_password",
+            "Make a note of the token: you will need it",
+            "https://example.com:8080/path",
+            "postgres://user:password@localhost/db",
+            'curl -H "Authorization: Bearer <GITHUB_TOKEN>"',
+            "fact:ab37259d1cbc0a08a73db347 and ep_9f2e0c7a1b3d5e6f708192a3",
+            "source: 5e0c1b9a7d3f2e4c8a6b0d1f",
+            "[[fact:ab37259d1cbc0a08a73db347]] https://x.io/5e0c1b9a7d3f2e4c8a6b0d1f",
+        ],
+    )
+    def test_leaves_alone(self, text: str) -> None:
+        """Prose, placeholders, code and our hex ids are never masked."""
+        assert redact(text) == text
+
+    def test_private_key_block(self) -> None:
+        """The key body goes; the armour lines stay."""
+        text = (
+            "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcd==\n"
+            "-----END RSA PRIVATE KEY-----\nafter\n"
+        )
+        assert redact(text) == (
+            f"before\n-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n"
+            "-----END RSA PRIVATE KEY-----\nafter\n"
+        )
+
+    def test_cut_private_key_block(self) -> None:
+        """A block without its END line is masked up to the next blank line."""
+        text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n\nafter"
+        assert redact(text) == f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MASK}\n\nafter"
+
+
+class TestKingfisher:
+    def test_provider_token(self) -> None:
+        """A GitHub token is found by kingfisher, with offsets mapped from bytes."""
+        text = f"Configuração: token {GITHUB_PAT} — done"
+        assert redact(text) == f"Configuração: token {MASK} — done"
+
+    def test_byte_offsets_after_emoji(self) -> None:
+        """Characters of 4 UTF-8 bytes before the secret do not shift the mask."""
+        text = f"😀😀 {GITHUB_PAT} ok"
+        assert redact(text) == f"😀😀 {MASK} ok"
+
+    def test_aws_pair(self) -> None:
+        """The access key id and the secret are both masked."""
+        text = f"aws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
+        assert redact(text) == f"aws_access_key_id = {MASK}\naws_secret_access_key = {MASK}\n"
+
+    def test_rules_load_only_when_needed(self) -> None:
+        """Text without a candidate token never loads the rules (nor imports kingfisher)."""
+        code = (
+            "import sys\n"
+            "from pipeline import redact\n"
+            "assert redact.redact('plain prose, password: choose one well') is not None\n"
+            "assert redact.redact('id 5e0c1b9a7d3f2e4c8a6b0d1f') is not None\n"
+            "print(redact._scanner_loaded, 'kingfisher_sdk' in sys.modules)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        assert out.split() == ["False", "False"]
+
+
+class TestProperties:
+    @settings(max_examples=150, deadline=None)
+    @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+    def test_idempotent_and_spans_valid(self, text: str) -> None:
+        """Masking twice changes nothing more; spans are sorted, disjoint and in range."""
+        once = redact(text)
+        assert redact(once) == once
+        spans = find_secrets(text)
+        assert all(0 <= a < b <= len(text) for a, b in spans)
+        assert all(spans[i][1] < spans[i + 1][0] for i in range(len(spans) - 1))
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.from_regex(r"[0-9a-f]{24}", fullmatch=True))
+    def test_hex_ids_never_masked(self, hex_id: str) -> None:
+        """A 24-hex note id stays, bare, in a wikilink or as a quoted value."""
+        for text in (hex_id, f"[[fact:{hex_id}]]", f'source: "{hex_id}"', f"ep_{hex_id}"):
+            assert redact(text) == text
+
+
+class TestCorpus:
+    def test_no_false_positives_on_foam_docs(self) -> None:
+        """Real documentation prose (86 Markdown files) has nothing to mask."""
+        root = corpus("foam-docs")
+        files = sorted(root.rglob("*.md"))
+        assert files
+        hits = {
+            str(path.relative_to(root)): find_secrets(path.read_text(encoding="utf-8"))
+            for path in files
+        }
+        assert {name: spans for name, spans in hits.items() if spans} == {}
+
+    def test_one_megabyte_is_fast(self) -> None:
+        """A megabyte of real Markdown is masked in well under a second (rules preloaded)."""
+        root = corpus("foam-docs")
+        text = "".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.md")))
+        data = (text * (1_000_000 // len(text) + 1))[:1_000_000] + f"\n{GITHUB_PAT}\n"
+        redact(GITHUB_PAT)  # load the rules outside the measurement
+        started = time.perf_counter()
+        masked = redact(data)
+        elapsed = time.perf_counter() - started
+        assert masked.endswith(f"\n{MASK}\n")
+        assert elapsed < 0.5

@@ -1,0 +1,156 @@
+"""Each ``fixtures/vaults/<scenario>/`` is one test: its README says what it exercises, its
+``scenario.json`` lists the steps (user actions, syncs, expectations) run in a fresh sandbox.
+
+Steps (paths relative to the sandbox; the vault is ``vault`` unless the scenario says otherwise;
+``outside/precious.md`` always exists next to it):
+
+* ``sync``: ``notes`` {path: text} (the whole set the stores produce), optional ``force``,
+  ``commit``; ``expect`` compares the report (path lists, ``unchanged``, ``commit`` made or not,
+  ``manifest_problem`` present or not) or ``raises`` names the error class;
+* ``write`` {path: text}, ``delete`` [paths], ``symlink`` {link: target}, ``git`` (CLI ``args``
+  in ``cwd``): what a user does;
+* ``expect_files`` {path: text, or null for "absent"} and ``modes``; ``expect_git_status``
+  (``git status --porcelain``); ``expect_head`` (files in ``HEAD``), ``expect_head_content``;
+  ``expect_manifest`` (entry paths, deleted paths); ``status`` (``vault_status``).
+
+Every sync must also leave everything outside the vault exactly as it was (git metadata aside).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syncdriver import FIXED_TIME, make_spec
+
+from pipeline import errors
+from pipeline.manifest import MANIFEST, load_manifest
+from pipeline.model import NoteSpec
+from pipeline.sync import SyncReport, sync_vault, vault_status
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
+REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted")
+
+
+def _specs(notes: dict[str, str]) -> list[NoteSpec]:
+    return [make_spec(path, text) for path, text in notes.items()]
+
+
+def _outside(sandbox: Path, vault: Path) -> dict[str, bytes | str]:
+    """Everything outside the vault (symlinks by target), git metadata aside."""
+    seen: dict[str, bytes | str] = {}
+    for folder, dirs, files in os.walk(sandbox):
+        here = Path(folder)
+        dirs[:] = [d for d in dirs if d != ".git" and here / d != vault]
+        for name in files + [d for d in dirs if (here / d).is_symlink()]:
+            path = here / name
+            rel = path.relative_to(sandbox).as_posix()
+            seen[rel] = str(path.readlink()) if path.is_symlink() else path.read_bytes()
+    return seen
+
+
+def _check_report(report: SyncReport, expect: dict[str, Any]) -> None:
+    for key in REPORT_LISTS:
+        if key in expect:
+            assert sorted(getattr(report, key)) == sorted(expect[key]), key
+    if "conflicts" in expect:
+        assert sorted(c.path for c in report.conflicts) == sorted(expect["conflicts"])
+    if "unchanged" in expect:
+        assert report.unchanged == expect["unchanged"]
+    if "commit" in expect:
+        assert bool(report.commit) == expect["commit"]
+    if "manifest_problem" in expect:
+        assert bool(report.manifest_problem) == expect["manifest_problem"]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _run(step: dict[str, Any], sandbox: Path, vault: Path) -> None:  # noqa: PLR0912
+    op = step["op"]
+    if op == "sync":
+        before = _outside(sandbox, vault)
+        call = {
+            "force": step.get("force", False),
+            "commit": step.get("commit", True),
+            "clock": lambda: FIXED_TIME,
+        }
+        if "raises" in step:
+            with pytest.raises(getattr(errors, step["raises"])):
+                sync_vault(vault, _specs(step["notes"]), **call)
+        else:
+            _check_report(sync_vault(vault, _specs(step["notes"]), **call), step.get("expect", {}))
+        assert _outside(sandbox, vault) == before, "a sync changed something outside the vault"
+    elif op == "write":
+        for rel, text in step["files"].items():
+            (sandbox / rel).parent.mkdir(parents=True, exist_ok=True)
+            (sandbox / rel).write_text(text)
+    elif op == "delete":
+        for rel in step["paths"]:
+            path = sandbox / rel
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+    elif op == "symlink":
+        for link, target in step["links"].items():
+            (sandbox / link).symlink_to(target)
+    elif op == "git":
+        (sandbox / step["cwd"]).mkdir(parents=True, exist_ok=True)
+        _git(sandbox / step["cwd"], *step["args"])
+    elif op == "expect_files":
+        for rel, text in step["files"].items():
+            path = sandbox / rel
+            if text is None:
+                assert not path.exists() and not path.is_symlink(), rel
+            else:
+                assert path.read_text() == text, rel
+        for rel, mode in step.get("modes", {}).items():
+            assert oct(stat.S_IMODE((sandbox / rel).stat().st_mode)) == oct(int(mode, 8)), rel
+    elif op == "expect_git_status":
+        assert _git(sandbox / step["cwd"], "status", "--porcelain") == step["status"]
+    elif op == "expect_head":
+        listed = _git(sandbox / step["cwd"], "ls-tree", "-r", "--name-only", "-z", "HEAD").split(
+            "\0"
+        )
+        assert sorted(p for p in listed if p) == sorted(step["files"])
+    elif op == "expect_head_content":
+        for rel, text in step["files"].items():
+            assert _git(sandbox / step["cwd"], "show", f"HEAD:{rel}") == text
+    elif op == "expect_manifest":
+        loaded = load_manifest((vault / MANIFEST).read_bytes())
+        assert not loaded.corrupt
+        if "entries" in step:
+            assert sorted(loaded.entries) == sorted(step["entries"])
+        if "deleted" in step:
+            assert sorted(loaded.deleted) == sorted(step["deleted"])
+    elif op == "status":
+        report = vault_status(vault, _specs(step["notes"]))
+        edited = {o.path: "uncommitted" if o.uncommitted else "committed" for o in report.edited}
+        assert edited == step["expect"]["edited"]
+        assert all(o.when is not None for o in report.edited if not o.uncommitted)
+    else:
+        raise AssertionError(f"unknown step {op!r}")
+
+
+@pytest.mark.parametrize(
+    "scenario", sorted(p for p in SCENARIOS.iterdir() if p.is_dir()), ids=lambda p: p.name
+)
+def test_scenario(scenario: Path, tmp_path: Path) -> None:
+    """Run the scenario's steps; the README must say what it exercises."""
+    assert len((scenario / "README.md").read_text().split()) > 30
+    plan = json.loads((scenario / "scenario.json").read_text())
+    sandbox = tmp_path / "sandbox"
+    (sandbox / "outside").mkdir(parents=True)
+    (sandbox / "outside" / "precious.md").write_text("precious\n")
+    vault = sandbox / plan.get("vault", "vault")
+    for number, step in enumerate(plan["steps"]):
+        try:
+            _run(step, sandbox, vault)
+        except AssertionError as err:
+            raise AssertionError(f"step {number} ({step['op']}): {err}") from err

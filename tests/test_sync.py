@@ -1,0 +1,346 @@
+"""Stages 5-6 end to end: ``sync_vault``, ``check_vault``, ``vault_status``, real files and git."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pygit2
+import pytest
+from syncdriver import FIXED_TIME, make_spec
+
+from pipeline.errors import UnsafePathError, VaultWriteError
+from pipeline.manifest import CACHE, JOURNAL, MANIFEST, Entry, Journal, dump_journal
+from pipeline.model import NoteSpec
+from pipeline.sync import check_vault, sync_vault, vault_status
+from pipeline.write import RACY_NS, VaultFS
+
+
+def notes(count: int, version: int = 1, calls: list[str] | None = None) -> list[NoteSpec]:
+    return [
+        make_spec(
+            f"Facts/f{i % 40}/note {i:05d}.md",
+            f"# Note {i}\n\nversion {version}\n" + "text " * 40,
+            calls=calls,
+        )
+        for i in range(count)
+    ]
+
+
+def git(vault: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=vault, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def head(vault: Path) -> pygit2.Commit:
+    return pygit2.Repository(str(vault)).head.peel(pygit2.Commit)
+
+
+def age(vault: Path, seconds: float = 10) -> None:
+    """Pretend every file was written ``seconds`` ago (out of the racy window)."""
+    past = time.time_ns() - int(seconds * 1e9)
+    for path in vault.rglob("*.md"):
+        os.utime(path, ns=(past, past))
+
+
+class TestSync:
+    def test_fresh_vault(self, tmp_path: Path) -> None:
+        """Notes 0600 in 0700 folders, manifest, one commit, clean status, nothing to check."""
+        vault = tmp_path / "vault"
+        report = sync_vault(vault, notes(5), clock=lambda: FIXED_TIME)
+        assert len(report.created) == 5
+        assert report.commit
+        assert stat.S_IMODE((vault / "Facts" / "f1" / "note 00001.md").stat().st_mode) == 0o600
+        assert stat.S_IMODE((vault / "Facts").stat().st_mode) == 0o700
+        commit = head(vault)
+        assert commit.message.startswith(
+            "vaultsync: sync (5 created, 0 updated, 0 removed)\n\nVaultsync-Sync: "
+        )
+        assert commit.commit_time == int(FIXED_TIME.timestamp())
+        assert MANIFEST in commit.tree
+        assert git(vault, "status", "--porcelain") == ""
+        assert check_vault(vault, notes(5)) == ()
+
+    def test_noop_renders_nothing_commits_nothing_touches_no_git(self, tmp_path: Path) -> None:
+        """A second sync with nothing changed calls no ``render`` and never opens git (a broken
+        ``.git/HEAD`` would make any git access fail)."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(30))
+        calls: list[str] = []
+        before = head(vault).id
+        head_file = vault / ".git" / "HEAD"
+        saved = head_file.read_bytes()
+        head_file.write_bytes(b"garbage\n")
+        try:
+            report = sync_vault(vault, notes(30, calls=calls))
+        finally:
+            head_file.write_bytes(saved)
+        assert calls == []
+        assert report.unchanged == 30
+        assert not report.changed
+        assert head(vault).id == before
+
+    def test_update_and_remove(self, tmp_path: Path) -> None:
+        """Changed notes are rewritten, vanished ones removed with their empty folders."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(50))
+        report = sync_vault(vault, notes(45, version=2))
+        assert len(report.updated) == 45
+        assert len(report.removed) == 5
+        assert not (vault / "Facts" / "f49").exists()
+        assert (vault / "Facts" / "f1" / "note 00001.md").read_text().count("version 2") == 1
+        assert git(vault, "status", "--porcelain") == ""
+
+    def test_same_bytes_under_a_new_key_are_not_rewritten(self, tmp_path: Path) -> None:
+        """A changed key whose render gives the same bytes only refreshes the manifest."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "same", key="k1")])
+        inode = (vault / "a.md").stat().st_ino
+        report = sync_vault(vault, [make_spec("a.md", "same", key="k2")])
+        assert report.unchanged == 1
+        assert not report.changed
+        assert (vault / "a.md").stat().st_ino == inode
+        assert '"key": "k2"' in (vault / MANIFEST).read_text()
+
+    def test_no_op_performance_2800_notes(self, tmp_path: Path) -> None:
+        """A no-op sync of 2,800 notes is stat-only: well under 100 ms."""
+        vault = tmp_path / "vault"
+        specs = notes(2800)
+        sync_vault(vault, specs)
+        age(vault)
+        sync_vault(vault, specs)  # re-hashes the aged files once and rewrites the stat cache
+        best = min(self._timed(vault, specs) for _ in range(5))
+        print(f"no-op sync of 2,800 notes: {best * 1000:.1f} ms")
+        assert best < 0.1
+
+    @staticmethod
+    def _timed(vault: Path, specs: list[NoteSpec]) -> float:
+        started = time.perf_counter()
+        report = sync_vault(vault, specs)
+        elapsed = time.perf_counter() - started
+        assert report.unchanged == len(specs)
+        return elapsed
+
+    @pytest.mark.slow
+    def test_no_op_performance_100k_notes(self, tmp_path: Path) -> None:
+        """A no-op sync of 100,000 notes stays well under 3 s."""
+        vault = tmp_path / "vault"
+        specs = [make_spec(f"N{i % 500}/n{i}.md", f"note {i}\n") for i in range(100_000)]
+        sync_vault(vault, specs)
+        age(vault)
+        sync_vault(vault, specs)
+        best = min(self._timed(vault, specs) for _ in range(2))
+        print(f"no-op sync of 100,000 notes: {best:.2f} s")
+        assert best < 3
+
+    def test_dry_run_writes_nothing(self, tmp_path: Path) -> None:
+        """A dry run reports the plan and creates not even the vault folder."""
+        vault = tmp_path / "vault"
+        report = sync_vault(vault, notes(3), dry_run=True)
+        assert report.dry_run
+        assert len(report.created) == 3
+        assert not vault.exists()
+
+    def test_without_commit(self, tmp_path: Path) -> None:
+        """``commit=False`` writes notes and manifest and never creates a repository."""
+        vault = tmp_path / "vault"
+        report = sync_vault(vault, notes(3), commit=False)
+        assert len(report.created) == 3
+        assert report.commit == ""
+        assert (vault / MANIFEST).exists()
+        assert not (vault / ".git").exists()
+
+    def test_unsafe_spec_writes_nothing(self, tmp_path: Path) -> None:
+        """One spec path leaving the vault refuses the whole sync before any write."""
+        vault = tmp_path / "vault"
+        with pytest.raises(UnsafePathError):
+            sync_vault(vault, [make_spec("ok.md", "x"), make_spec("../evil.md", "x")])
+        assert not vault.exists()
+        assert not (tmp_path / "evil.md").exists()
+
+    def test_edit_saved_during_rendering_is_kept(self, tmp_path: Path) -> None:
+        """A user save between the scan and the write wins; the note is reported as kept."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "v1")])
+        note = vault / "a.md"
+
+        def render() -> bytes:
+            note.write_text("the user saved this while we rendered\n")
+            return b"v2"
+
+        spec = NoteSpec(path="a.md", node_id="note:a.md", key="v2-key", render=render)
+        report = sync_vault(vault, [spec])
+        assert note.read_text() == "the user saved this while we rendered\n"
+        assert report.kept_edited == ("a.md",)
+        assert sync_vault(vault, [make_spec("a.md", "v3")]).kept_edited == ("a.md",)
+
+    def test_file_appearing_during_a_forced_recreate_is_kept(self, tmp_path: Path) -> None:
+        """A user file created at a path while ``--force`` re-creates it there wins: reported
+        as a conflict, untouched, and the engine's old note stays in HEAD (no removal committed)."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "ours")])
+        (vault / "a.md").unlink()
+
+        def render() -> bytes:
+            (vault / "a.md").write_text("the user's new note\n")
+            return b"ours again"
+
+        spec = NoteSpec(path="a.md", node_id="note:a.md", key="k2", render=render)
+        report = sync_vault(vault, [spec], force=True)
+        assert [c.path for c in report.conflicts] == ["a.md"]
+        assert (vault / "a.md").read_text() == "the user's new note\n"
+        assert "a.md" in head(vault).tree
+
+    def test_racy_same_size_edit_is_detected(self, tmp_path: Path) -> None:
+        """An in-place edit of the same size that keeps the file's mtime, right after a sync, is
+        still seen (racy files are hashed), so it is kept."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "version 1")])
+        note = vault / "a.md"
+        before = note.stat()
+        with note.open("r+b") as handle:
+            handle.write(b"VERSION 1")
+        os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert note.stat().st_ino == before.st_ino
+        report = sync_vault(vault, [make_spec("a.md", "version 2")])
+        assert report.kept_edited == ("a.md",)
+        assert note.read_bytes() == b"VERSION 1"
+
+    def test_stat_cache_is_rewritten_once_out_of_the_racy_window(self, tmp_path: Path) -> None:
+        """Files hashed because they were racy get trusted stat data once the window has passed."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(3))
+        cache = vault / CACHE
+        later = time.time_ns() + 2 * RACY_NS
+        os.utime(cache, ns=(later - 3 * RACY_NS, later - 3 * RACY_NS))
+        first = cache.stat().st_mtime_ns
+        sync_vault(vault, notes(3))
+        assert cache.stat().st_mtime_ns != first
+
+    def test_force(self, tmp_path: Path) -> None:
+        """``force`` regenerates edited notes and re-creates deleted ones, never foreign files."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "a"), make_spec("b.md", "b")])
+        (vault / "a.md").write_text("edited")
+        (vault / "b.md").unlink()
+        (vault / "c.md").write_text("mine")
+        specs = [make_spec("a.md", "a"), make_spec("b.md", "b"), make_spec("c.md", "c")]
+        plain = sync_vault(vault, specs)
+        assert (plain.kept_edited, plain.kept_deleted) == (("a.md",), ("b.md",))
+        assert [c.path for c in plain.conflicts] == ["c.md"]
+        forced = sync_vault(vault, specs, force=True)
+        assert forced.updated == ("a.md",)
+        assert forced.created == ("b.md",)
+        assert [c.path for c in forced.conflicts] == ["c.md"]
+        assert (vault / "a.md").read_text() == "a"
+        assert (vault / "c.md").read_text() == "mine"
+
+    def test_concurrent_syncs_are_serialized(self, tmp_path: Path) -> None:
+        """Two syncs of one vault at once both finish, one after the other."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(20))
+        errors: list[BaseException] = []
+
+        def run(version: int) -> None:
+            try:
+                sync_vault(vault, notes(20, version=version))
+            except BaseException as err:  # reported below
+                errors.append(err)
+
+        threads = [threading.Thread(target=run, args=(v,)) for v in (2, 3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert (
+            check_vault(vault, notes(20, version=2)) == ()
+            or check_vault(vault, notes(20, version=3)) == ()
+        )
+        assert git(vault, "status", "--porcelain") == ""
+
+    def test_lock_timeout(self, tmp_path: Path) -> None:
+        """A sync that cannot get the vault lock in time fails and writes nothing."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(1))
+        with VaultFS(vault) as fs, fs.lock(timeout=1), pytest.raises(VaultWriteError, match="lock"):
+            sync_vault(vault, notes(1, version=2), lock_timeout=0.2)
+        assert "version 1" in (vault / "Facts" / "f0" / "note 00000.md").read_text()
+
+    def test_leftover_temps_are_swept(self, tmp_path: Path) -> None:
+        """After a crash, our temp files in the journal's folders go; look-alikes stay."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("F/a.md", "a")])
+        stray = vault / "F" / ".vaultsync-00112233aabb.tmp"
+        look_alike = vault / "F" / ".vaultsync-notours.tmp"
+        stray.write_bytes(b"half")
+        look_alike.write_bytes(b"user")
+        journal = Journal(intents={"F/a.md": Entry(node="n", key="k", blob="0" * 40)})
+        with VaultFS(vault) as fs:
+            fs.write_control(JOURNAL, dump_journal(journal))
+        report = sync_vault(vault, [make_spec("F/a.md", "a")])
+        assert report.recovered
+        assert not stray.exists()
+        assert look_alike.exists()
+        assert not (vault / JOURNAL).exists()
+
+    def test_unreadable_journal_sweeps_the_vault(self, tmp_path: Path) -> None:
+        """A journal that cannot be read makes the next sync sweep every note folder."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("F/G/a.md", "a")])
+        stray = vault / "F" / "G" / ".vaultsync-00112233aabb.tmp"
+        stray.write_bytes(b"half")
+        (vault / JOURNAL).write_bytes(b"\x00 not json")
+        sync_vault(vault, [make_spec("F/G/a.md", "a")])
+        assert not stray.exists()
+
+
+class TestCheckAndStatus:
+    def test_check_lists_differences_and_is_read_only(self, tmp_path: Path) -> None:
+        """``check`` names what a sync would do, renders only changed keys, writes nothing."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("a.md", "a"), make_spec("b.md", "b"), make_spec("c.md", "c")])
+        (vault / ".vaultsync" / "lock").unlink()
+        calls: list[str] = []
+        specs = [
+            make_spec("a.md", "a", calls=calls),
+            make_spec("b.md", "b2", calls=calls),
+            make_spec("d.md", "d", calls=calls),
+        ]
+        before = {p: p.stat().st_mtime_ns for p in vault.rglob("*") if ".git" not in p.parts}
+        assert check_vault(vault, specs) == ("create d.md", "remove c.md", "update b.md")
+        assert sorted(calls) == ["b.md", "d.md"]
+        after = {p: p.stat().st_mtime_ns for p in vault.rglob("*") if ".git" not in p.parts}
+        assert after == before
+        missing = ("create a.md", "create b.md", "create d.md")
+        assert check_vault(tmp_path / "missing", specs) == missing
+        assert not (tmp_path / "missing").exists()
+
+    def test_status(self, tmp_path: Path) -> None:
+        """Edits with the commit that carried them (or uncommitted), deletions, conflicts, work."""
+        vault = tmp_path / "vault"
+        names = ["a.md", "b.md", "c.md", "d.md"]
+        sync_vault(vault, [make_spec(n, n) for n in names])
+        (vault / "a.md").write_text("committed edit")
+        git(vault, "add", "a.md")
+        git(vault, "commit", "-qm", "my edit of a")
+        (vault / "b.md").write_text("uncommitted edit")
+        (vault / "c.md").unlink()
+        (vault / "e.md").write_text("mine")
+        specs = [make_spec(n, n) for n in names] + [make_spec("e.md", "e"), make_spec("f.md", "f")]
+        status = vault_status(vault, specs)
+        by_path = {o.path: o for o in status.edited}
+        assert set(by_path) == {"a.md", "b.md"}
+        assert by_path["a.md"].commit == str(head(vault).id)
+        assert by_path["a.md"].when is not None
+        assert not by_path["a.md"].uncommitted
+        assert by_path["b.md"].uncommitted
+        assert by_path["b.md"].commit == ""
+        assert status.deleted == ("c.md",)
+        assert [c.path for c in status.conflicts] == ["e.md"]
+        assert status.pending == ("create f.md",)

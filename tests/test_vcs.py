@@ -1,0 +1,259 @@
+"""Stage 6b: the repository choice, commits of our paths only, index sync, ownership history."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pygit2
+import pytest
+from pygit2.enums import ConfigLevel
+
+from pipeline.errors import VaultWriteError
+from pipeline.manifest import blob_id
+from pipeline.vcs import FALLBACK_EMAIL, FALLBACK_NAME, TRAILER, VaultRepo
+
+WHEN = datetime(2026, 10, 24, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def write(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+
+
+def opened(vault: Path) -> VaultRepo:
+    repo = VaultRepo.open(vault, create=True)
+    assert repo is not None
+    return repo
+
+
+class TestOpen:
+    def test_no_repository(self, tmp_path: Path) -> None:
+        """Without a repository: none unless asked, then one in the vault on ``main``."""
+        assert VaultRepo.open(tmp_path, create=False) is None
+        repo = opened(tmp_path)
+        assert repo.prefix == ""
+        assert Path(repo.repo.workdir).resolve() == tmp_path.resolve()
+        assert (tmp_path / ".git" / "HEAD").read_text().strip() == "ref: refs/heads/main"
+
+    def test_inside_a_larger_repository(self, tmp_path: Path) -> None:
+        """A vault inside a repository that tracks it uses that repository, with a prefix."""
+        git(tmp_path, "init", "-q")
+        vault = tmp_path / "notes" / "vault"
+        vault.mkdir(parents=True)
+        repo = opened(vault)
+        assert repo.prefix == "notes/vault/"
+        assert not (vault / ".git").exists()
+
+    def test_ignored_by_the_enclosing_repository(self, tmp_path: Path) -> None:
+        """A vault the enclosing repository ignores (like ./vault in the checkout) gets its own."""
+        git(tmp_path, "init", "-q")
+        (tmp_path / ".gitignore").write_text("/vault/\n")
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        repo = opened(vault)
+        assert repo.prefix == ""
+        assert (vault / ".git").is_dir()
+        assert VaultRepo.open(vault, create=False) is not None
+
+
+class TestCommit:
+    def test_commits_only_our_paths_and_leaves_user_changes(self, tmp_path: Path) -> None:
+        """Staged, unstaged and untracked user changes elsewhere survive commit and index sync."""
+        git(tmp_path, "init", "-q")
+        write(tmp_path, {"README.md": b"v1\n", "src/app.py": b"v1\n"})
+        git(tmp_path, "add", ".")
+        git(tmp_path, "commit", "-qm", "start")
+        write(
+            tmp_path,
+            {
+                "README.md": b"v2 staged\n",
+                "src/app.py": b"v2 unstaged\n",
+                "new.txt": b"untracked\n",
+            },
+        )
+        git(tmp_path, "add", "README.md")
+        before = git(tmp_path, "status", "--porcelain")
+        vault = tmp_path / "vault"
+        notes = {"a.md": b"a\n", "F/b.md": b"b\n"}
+        write(vault, notes)
+        repo = opened(vault)
+        sha = repo.commit(dict(notes), fingerprint="f" * 40, when=WHEN)
+        assert sha is not None
+        assert repo.sync_index(dict(notes))
+        assert git(tmp_path, "status", "--porcelain") == before
+        assert git(tmp_path, "diff-files", "--name-only", "--", "vault") == ""
+        shown = git(tmp_path, "show", "--name-only", "--format=%s%n%n%b", sha)
+        assert "vaultsync: sync (2 created, 0 updated, 0 removed)" in shown
+        assert f"{TRAILER}: {'f' * 40}" in shown
+        assert sorted(shown.split()[-2:]) == ["vault/F/b.md", "vault/a.md"]
+        assert git(tmp_path, "show", "HEAD:README.md") == "v1\n"
+
+    def test_message_signature_time_and_counts(self, tmp_path: Path) -> None:
+        """Repo config gives the signature; the clock gives the time; counts skip engine files."""
+        repo = opened(tmp_path)
+        repo.repo.config["user.name"] = "Ada"
+        repo.repo.config["user.email"] = "ada@example.invalid"
+        repo.commit(
+            {"a.md": b"1", "b.md": b"1", ".vaultsync/manifest.json": b"{}"},
+            fingerprint="x",
+            when=WHEN,
+        )
+        sha = repo.commit({"a.md": b"2", "b.md": None, "c.md": b"1"}, fingerprint="y", when=WHEN)
+        assert sha is not None
+        commit = repo.repo[sha].peel(pygit2.Commit)
+        assert (
+            commit.message == f"vaultsync: sync (1 created, 1 updated, 1 removed)\n\n{TRAILER}: y\n"
+        )
+        assert (commit.author.name, commit.author.email) == ("Ada", "ada@example.invalid")
+        assert commit.commit_time == int(WHEN.timestamp())
+        assert commit.commit_time_offset == 120
+        assert commit.message_trailers == {TRAILER: "y"}
+
+    def test_nothing_to_commit(self, tmp_path: Path) -> None:
+        """An unchanged tree makes no commit."""
+        repo = opened(tmp_path)
+        repo.commit({"a.md": b"1"}, fingerprint="x")
+        head = repo.repo.head.target
+        assert repo.commit({"a.md": b"1"}, fingerprint="x") is None
+        assert repo.repo.head.target == head
+
+    def test_edited_file_keeps_its_edit_unstaged(self, tmp_path: Path) -> None:
+        """When the file on disk is not ours, the index gets our blob: the edit shows as `` M``."""
+        write(tmp_path, {"a.md": b"user edit\n"})
+        repo = opened(tmp_path)
+        repo.commit({"a.md": b"ours\n"}, fingerprint="x")
+        assert repo.sync_index({"a.md": b"ours\n"})
+        assert git(tmp_path, "status", "--porcelain") == " M a.md\n"
+
+    def test_removed_paths_leave_the_index(self, tmp_path: Path) -> None:
+        """A path we removed from disk and HEAD leaves the index; status is clean."""
+        write(tmp_path, {"a.md": b"a", "b.md": b"b"})
+        repo = opened(tmp_path)
+        repo.commit({"a.md": b"a", "b.md": b"b"}, fingerprint="x")
+        repo.sync_index({"a.md": b"a", "b.md": b"b"})
+        (tmp_path / "b.md").unlink()
+        repo.commit({"b.md": None}, fingerprint="y")
+        repo.sync_index({"b.md": None})
+        assert git(tmp_path, "status", "--porcelain") == ""
+
+    def test_stale_locks(self, tmp_path: Path) -> None:
+        """A left-over ``index.lock`` is never deleted: index sync reports failure, a ref lock
+        fails the commit with a hint."""
+        repo = opened(tmp_path)
+        repo.commit({"a.md": b"1"}, fingerprint="x")
+        lock = Path(repo.repo.path) / "index.lock"
+        lock.write_bytes(b"")
+        assert repo.sync_index({"a.md": b"1"}, timeout=0.2) is False
+        assert lock.exists()
+        ref_lock = Path(repo.repo.path) / "refs" / "heads" / "main.lock"
+        ref_lock.write_bytes(b"")
+        with pytest.raises(VaultWriteError) as caught:
+            repo.commit({"a.md": b"2"}, fingerprint="y")
+        assert caught.value.hint is not None
+        assert ref_lock.exists()
+
+
+@pytest.fixture
+def no_global_identity(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """libgit2 reads its global config from a search path: point it at an empty folder."""
+    empty = tmp_path_factory.mktemp("noconfig")
+    saved = pygit2.settings.search_path[ConfigLevel.GLOBAL]
+    pygit2.settings.search_path[ConfigLevel.GLOBAL] = str(empty)
+    try:
+        yield
+    finally:
+        pygit2.settings.search_path[ConfigLevel.GLOBAL] = saved
+
+
+def test_fallback_identity(tmp_path: Path, no_global_identity: None) -> None:
+    """No ``user.name`` anywhere: the commit is signed ``vaultsync <vaultsync@localhost>``."""
+    repo = opened(tmp_path)
+    sha = repo.commit({"a.md": b"1"}, fingerprint="x")
+    assert sha is not None
+    author = repo.repo[sha].peel(pygit2.Commit).author
+    assert (author.name, author.email) == (FALLBACK_NAME, FALLBACK_EMAIL)
+
+
+class TestHistory:
+    @pytest.fixture
+    def story(self, tmp_path: Path) -> tuple[Path, VaultRepo]:
+        """sync 1 writes a, b; the user commits an edit of a; sync 2 writes c; sync 3 removes b."""
+        git(tmp_path, "init", "-q")
+        vault = tmp_path / "v"
+        vault.mkdir()
+        repo = opened(vault)
+
+        def sync(changes: dict[str, bytes | None], manifest: bytes) -> None:
+            changes = {**changes, ".vaultsync/manifest.json": manifest}
+            for rel, data in changes.items():
+                if data is None:
+                    (vault / rel).unlink()
+                else:
+                    write(vault, {rel: data})
+            repo.commit(changes, fingerprint=blob_id(manifest))
+            assert repo.sync_index(changes)
+
+        sync({"a.md": b"a1", "b.md": b"b1"}, b"m1")
+        write(vault, {"a.md": b"a by the user"})
+        git(tmp_path, "add", "v/a.md")
+        git(tmp_path, "commit", "-qm", "my edit")
+        sync({"c.md": b"c1"}, b"m2")
+        sync({"b.md": None}, b"m3")
+        git(tmp_path, "commit", "-q", "--allow-empty", "-m", "unrelated")
+        return vault, repo
+
+    def test_last_sync_blobs(self, story: tuple[Path, VaultRepo]) -> None:
+        """Our last write per path: not the user's commit; removed paths and unknown ones absent."""
+        _vault, repo = story
+        found = repo.last_sync_blobs(["a.md", "b.md", "c.md", "d.md"])
+        assert found == {"a.md": blob_id(b"a1"), "c.md": blob_id(b"c1")}
+
+    def test_walk_is_bounded(self, story: tuple[Path, VaultRepo]) -> None:
+        """``max_commits`` stops the walk."""
+        _vault, repo = story
+        assert repo.last_sync_blobs(["a.md"], max_commits=3) == {}
+        assert repo.last_sync_blobs(["a.md"], max_commits=5) == {"a.md": blob_id(b"a1")}
+
+    def test_last_sync_manifest_and_fingerprint(self, story: tuple[Path, VaultRepo]) -> None:
+        """The newest sync commit's manifest and trailer."""
+        _vault, repo = story
+        assert repo.last_sync_manifest() == b"m3"
+        assert repo.last_sync_fingerprint() == blob_id(b"m3")
+
+    def test_edit_origins(self, story: tuple[Path, VaultRepo]) -> None:
+        """A committed edit names its commit and date; an unsaved one says "uncommitted"."""
+        vault, repo = story
+        origin = repo.edit_origins({"a.md": blob_id(b"a by the user")})["a.md"]
+        assert repo.repo[origin.commit].peel(pygit2.Commit).message == "my edit\n"
+        assert origin.when is not None
+        assert abs(origin.when - datetime.now(UTC)) < timedelta(minutes=5)
+        assert not origin.uncommitted
+        write(vault, {"c.md": b"c edited, not committed"})
+        origin = repo.edit_origins({"c.md": blob_id(b"c edited, not committed")})["c.md"]
+        assert origin.commit == ""
+        assert origin.uncommitted
+
+    def test_one_walk_for_many_paths(self, tmp_path: Path) -> None:
+        """200 sync commits, 1,000 paths asked: one walk, well under a second."""
+        repo = opened(tmp_path)
+        for n in range(200):
+            repo.commit(
+                {f"F{n % 10}/n{n}-{i}.md": f"{n}-{i}".encode() for i in range(5)},
+                fingerprint=str(n),
+            )
+        asked = [f"F{n % 10}/n{n}-{i}.md" for n in range(200) for i in range(5)]
+        started = time.perf_counter()
+        found = repo.last_sync_blobs(asked)
+        elapsed = time.perf_counter() - started
+        assert len(found) == 1000
+        assert elapsed < 1.0
