@@ -15,7 +15,8 @@ from pipeline.documents import context_documents
 from pipeline.graph import Build, build_graph
 from pipeline.graphnodes import build_nodes
 from pipeline.linkstore import read_links
-from pipeline.model import Graph, Origin, Records
+from pipeline.model import Graph, NoteSpec, Origin, Records
+from pipeline.render import build_note_specs, make_environment
 from pipeline.settings import Caps
 
 
@@ -33,6 +34,12 @@ def build(state: Path, caps: Caps) -> tuple[Records, Build]:
     built = build_graph(records, caps, fingerprint=fingerprint)
     save_graph(state, built.graph)
     return records, built
+
+
+def vault_specs(state: Path, caps: Caps, templates: Path | None = None) -> tuple[NoteSpec, ...]:
+    """Every note the vault should hold, each rendered only when the sync needs its bytes."""
+    records, built = build(state, caps)
+    return build_note_specs(records, built.graph, built.resolver, make_environment(templates))
 
 
 def current_graph(state: Path, caps: Caps) -> Graph:

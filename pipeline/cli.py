@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +18,12 @@ import click
 
 from pipeline import app
 from pipeline.cache import graph_to_json
-from pipeline.errors import LinkStoreError, UsageError, VaultsyncError
+from pipeline.errors import LinkStoreError, UsageError, VaultStale, VaultsyncError
 from pipeline.linkstore import LinkStore, Quarantine
-from pipeline.model import Kind
+from pipeline.model import Kind, NoteSpec
 from pipeline.query import document_links, find_note, local_graph
-from pipeline.settings import Caps, caps_from_env, state_dir
+from pipeline.settings import Caps, caps_from_env, state_dir, vault_dir
+from pipeline.sync import check_vault, sync_vault, vault_status
 from pipeline.views import (
     document_links_json,
     document_links_text,
@@ -29,9 +31,13 @@ from pipeline.views import (
     local_graph_text,
     map_json,
     map_text,
+    status_json,
+    status_text,
+    sync_lines,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+CHECK_LISTED = 20
 
 
 class _ReportedError(click.ClickException):
@@ -151,6 +157,128 @@ def export(state: str | None) -> None:
     """Print the graph as graph.json (schema 2) on stdout."""
     root, caps = _workspace(state)
     sys.stdout.buffer.write(graph_to_json(app.current_graph(root, caps)))
+
+
+# ---------------------------------------------------------------------------------------------
+# The vault (seed 002, "The Obsidian vault")
+
+
+def vault_option(command: F) -> F:
+    """``--vault DIR``: the vault (else env, else ``<state>/vault``)."""
+    return click.option(
+        "--vault",
+        "vault",
+        metavar="DIR",
+        help="Vault folder [env VAULTSYNC_VAULT_DIR, CHATCLI_MEMORY_VAULT_DIR; <state>/vault]",
+    )(command)
+
+
+def templates_option(command: F) -> F:
+    """``--templates DIR``: templates that override the built-in ones by name."""
+    return click.option(
+        "--templates",
+        "templates",
+        metavar="DIR",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="Folder of Jinja templates overriding the built-in ones (same file names).",
+    )(command)
+
+
+def _vault_specs(
+    state: str | None, vault: str | None, templates: Path | None
+) -> tuple[Path, tuple[NoteSpec, ...]]:
+    root, caps = _workspace(state)
+    target = vault_dir(vault, root)
+    specs = app.vault_specs(root, caps, templates)
+    if sys.stderr.isatty():
+        specs = with_progress(specs)
+    return target, specs
+
+
+def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
+    """On a terminal, count rendered notes on stderr; cron and CI stay silent."""
+    rendered = [0]
+
+    def counted(render: Callable[[], bytes]) -> Callable[[], bytes]:
+        def run() -> bytes:
+            rendered[0] += 1
+            if rendered[0] % 250 == 0:
+                click.echo(f"\rrendering… {rendered[0]} notes", err=True, nl=False)
+            return render()
+
+        return run
+
+    return tuple(replace(spec, render=counted(spec.render)) for spec in specs)
+
+
+@cli.command()
+@state_option
+@vault_option
+@templates_option
+@click.option("--force", is_flag=True, help="Regenerate vaultsync's notes, edited ones included.")
+@click.option("--no-commit", is_flag=True, help="Write the notes but leave them uncommitted.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@click.option("-v", "--verbose", is_flag=True, help="List every path written or removed.")
+def sync(
+    state: str | None,
+    vault: str | None,
+    templates: Path | None,
+    force: bool,
+    no_commit: bool,
+    dry_run: bool,
+    verbose: bool,
+) -> None:
+    """Bring the vault in line with the stores, and commit what changed (one commit).
+
+    Notes you edited are kept, notes you deleted stay deleted, files vaultsync did not write are
+    never touched. Quiet unless something is worth saying, so it can run from cron.
+    """
+    target, specs = _vault_specs(state, vault, templates)
+    report = sync_vault(target, specs, force=force, commit=not no_commit, dry_run=dry_run)
+    if sys.stderr.isatty():
+        click.echo("\r\033[K", err=True, nl=False)
+    for line in sync_lines(report, target, verbose=verbose or dry_run):
+        click.echo(line)
+
+
+@cli.command()
+@state_option
+@vault_option
+@templates_option
+@json_option
+def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
+    """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
+    target, specs = _vault_specs(state, vault, templates)
+    report = vault_status(target, specs)
+    _emit(as_json, lambda: status_json(report, target), lambda: status_text(report, target))
+
+
+@cli.command()
+@state_option
+@vault_option
+@templates_option
+def check(state: str | None, vault: str | None, templates: Path | None) -> None:
+    """Exit 0 when the vault is exactly what the stores produce, 1 with the differences."""
+    target, specs = _vault_specs(state, vault, templates)
+    differences = check_vault(target, specs)
+    if differences:
+        for line in differences[:CHECK_LISTED]:
+            click.echo(f"  {line}")
+        if len(differences) > CHECK_LISTED:
+            click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
+        raise VaultStale(
+            f"the vault at {target} is stale: {len(differences)} differences",
+            hint="run `vaultsync sync`",
+        )
+    click.echo(f"the vault at {target} is in sync")
+
+
+@cli.command()
+@state_option
+@vault_option
+def path(state: str | None, vault: str | None) -> None:
+    """Print the vault folder, to open in Obsidian."""
+    click.echo(str(vault_dir(vault, state_dir(state))))
 
 
 # ---------------------------------------------------------------------------------------------

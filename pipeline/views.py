@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pathlib import Path
+
 from pipeline.graphstats import counts_by_kind, hubs
 from pipeline.model import Graph, Node
 from pipeline.query import DocumentLinks, LocalGraph, Neighbour
+from pipeline.sync import StatusReport, SyncReport
 
 
 def _label(node: Node) -> str:
@@ -132,3 +135,77 @@ def document_links_json(view: DocumentLinks, summary: str) -> dict[str, Any]:
 
 def _node_json(node: Node) -> dict[str, Any]:
     return {"id": node.id, "kind": node.kind.value, "title": node.title}
+
+
+def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
+    """Nothing when nothing changed and nothing needs attention; else a short summary."""
+    lines: list[str] = []
+    verb = "would change" if report.dry_run else "synced"
+    if report.changed:
+        commit = f" (commit {report.commit[:10]})" if report.commit else ""
+        lines.append(
+            f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
+        )
+        if verbose:
+            for label, paths in (("+", report.created), ("~", report.updated), ("-", report.removed)):
+                lines.extend(f"  {label} {p}" for p in paths)
+    if report.recovered:
+        lines.append("finished the work of an interrupted sync")
+    if report.manifest_problem:
+        lines.append(f"warning: manifest unusable ({report.manifest_problem}); existing files kept")
+    for path in report.kept_edited:
+        lines.append(f"kept (edited by you): {path}")
+    if verbose:
+        lines.extend(f"kept deleted (deleted by you): {p}" for p in report.kept_deleted)
+    lines.extend(f"conflict: {c.path} — {c.reason}" for c in report.conflicts)
+    if not report.index_synced:
+        lines.append("warning: .git/index was locked; the next sync updates it")
+    return lines
+
+
+def status_text(report: StatusReport, vault: Path) -> str:
+    """What the vault keeps for the person, and what a sync would do."""
+    lines = [f"vault: {vault}"]
+    if report.manifest_problem:
+        lines.append(f"manifest unusable: {report.manifest_problem} (every existing file is kept)")
+    if report.edited:
+        lines.append(f"kept, edited by you ({len(report.edited)}):")
+        for edit in report.edited:
+            if edit.uncommitted or not edit.commit:
+                origin = "uncommitted edit"
+            else:
+                when = edit.when.date().isoformat() if edit.when else "?"
+                origin = f"edited in commit {edit.commit[:10]} on {when}"
+            lines.append(f"  - {edit.path} ({origin})")
+    if report.deleted:
+        lines.append(f"deleted by you, not re-created ({len(report.deleted)}):")
+        lines.extend(f"  - {path}" for path in report.deleted)
+    if report.conflicts:
+        lines.append(f"conflicts ({len(report.conflicts)}):")
+        lines.extend(f"  - {c.path}: {c.reason}" for c in report.conflicts)
+    if report.pending:
+        lines.append(f"a sync would change {len(report.pending)} notes (run `vaultsync sync`)")
+    else:
+        lines.append("in sync with the stores")
+    return "\n".join(lines)
+
+
+def status_json(report: StatusReport, vault: Path) -> dict[str, Any]:
+    """The status as plain data."""
+    return {
+        "vault": str(vault),
+        "edited": [
+            {
+                "path": e.path,
+                "commit": e.commit or None,
+                "when": e.when.isoformat() if e.when else None,
+                "uncommitted": e.uncommitted,
+            }
+            for e in report.edited
+        ],
+        "deleted": list(report.deleted),
+        "conflicts": [{"path": c.path, "reason": c.reason} for c in report.conflicts],
+        "pending": list(report.pending),
+        "manifest_problem": report.manifest_problem or None,
+    }

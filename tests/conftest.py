@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
+from types import ModuleType
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,22 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     for var in ("VAULTSYNC_STATE_DIR", "CHATCLI_STATE_DIR", "VAULTSYNC_VAULT_DIR", "CHATCLI_MEMORY_VAULT_DIR"):
         monkeypatch.delenv(var, raising=False)
     yield
+
+
+def _demo_builder() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_demo", ROOT / "fixtures" / "stores" / "build_demo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def demo_state(tmp_path: Path) -> Path:
+    """A fresh copy of the demo store with its recorded mtimes (git does not keep them)."""
+    target = tmp_path / "demo-state"
+    _demo_builder().main(["--out", str(target), "--quiet"])
+    return target
 
 
 def corpus(name: str) -> Path:

@@ -96,15 +96,15 @@ def _line_fields(text: str, line_start: int, line_end: int, line: int) -> list[I
     if found:
         found.sort(key=lambda field: field.start)
         return found
-    match = _FULL_LINE.match(text, line_start, line_end)
-    if match is None or match.end() != line_end:
+    whole = _FULL_LINE.match(text, line_start, line_end)
+    if whole is None or whole.end() != line_end:
         return found
-    start, end = _trimmed(text, match.start("value"), match.end("value"))
+    start, end = _trimmed(text, whole.start("value"), whole.end("value"))
     if start < end:
         found.append(
             InlineField(
-                key=match["key"].casefold(),
-                raw_key=match["key"],
+                key=whole["key"].casefold(),
+                raw_key=whole["key"],
                 value=text[start:end],
                 start=start,
                 end=end,
@@ -118,7 +118,7 @@ def parse_inline_fields(text: str) -> tuple[InlineField, ...]:
     """Every inline field of a note body outside code, in text order.
 
     Args:
-        text: the body of a note (no front matter), ``\\n`` line endings.
+        text: the body of a note (no front matter), LF line endings.
 
     Returns:
         The fields, each with the body offsets of its trimmed value.

@@ -1,0 +1,405 @@
+"""The vault REST API of seed 003 over the search index: ``create_app(vault, state)``; shell.
+
+Routes (all JSON; OpenAPI at ``/openapi.json``):
+
+* ``GET /v1/vault/documents`` (``doc_type`` comma-separated, ``folder``, ``limit`` 1-500
+  default 20, ``offset``): the registry sorted by path; the total is in ``X-Total-Count``.
+* ``GET /v1/vault/documents/{id}``: one note with its text (``id`` may also be a vault path).
+* ``GET /v1/vault/documents/{id}/links``: ``outlinks`` and ``backlinks``, each with
+  ``link_type`` and ``context``; one per (far note, type).
+* ``POST /v1/vault/search`` (``query``, ``doc_types``, ``folder``, ``max_results``): the hits
+  (``source: vault``, with a snippet), then up to 6 notes linked with the best ones (``source:
+  linked``, with ``why``), in seed 003's list shape.
+* ``POST /v1/vault/links`` (``from``, ``to``, ``rel``, ``note``): draws an explicit link with
+  ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
+  (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
+
+Errors are JSON ``{"detail", "code", "hint", "candidates"}``: 404 no such note, 409 an
+ambiguous reference or a refused link (store full, sealed, locked), 422 bad input (FastAPI's
+validation answer, an empty query, a self-link, a note you wrote as a link end), 503 no index
+yet or an unreadable store.  Handlers never touch the vault's files: they read the index
+(:mod:`pipeline.search.reader`), so a running sync never blocks them and they see the last
+complete index.  A background thread refreshes the index every ``refresh`` seconds, skipping
+while a sync holds the vault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Query, Request, Response
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pipeline.app import current_graph
+from pipeline.errors import (
+    ConfigError,
+    LinkStoreError,
+    NoteReferenceError,
+    StoreError,
+    UsageError,
+    VaultsyncError,
+    VaultWriteError,
+)
+from pipeline.linkstore import LinkStore
+from pipeline.model import Graph, Node
+from pipeline.query import find_note
+from pipeline.search.index import update_index
+from pipeline.search.model import NoteLink, SearchQuery
+from pipeline.search.query import match_expression
+from pipeline.search.reader import IndexNotReady, IndexReader, NoteNotFound, read_repairing
+from pipeline.search.schemas import (
+    MAX_REF,
+    DocumentDetailOut,
+    DocumentOut,
+    ErrorOut,
+    LinkCreatedOut,
+    LinkIn,
+    LinkOut,
+    LinksOut,
+    SearchIn,
+    SearchItemOut,
+)
+from pipeline.settings import caps_from_env
+
+__all__ = ["OPEN_PATHS", "create_app"]
+
+LOG = logging.getLogger("vaultsync.api")
+OPEN_PATHS = frozenset({"/openapi.json", "/docs"})
+"""Served without the bearer token: they describe the API and hold no vault data."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+
+class AmbiguousReference(NoteReferenceError):
+    """A link end could mean several notes (``find_note`` strict refused it)."""
+
+
+class _AsciiJSON(JSONResponse):
+    """JSON with non-ASCII escaped: an error may quote input holding a lone surrogate."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _error(status: int, code: str, detail: str, hint: str | None = None) -> JSONResponse:
+    body = ErrorOut(detail=detail, code=code, hint=hint).model_dump()
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return _AsciiJSON(body, status_code=status, headers=headers)
+
+
+def _invalid(_: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's 422 shape, without echoing the input back."""
+    assert isinstance(exc, RequestValidationError)  # noqa: S101 - registered for this class
+    detail = [
+        {
+            "loc": list(e.get("loc", ())),
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors()
+    ]
+    return _AsciiJSON({"detail": detail}, status_code=422)
+
+
+def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own errors (no such route, wrong method) in the shape of every other one."""
+    assert isinstance(exc, StarletteHTTPException)  # noqa: S101 - registered for this class
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    response = _error(exc.status_code, code, str(exc.detail))
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    LOG.error("unexpected error", exc_info=exc)
+    return _error(500, "internal", "internal error; the server log has the details")
+
+
+_STATUS: tuple[tuple[type[VaultsyncError], int, str], ...] = (
+    (AmbiguousReference, 409, "ambiguous_reference"),
+    (NoteReferenceError, 404, "not_found"),
+    (IndexNotReady, 503, "index_not_ready"),
+    (UsageError, 422, "bad_request"),
+    (LinkStoreError, 409, "link_refused"),
+    (StoreError, 503, "store_unreadable"),
+    (ConfigError, 503, "misconfigured"),
+    (VaultWriteError, 503, "index_unwritable"),
+)
+
+
+def _vaultsync_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, VaultsyncError)  # noqa: S101 - registered for this class only
+    status, code = next(
+        ((s, c) for kind, s, c in _STATUS if isinstance(exc, kind)), (400, "refused")
+    )
+    if status == 422:  # FastAPI's validation shape, as the OpenAPI document says for 422
+        message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
+        return _AsciiJSON({"detail": [{"loc": ["body"], "msg": message, "type": code}]}, 422)
+    return _error(status, code, exc.message, exc.hint)
+
+
+def _sqlite_error(_: Request, exc: Exception) -> JSONResponse:
+    LOG.warning("search index error: %s", exc)
+    return _error(503, "index_unavailable", "the search index is unavailable; retry shortly")
+
+
+def _hostname(header: str) -> str:
+    if header.startswith("["):
+        return header[1 : header.find("]")].lower()
+    return header.rpartition(":")[0].lower() if header.count(":") == 1 else header.lower()
+
+
+class _Guard:
+    """ASGI middleware: refuse a foreign ``Host`` (DNS rebinding) and a missing bearer token."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, hosts: frozenset[str] | None) -> None:
+        self.app, self.token, self.hosts = app, token, hosts
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = None
+        if self.hosts is not None and _hostname(headers.get("host", "")) not in self.hosts:
+            refusal = _error(421, "wrong_host", "this server answers only on its own address")
+        elif self.token and scope["path"] not in OPEN_PATHS:
+            given = headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                refusal = _error(
+                    401,
+                    "unauthorized",
+                    "a bearer token is required",
+                    "send Authorization: Bearer $VAULTSYNC_API_TOKEN",
+                )
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _link_id(source: str, target: str, link_type: str) -> str:
+    return hashlib.sha256(f"{source}\0{target}\0{link_type}".encode()).hexdigest()[:16]
+
+
+def _links_out(doc_id: str, links: Iterable[NoteLink], *, incoming: bool) -> list[LinkOut]:
+    out = []
+    for link in links:
+        source, target = (link.other.id, doc_id) if incoming else (doc_id, link.other.id)
+        out.append(
+            LinkOut(
+                id=_link_id(source, target, link.link_type),
+                from_doc_id=source,
+                to_doc_id=target,
+                link_type=link.link_type,
+                context=link.context,
+                document=DocumentOut.of(link.other),
+            )
+        )
+    return out
+
+
+def _graph_note(graph: Graph, reader: IndexReader, ref: str) -> Node:
+    """The graph note ``ref`` names: an engine note's id or path first, else ``find_note``."""
+    with contextlib.suppress(NoteNotFound):
+        doc = reader.document(ref)[0]
+        if doc.id in graph.by_id:
+            return graph.by_id[doc.id]
+        if not doc.engine:
+            raise UsageError(
+                f"{doc.path} is a note you wrote, not a note of the graph",
+                hint="link it with a [[wikilink]] in its text",
+            )
+    try:
+        return find_note(graph, ref, strict=True)
+    except NoteReferenceError as err:
+        find_note(graph, ref)  # raises "no note matches" when none does: a 404
+        raise AmbiguousReference(err.message, hint=err.hint) from err
+
+
+def _lifespan(
+    vault: Path, refresh: float
+) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        stop = threading.Event()
+
+        def refresher() -> None:
+            while not stop.wait(refresh):
+                try:
+                    update_index(vault, wait=0.0)
+                except (VaultsyncError, sqlite3.Error, OSError) as err:
+                    LOG.warning("index refresh failed: %s", err)
+
+        try:
+            update_index(vault)
+        except (VaultsyncError, sqlite3.Error, OSError) as err:
+            LOG.warning("index update at start failed: %s", err)
+        worker = threading.Thread(target=refresher, name="vaultsync-index", daemon=True)
+        if refresh > 0:
+            worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if worker.is_alive():
+                worker.join(timeout=5)
+
+    return lifespan
+
+
+def create_app(
+    vault: Path,
+    state: Path,
+    *,
+    token: str | None = None,
+    allowed_hosts: Iterable[str] | None = None,
+    refresh: float = 0.0,
+) -> FastAPI:
+    """The API over ``vault``'s index; explicit links go to ``state``'s ``links.json``.
+
+    Args:
+        vault: the vault folder (its index is updated at start).
+        state: the ChatCLI state directory (graph and link store).
+        token: when set, every route but ``OPEN_PATHS`` needs ``Authorization: Bearer <token>``.
+        allowed_hosts: when set, requests whose ``Host`` is not one of these get 421.
+        refresh: seconds between background index refreshes (0: none).
+    """
+    app = FastAPI(
+        title="vaultsync vault API",
+        version="1",
+        summary="List, read, search and link the notes of a vaultsync vault (seed 003).",
+        lifespan=_lifespan(vault, refresh),
+        redoc_url=None,
+    )
+    hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+    app.add_middleware(_Guard, token=token or None, hosts=hosts)
+    app.add_exception_handler(VaultsyncError, _vaultsync_error)
+    app.add_exception_handler(sqlite3.Error, _sqlite_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)
+    reader = IndexReader(vault)
+    errors: dict[int | str, dict[str, Any]] = {
+        code: {"model": ErrorOut} for code in (400, 401, 404, 405, 409, 421, 503)
+    }
+
+    def ask(question: Callable[[IndexReader], Any]) -> Any:
+        return read_repairing(vault, reader, question)
+
+    @app.get("/v1/vault/documents", response_model=list[DocumentOut], responses=errors)
+    def list_documents(
+        response: Response,
+        doc_type: Annotated[str, Query(max_length=1000, description="comma-separated kinds")] = "",
+        folder: Annotated[str, Query(max_length=MAX_REF)] = "",
+        limit: Annotated[int, Query(ge=1, le=500)] = 20,
+        offset: Annotated[int, Query(ge=0, le=2**31)] = 0,
+    ) -> list[DocumentOut]:
+        """The registry: every note with id, path, title, kind, SHA-256 and size, by path."""
+        kinds = tuple(k.strip() for k in doc_type.split(",") if k.strip())
+        docs, total = ask(
+            lambda r: r.documents(kinds=kinds, folder=folder, limit=limit, offset=offset)
+        )
+        response.headers["X-Total-Count"] = str(total)
+        return [DocumentOut.of(doc) for doc in docs]
+
+    @app.get("/v1/vault/documents/{doc_id:path}/links", response_model=LinksOut, responses=errors)
+    def document_links(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> LinksOut:
+        """A note's outgoing links and backlinks, with link type and context."""
+        found = ask(lambda r: r.links(doc_id))
+        return LinksOut(
+            outlinks=_links_out(found.document.id, found.outlinks, incoming=False),
+            backlinks=_links_out(found.document.id, found.backlinks, incoming=True),
+        )
+
+    @app.get(
+        "/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut, responses=errors
+    )
+    def get_document(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> DocumentDetailOut:
+        """One note (by id or vault path) with its text after the front matter."""
+        doc, body = ask(lambda r: r.document(doc_id))
+        return DocumentDetailOut(**DocumentOut.of(doc).model_dump(), content=body)
+
+    @app.post("/v1/vault/search", response_model=list[SearchItemOut], responses=errors)
+    def search(body: SearchIn) -> list[SearchItemOut]:
+        """Full-text search (BM25) over every note, then notes linked with the best hits.
+
+        A query without a searchable word (only punctuation or exclusions) matches nothing.
+        """
+        try:
+            match_expression(body.query)
+        except UsageError:
+            return []
+        query = SearchQuery(
+            text=body.query,
+            kinds=tuple(body.doc_types or ()),
+            folder=body.folder,
+            limit=body.max_results,
+        )
+        result = ask(lambda r: r.search(query))
+        items = [
+            SearchItemOut(
+                document=DocumentOut.of(h.document),
+                score=h.score,
+                source="vault",
+                snippet=h.snippet,
+            )
+            for h in result.hits
+        ]
+        items += [
+            SearchItemOut(
+                document=DocumentOut.of(n.document),
+                score=0.0,
+                source="linked",
+                why=n.why,
+                link_type=n.link_type,
+            )
+            for n in result.linked
+        ]
+        return items
+
+    @app.post(
+        "/v1/vault/links",
+        response_model=LinkCreatedOut,
+        status_code=201,
+        responses={**errors, 200: {"model": LinkCreatedOut}},
+    )
+    def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
+        """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
+        graph = current_graph(state, caps_from_env())
+        source = _graph_note(graph, reader, body.from_)
+        target = _graph_note(graph, reader, body.to)
+        if source.id == target.id:
+            raise UsageError(f"cannot link {source.id} to itself")
+        result = LinkStore(state).add(
+            source.id, target.id, body.rel, body.note, now=datetime.now(UTC)
+        )
+        if result.quarantined is not None:
+            LOG.warning("links.json was corrupt; moved aside to %s", result.quarantined.path)
+        response.status_code = 201 if result.status == "added" else 200
+        return LinkCreatedOut(
+            status=result.status,
+            from_doc_id=result.link.source,
+            to_doc_id=result.link.target,
+            rel=result.link.rel,
+            note=result.link.note,
+        )
+
+    return app

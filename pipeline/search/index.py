@@ -1,0 +1,379 @@
+"""Vault on disk → the search index ``<vault>/.vaultsync/search.db``; edge (files, SQLite).
+
+Contract: ``update_index(vault)`` brings the index in line with the vault's notes and returns an
+:class:`~pipeline.search.model.IndexReport`.  It is incremental: a note whose stat data are
+unchanged is not read; one whose SHA-256 is unchanged is not re-parsed; only added, changed and
+removed notes touch the full-text table.  The whole update is **one transaction**, and the
+database runs in WAL mode, so a reader never waits for it and always sees the last complete
+state (before or after, never between).  A corrupt database, or one of an older schema, is
+deleted and rebuilt, never fatal.
+
+Tables:
+
+* ``notes``: one row per note (the registry: id, path, title, kind, aliases, tags, hash,
+  size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
+  the path exists, and is the FTS rowid.
+* ``fts``: FTS5 over title, aliases, tags, path and the full body (``unicode61
+  remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
+  content), so there are no triggers to get wrong (libraries.md §8).
+* ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
+  note the target resolves to now (Obsidian's rules, ``pipeline.pathresolve``).  A link is
+  re-resolved when its source changes or a note of its target's name appears or goes.
+
+Locks: the update holds the vault lock **shared** (``pipeline.write.VaultFS.lock``) so it never
+indexes a sync's half-written state; a sync in progress makes it wait ``wait`` seconds, then
+skip (the report says so).  A caller that already holds the vault lock passes
+``vault_lock=False``.  Two updates serialise on SQLite's write lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pipeline.errors import UsageError, VaultWriteError
+from pipeline.manifest import CONTROL_DIR, GITIGNORE, GITIGNORE_BYTES, MANIFEST, load_manifest
+from pipeline.pathresolve import ObsidianIndex
+from pipeline.search.links import extract_links, name_key, path_name_key
+from pipeline.search.model import IndexReport
+from pipeline.search.registry import (
+    FileStat,
+    IdClaim,
+    NoteText,
+    assign_ids,
+    read_note,
+    scan_vault,
+)
+from pipeline.write import RACY_NS, VaultFS
+
+__all__ = ["DB_NAME", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
+
+DB_NAME = "search.db"
+SCHEMA_VERSION = "1"
+LOCK_WAIT = 10.0
+BUSY_TIMEOUT = 60.0
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE notes(
+  nid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, id TEXT NOT NULL, claimed TEXT NOT NULL,
+  engine INTEGER NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL, aliases TEXT NOT NULL,
+  tags TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, outdegree INTEGER NOT NULL);
+CREATE INDEX notes_id ON notes(id);
+CREATE INDEX notes_kind ON notes(kind, path);
+CREATE VIRTUAL TABLE fts USING fts5(
+  title, aliases, tags, path, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+CREATE TABLE links(
+  src INTEGER NOT NULL, seq INTEGER NOT NULL, link_type TEXT NOT NULL, target TEXT NOT NULL,
+  name_key TEXT NOT NULL, alt_key TEXT NOT NULL, context TEXT NOT NULL, dst INTEGER,
+  PRIMARY KEY (src, seq)) WITHOUT ROWID;
+CREATE INDEX links_dst ON links(dst) WHERE dst IS NOT NULL;
+CREATE INDEX links_name ON links(name_key);
+CREATE INDEX links_alt ON links(alt_key) WHERE alt_key != '';
+"""
+
+
+class _Rebuild(Exception):
+    """The database is usable but not ours to update (another schema): start over."""
+
+
+def index_path(vault: Path) -> Path:
+    """Where the index of ``vault`` lives."""
+    return vault / CONTROL_DIR / DB_NAME
+
+
+def is_corruption(err: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is damaged or not a database (rather than busy, say)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def _remove_database(db: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            (db.parent / (db.name + suffix)).unlink()
+
+
+@contextlib.contextmanager
+def _writer(db: Path) -> Iterator[sqlite3.Connection]:
+    if not db.exists():
+        os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        yield conn
+    finally:
+        conn.close()
+
+
+def _prepare(conn: sqlite3.Connection) -> bool:
+    """Create the schema in a fresh database (True) or check an existing one's version.
+
+    Runs inside the update's transaction, so a new index appears complete or not at all.
+    """
+    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if tables == 0:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        return True
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError as err:  # no meta table: not our database
+        raise _Rebuild from err
+    if row is None or row[0] != SCHEMA_VERSION:
+        raise _Rebuild
+    return False
+
+
+def _insert_links(conn: sqlite3.Connection, nid: int, note: NoteText, *, engine: bool) -> int:
+    rows = []
+    for link in extract_links(note.body, engine=engine):
+        key, alt = name_key(link.target)
+        rows.append((nid, link.seq, link.link_type, link.target, key, alt, link.context))
+    conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, NULL)", rows)
+    return len(rows)
+
+
+def _store(
+    conn: sqlite3.Connection,
+    note: NoteText,
+    found: FileStat,
+    nid: int | None,
+    *,
+    engine: bool,
+    now_ns: int,
+) -> int:
+    """Insert or replace one note's registry row, full-text row and raw links; its nid."""
+    values = {
+        "path": note.path,
+        "claimed": note.claimed_id,
+        "engine": int(engine),
+        "title": note.title,
+        "kind": note.kind,
+        "aliases": json.dumps(note.aliases, ensure_ascii=False),
+        "tags": json.dumps(note.tags, ensure_ascii=False),
+        "sha256": note.sha256,
+        "size": note.size,
+        "mtime_ns": found.mtime_ns,
+        "inode": found.inode,
+        "checked_ns": now_ns,
+        "nid": nid,
+    }
+    if nid is None:
+        cursor = conn.execute(
+            "INSERT INTO notes (path, id, claimed, engine, title, kind, aliases, tags, sha256,"
+            " size, mtime_ns, inode, checked_ns, outdegree) VALUES (:path, '', :claimed,"
+            " :engine, :title, :kind, :aliases, :tags, :sha256, :size, :mtime_ns, :inode,"
+            " :checked_ns, 0)",
+            values,
+        )
+        nid = int(cursor.lastrowid or 0)
+    else:
+        conn.execute(
+            "UPDATE notes SET claimed=:claimed, engine=:engine, title=:title, kind=:kind,"
+            " aliases=:aliases, tags=:tags, sha256=:sha256, size=:size, mtime_ns=:mtime_ns,"
+            " inode=:inode, checked_ns=:checked_ns WHERE nid=:nid",
+            values,
+        )
+        conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
+        conn.execute("DELETE FROM links WHERE src = ?", (nid,))
+    conn.execute(
+        "INSERT INTO fts (rowid, title, aliases, tags, path, body) VALUES (?, ?, ?, ?, ?, ?)",
+        (nid, note.title, " ".join(note.aliases), " ".join(note.tags), note.path, note.body),
+    )
+    count = _insert_links(conn, nid, note, engine=engine)
+    conn.execute("UPDATE notes SET outdegree = ? WHERE nid = ?", (count, nid))
+    return nid
+
+
+def _resolve(conn: sqlite3.Connection, sources: set[int], names: set[str]) -> None:
+    """Point ``dst`` of the links of ``sources`` and of the links named ``names`` anew."""
+    if not sources and not names:
+        return
+    paths = dict(conn.execute("SELECT path, nid FROM notes"))
+    by_nid = {nid: path for path, nid in paths.items()}
+    index = ObsidianIndex.build(paths)
+    rows: list[tuple[int, int, str]] = []
+    for chunk in _chunks(sorted(sources)):
+        marks = ",".join("?" * len(chunk))
+        rows += conn.execute(f"SELECT src, seq, target FROM links WHERE src IN ({marks})", chunk)  # noqa: S608 - only ? marks
+    for chunk in _chunks(sorted(names)):
+        marks = ",".join("?" * len(chunk))
+        rows += conn.execute(
+            f"SELECT src, seq, target FROM links WHERE name_key IN ({marks})"  # noqa: S608
+            f" OR (alt_key != '' AND alt_key IN ({marks}))",
+            (*chunk, *chunk),
+        )
+    updates = {}
+    for src, seq, target in rows:
+        found = index.resolve(target, by_nid[src])
+        updates[(src, seq)] = None if found is None else paths[found]
+    conn.executemany(
+        "UPDATE links SET dst = ? WHERE src = ? AND seq = ?",
+        [(dst, src, seq) for (src, seq), dst in updates.items()],
+    )
+
+
+def _chunks(values: list[int] | list[str], size: int = 500) -> Iterable[tuple[object, ...]]:
+    for start in range(0, len(values), size):
+        yield tuple(values[start : start + size])
+
+
+def _assign(conn: sqlite3.Connection, nodes: dict[str, str]) -> None:
+    """Recompute every note's id from its claim and the manifest; write the ones that moved."""
+    rows = conn.execute("SELECT path, claimed, id FROM notes").fetchall()
+    ids = assign_ids(IdClaim(path=p, claimed_id=c, manifest_node=nodes.get(p)) for p, c, _ in rows)
+    moved = [(ids[p], p) for p, _, old in rows if ids[p] != old]
+    conn.executemany("UPDATE notes SET id = ? WHERE path = ?", moved)
+
+
+def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
+    """The update proper, inside one write transaction."""
+    start = time.perf_counter()
+    now_ns = time.time_ns()
+    conn.execute("BEGIN IMMEDIATE")
+    rebuilt = _prepare(conn)
+    raw_manifest = fs.read_control(MANIFEST)
+    manifest = load_manifest(raw_manifest[0] if raw_manifest else None)
+    nodes = {path: entry.node for path, entry in manifest.entries.items()}
+    known = {
+        row[0]: row[1:]
+        for row in conn.execute(
+            "SELECT path, nid, size, mtime_ns, inode, checked_ns, sha256, engine FROM notes"
+        )
+    }
+    added = updated = unchanged = 0
+    sources: set[int] = set()
+    names: set[str] = set()
+    present: set[str] = set()
+    for found in scan_vault(vault):
+        row = known.get(found.path)
+        stat = (found.size, found.mtime_ns, found.inode)
+        engine = found.path in nodes
+        if (
+            row is not None
+            and row[1:4] == stat
+            and found.mtime_ns < row[4] - RACY_NS
+            and bool(row[6]) == engine
+        ):
+            present.add(found.path)
+            unchanged += 1
+            continue
+        data = fs.read(found.path)
+        if data is None:  # gone or replaced by a symlink since the walk
+            continue
+        present.add(found.path)
+        note = read_note(found.path, data)
+        if row is not None and note.sha256 == row[5] and bool(row[6]) == engine:
+            conn.execute(
+                "UPDATE notes SET size=?, mtime_ns=?, inode=?, checked_ns=? WHERE nid=?",
+                (*stat, now_ns, row[0]),
+            )
+            unchanged += 1
+            continue
+        nid = _store(
+            conn, note, found, None if row is None else row[0], engine=engine, now_ns=now_ns
+        )
+        sources.add(nid)
+        if row is None:
+            added += 1
+            names.add(path_name_key(found.path))
+        else:
+            updated += 1
+    removed = [(path, row[0]) for path, row in known.items() if path not in present]
+    for path, nid in removed:
+        names.add(path_name_key(path))
+        conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
+        conn.execute("DELETE FROM links WHERE src = ?", (nid,))
+        conn.execute("UPDATE links SET dst = NULL WHERE dst = ?", (nid,))
+        conn.execute("DELETE FROM notes WHERE nid = ?", (nid,))
+    _resolve(conn, sources, names)
+    fingerprint = json.dumps(sorted(nodes.items()))
+    old = conn.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
+    if sources or removed or old is None or old[0] != fingerprint:
+        _assign(conn, nodes)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('manifest', ?)", (fingerprint,))
+    total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    conn.execute("COMMIT")
+    return IndexReport(
+        notes=total,
+        added=added,
+        updated=updated,
+        removed=len(removed),
+        unchanged=unchanged,
+        rebuilt=rebuilt,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _ensure_control(fs: VaultFS, vault: Path) -> Path:
+    """The engine folder (created with the sync's ``.gitignore`` if missing; never a symlink)."""
+    if fs.read_control(GITIGNORE) is None:
+        fs.write_control(GITIGNORE, GITIGNORE_BYTES, durable=False)
+    control = vault / CONTROL_DIR
+    if control.is_symlink() or not control.is_dir():
+        raise VaultWriteError(f"{control}: not a folder (a symlink?); the index is not written")
+    return control / DB_NAME
+
+
+def _update(fs: VaultFS, vault: Path, *, rebuild: bool) -> IndexReport:
+    db = _ensure_control(fs, vault)
+    for attempt in range(2):
+        if rebuild or attempt:
+            _remove_database(db)
+        try:
+            with _writer(db) as conn:
+                return _sync(conn, fs, vault)
+        except _Rebuild:
+            continue
+        except sqlite3.DatabaseError as err:
+            if not is_corruption(err) or attempt:
+                raise VaultWriteError(f"{db}: the search index cannot be updated: {err}") from err
+    raise VaultWriteError(f"{db}: the search index cannot be rebuilt")
+
+
+def update_index(
+    vault: Path, *, rebuild: bool = False, wait: float = LOCK_WAIT, vault_lock: bool = True
+) -> IndexReport:
+    """Bring ``vault``'s search index up to date (see the module docstring).
+
+    Args:
+        vault: the vault folder.
+        rebuild: drop the index and build it from scratch.
+        wait: seconds to wait for a running sync before skipping.
+        vault_lock: take the vault lock (shared); False when the caller holds it already.
+
+    Raises:
+        UsageError: ``vault`` is not a folder.
+        VaultWriteError: ``.vaultsync`` is not a folder, or SQLite fails other than by
+            corruption (which rebuilds).
+    """
+    if not vault.is_dir():
+        raise UsageError(f"{vault}: no vault here", hint="run `vaultsync sync` first")
+    with VaultFS(vault) as fs, contextlib.ExitStack() as held:
+        if vault_lock:
+            try:
+                held.enter_context(fs.lock(timeout=wait, shared=True))
+            except VaultWriteError as err:
+                return IndexReport(notes=_count(vault), skipped=err.message)
+        return _update(fs, vault, rebuild=rebuild)
+
+
+def _count(vault: Path) -> int:
+    db = index_path(vault)
+    if not db.is_file():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
+            return int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    except sqlite3.Error:
+        return 0

@@ -1,0 +1,202 @@
+"""User input → a safe FTS5 query and its SQL; search hits → the linked notes to show; pure.
+
+Contract:
+
+* ``match_expression(text)`` turns what a person types into an FTS5 ``MATCH`` expression that
+  can never be a syntax error: every word is quoted (``c++``, ``title:x``, ``AND`` are words),
+  ``"a phrase"`` stays a phrase, ``word*`` is a prefix, ``-word`` excludes, and ``OR`` between
+  two terms is an alternative (``AND`` binds tighter, as in FTS5).  Raises ``UsageError`` when
+  nothing searchable is left (only punctuation, or only exclusions).
+* ``search_sql(query)`` is the statement and parameters: ranking is BM25 with column weights
+  (title 10 > aliases, tags 6 > path 3 > body 1), ties broken by path so equal scores always
+  come in the same order; kind and folder filters are part of the ``WHERE`` clause, so a limit
+  counts only notes that pass them; the snippet is cut from the body around the hits.
+* ``rank_linked(...)`` picks up to six notes linked with the top results that are not results
+  themselves (seed 002's ``@knowledge search``): each link scores ``1/(rank+1)`` of the result
+  it touches; a backlink from a list-like note (more than 8 outgoing links, as ``Home.md``)
+  counts ``8/outdegree`` of that, so hubs do not crowd out the notes that matter.  Ties go
+  by path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.errors import UsageError
+from pipeline.search.model import Direction, SearchQuery
+
+__all__ = [
+    "COLUMN_WEIGHTS",
+    "LINKED_LIMIT",
+    "TOP_FOR_LINKED",
+    "Edge",
+    "Pick",
+    "match_expression",
+    "normalize_folder",
+    "rank_linked",
+    "search_sql",
+]
+
+COLUMN_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0)
+"""BM25 weights of the FTS columns: title, aliases, tags, path, body."""
+LINKED_LIMIT = 6
+TOP_FOR_LINKED = 5
+"""How many of the best hits lend their links to the linked notes."""
+MAX_TERMS = 32
+HIT_START = "**"
+HIT_END = "**"
+SNIPPET_TOKENS = 16
+_LIST_LIKE = 8
+
+_TERM = re.compile(r'(?P<neg>-?)(?:"(?P<phrase>[^"]*)"|(?P<word>\S+))')
+_WORDY = re.compile(r"\w")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # FTS5 ends a string at NUL: controls are spaces
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def match_expression(text: str) -> str:
+    """The FTS5 ``MATCH`` expression for ``text`` (see the module docstring)."""
+    groups: list[list[str]] = [[]]
+    excluded: list[str] = []
+    pending_or = False
+    for match in _TERM.finditer(_CONTROL.sub(" ", text)):
+        phrase, word = match["phrase"], match["word"]
+        if word == "OR" and not match["neg"]:
+            pending_or = bool(groups[-1])
+            continue
+        if phrase is not None:
+            term = _quote(phrase.strip()) if _WORDY.search(phrase) else ""
+        else:
+            prefix = word.endswith("*")
+            core = word.rstrip("*").strip('"')
+            term = (_quote(core) + ("*" if prefix else "")) if _WORDY.search(core) else ""
+        if not term:
+            continue
+        if match["neg"]:
+            excluded.append(term)
+        else:
+            if pending_or:
+                groups.append([])
+            groups[-1].append(term)
+        pending_or = False
+        if sum(map(len, groups)) + len(excluded) >= MAX_TERMS:
+            break
+    groups = [group for group in groups if group]
+    if not groups:
+        hint = "exclusions need a word to search for" if excluded else "type a word to look for"
+        raise UsageError(f"nothing to search for in {text!r}", hint=hint)
+    ored = " OR ".join("(" + " AND ".join(group) + ")" for group in groups)
+    expression = f"({ored})" if len(groups) > 1 else ored
+    return " NOT ".join([expression, *excluded])
+
+
+def normalize_folder(folder: str) -> str:
+    """A folder filter as a vault path prefix without slashes at either end; ``""`` for all.
+
+    Raises:
+        UsageError: the folder climbs out of the vault (``..``).
+    """
+    parts = [part for part in folder.replace("\\", "/").split("/") if part and part != "."]
+    if ".." in parts:
+        raise UsageError(f"folder {folder!r} leaves the vault")
+    return "/".join(parts)
+
+
+def filter_sql(kinds: Sequence[str], folder: str) -> tuple[str, tuple[object, ...]]:
+    """``AND …`` conditions on ``n`` (the notes table) for the kind and folder filters."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if kinds:
+        clauses.append(f"n.kind IN ({','.join('?' * len(kinds))})")
+        params.extend(kinds)
+    prefix = normalize_folder(folder)
+    if prefix:
+        clauses.append("substr(n.path, 1, ?) = ?")
+        params.extend((len(prefix) + 1, prefix + "/"))
+    return "".join(f" AND {clause}" for clause in clauses), tuple(params)
+
+
+def search_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]]:
+    """The ranked search statement for ``query`` and its parameters."""
+    where, params = filter_sql(query.kinds, query.folder)
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    sql = (
+        f"SELECT n.nid, bm25(fts, {weights}) AS score,"  # noqa: S608 - constants, ? marks only
+        f" snippet(fts, 4, ?, ?, '…', {SNIPPET_TOKENS})"
+        " FROM fts JOIN notes AS n ON n.nid = fts.rowid"
+        f" WHERE fts MATCH ?{where} ORDER BY score, n.path LIMIT ?"
+    )
+    return sql, (HIT_START, HIT_END, match_expression(query.text), *params, query.limit)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Edge:
+    """A link between a result (by rank) and another note, seen from the result."""
+
+    rank: int
+    other: int
+    """The other note's nid."""
+    direction: Direction
+    link_type: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pick:
+    """A chosen linked note: its nid, the result it is best linked with, and how."""
+
+    nid: int
+    rank: int
+    direction: Direction
+    link_type: str
+    score: float
+
+
+def rank_linked(
+    edges: Iterable[Edge],
+    results: Iterable[int],
+    outdegree: Mapping[int, int],
+    paths: Mapping[int, str],
+    *,
+    limit: int = LINKED_LIMIT,
+) -> tuple[Pick, ...]:
+    """Up to ``limit`` linked notes, best first (see the module docstring).
+
+    Args:
+        edges: the links of the top results, each from a result's point of view.
+        results: the nids of every hit (they are never picked).
+        outdegree: nid → number of outgoing links, for the list-note discount.
+        paths: nid → path, for the tie-break.
+        limit: how many to pick.
+    """
+    exclude = set(results)
+    scores: dict[int, float] = {}
+    best: dict[int, Edge] = {}
+    for edge in edges:
+        if edge.other in exclude:
+            continue
+        weight = 1.0 / (edge.rank + 1)
+        if edge.direction == "links_to":
+            weight *= min(1.0, _LIST_LIKE / max(1, outdegree.get(edge.other, 0)))
+        scores[edge.other] = scores.get(edge.other, 0.0) + weight
+        held = best.get(edge.other)
+        if held is None or (edge.rank, edge.direction != "linked_from") < (
+            held.rank,
+            held.direction != "linked_from",
+        ):
+            best[edge.other] = edge
+    ranked = sorted(scores, key=lambda nid: (-scores[nid], paths.get(nid, ""), nid))
+    return tuple(
+        Pick(
+            nid=nid,
+            rank=best[nid].rank,
+            direction=best[nid].direction,
+            link_type=best[nid].link_type,
+            score=scores[nid],
+        )
+        for nid in ranked[:limit]
+    )

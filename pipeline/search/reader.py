@@ -1,0 +1,265 @@
+"""Read the search index: the registry, a note, a search, a note's links; edge (SQLite, read-only).
+
+Contract: an :class:`IndexReader` opens ``<vault>/.vaultsync/search.db`` read-only and answers
+every question from **one snapshot** (each method runs in its own read transaction), so it
+never sees half of an update and never waits for one (WAL).  It never reads the vault's files:
+a note's text comes from the index, as of the last complete update.  When the database is
+replaced (a rebuild), the next call reopens it.
+
+Raises :class:`IndexNotReady` when there is no index yet, or it is being rebuilt; SQLite's
+corruption errors pass through (see ``index.is_corruption``) so the caller can rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pipeline.errors import NoteReferenceError, VaultsyncError
+from pipeline.search.index import SCHEMA_VERSION, index_path, is_corruption, update_index
+from pipeline.search.model import (
+    Direction,
+    Document,
+    Hit,
+    LinkedNote,
+    NoteLink,
+    NoteLinks,
+    SearchQuery,
+    SearchResult,
+)
+from pipeline.search.query import TOP_FOR_LINKED, Edge, filter_sql, rank_linked, search_sql
+
+__all__ = ["IndexNotReady", "IndexReader", "NoteNotFound", "read_repairing"]
+
+T = TypeVar("T")
+
+_DOC_COLUMNS = "n.nid, n.id, n.path, n.title, n.kind, n.aliases, n.tags, n.sha256, n.size, n.engine"
+
+
+class IndexNotReady(VaultsyncError):
+    """There is no search index yet, or it is being rebuilt."""
+
+    exit_code = 1
+
+
+class NoteNotFound(NoteReferenceError):
+    """No note of the index has this id or path."""
+
+
+def _document(row: Sequence[Any]) -> Document:
+    return Document(
+        id=row[1],
+        path=row[2],
+        title=row[3],
+        kind=row[4],
+        aliases=tuple(json.loads(row[5])),
+        tags=tuple(json.loads(row[6])),
+        content_hash=row[7],
+        size=row[8],
+        engine=bool(row[9]),
+    )
+
+
+class IndexReader:
+    """Read-only questions to one vault's index; safe to share between threads."""
+
+    def __init__(self, vault: Path) -> None:
+        self.db = index_path(vault)
+        self._local = threading.local()
+
+    def _connection(self) -> sqlite3.Connection:
+        try:
+            inode = self.db.stat().st_ino
+        except FileNotFoundError:
+            raise IndexNotReady(
+                f"{self.db}: no search index yet", hint="run `vaultsync search` once"
+            ) from None
+        held: tuple[int, sqlite3.Connection] | None = getattr(self._local, "conn", None)
+        if held is not None and held[0] == inode:
+            return held[1]
+        if held is not None:
+            held[1].close()
+        conn = sqlite3.connect(f"{self.db.as_uri()}?mode=ro", uri=True, isolation_level=None)
+        self._local.conn = (inode, conn)
+        return conn
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        conn.execute("BEGIN")
+        try:
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            except sqlite3.OperationalError as err:  # tables not there yet: a build is running
+                raise IndexNotReady(f"{self.db}: the search index is being built") from err
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise IndexNotReady(f"{self.db}: the search index is being rebuilt")
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            held[1].close()
+            self._local.conn = None
+
+    # -- the registry -------------------------------------------------------------------------
+
+    def documents(
+        self, *, kinds: Sequence[str] = (), folder: str = "", limit: int = 20, offset: int = 0
+    ) -> tuple[tuple[Document, ...], int]:
+        """One page of the registry sorted by path, and how many notes pass the filters."""
+        where, params = filter_sql(kinds, folder)
+        with self._snapshot() as conn:
+            total = conn.execute(
+                f"SELECT count(*) FROM notes AS n WHERE 1{where}",  # noqa: S608 - ? marks only
+                params,
+            ).fetchone()[0]
+            rows = conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM notes AS n WHERE 1{where}"  # noqa: S608
+                " ORDER BY n.path LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return tuple(_document(row) for row in rows), int(total)
+
+    def _find(self, conn: sqlite3.Connection, ref: str) -> tuple[int, Document]:
+        row = conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM notes AS n WHERE n.id = ?",  # noqa: S608
+            (ref,),
+        ).fetchone()
+        path = ref.strip().lstrip("/")
+        for candidate in (path, path + ".md"):
+            if row is None:
+                row = conn.execute(
+                    f"SELECT {_DOC_COLUMNS} FROM notes AS n WHERE n.path = ?",  # noqa: S608
+                    (candidate,),
+                ).fetchone()
+        if row is None:
+            raise NoteNotFound(f"no note has the id or path {ref!r}")
+        return int(row[0]), _document(row)
+
+    def document(self, ref: str) -> tuple[Document, str]:
+        """The note with id (or vault path) ``ref`` and its text after the front matter."""
+        with self._snapshot() as conn:
+            nid, doc = self._find(conn, ref)
+            body = conn.execute("SELECT body FROM fts WHERE rowid = ?", (nid,)).fetchone()[0]
+        return doc, str(body)
+
+    # -- links --------------------------------------------------------------------------------
+
+    def _links(self, conn: sqlite3.Connection, nid: int, *, incoming: bool) -> tuple[NoteLink, ...]:
+        near, far = ("dst", "src") if incoming else ("src", "dst")
+        rows = conn.execute(
+            f"SELECT {_DOC_COLUMNS}, l.link_type, l.context FROM links AS l"  # noqa: S608
+            f" JOIN notes AS n ON n.nid = l.{far}"
+            f" WHERE l.{near} = ? AND l.{far} != l.{near} ORDER BY n.path, l.src, l.seq",
+            (nid,),
+        ).fetchall()
+        seen: set[tuple[int, str]] = set()
+        links: list[NoteLink] = []
+        for row in rows:
+            key = (int(row[0]), str(row[10]))
+            if key not in seen:  # one link per (note, type): the first occurrence's context
+                seen.add(key)
+                links.append(NoteLink(other=_document(row), link_type=row[10], context=row[11]))
+        return tuple(links)
+
+    def links(self, ref: str) -> NoteLinks:
+        """The outgoing links and backlinks of the note with id (or path) ``ref``."""
+        with self._snapshot() as conn:
+            nid, doc = self._find(conn, ref)
+            return NoteLinks(
+                document=doc,
+                outlinks=self._links(conn, nid, incoming=False),
+                backlinks=self._links(conn, nid, incoming=True),
+            )
+
+    # -- search -------------------------------------------------------------------------------
+
+    def search(self, query: SearchQuery) -> SearchResult:
+        """The hits for ``query`` in rank order, then the linked notes of the best ones."""
+        sql, params = search_sql(query)
+        with self._snapshot() as conn:
+            ranked = conn.execute(sql, params).fetchall()
+            nids = [int(row[0]) for row in ranked]
+            docs = self._documents(conn, nids)
+            hits = tuple(
+                Hit(document=docs[nid], score=-float(score), snippet=" ".join(str(snippet).split()))
+                for nid, score, snippet in ranked
+            )
+            return SearchResult(hits=hits, linked=self._linked(conn, nids))
+
+    def _documents(self, conn: sqlite3.Connection, nids: Sequence[int]) -> dict[int, Document]:
+        if not nids:
+            return {}
+        marks = ",".join("?" * len(nids))
+        rows = conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM notes AS n WHERE n.nid IN ({marks})",  # noqa: S608
+            tuple(nids),
+        )
+        return {int(row[0]): _document(row) for row in rows}
+
+    def _linked(self, conn: sqlite3.Connection, nids: Sequence[int]) -> tuple[LinkedNote, ...]:
+        edges: list[Edge] = []
+        for rank, nid in enumerate(nids[:TOP_FOR_LINKED]):
+            for other, link_type in conn.execute(
+                "SELECT dst, link_type FROM links WHERE src = ? AND dst IS NOT NULL ORDER BY seq",
+                (nid,),
+            ):
+                edges.append(
+                    Edge(rank=rank, other=other, direction="linked_from", link_type=link_type)
+                )
+            for other, link_type in conn.execute(
+                "SELECT src, link_type FROM links WHERE dst = ? ORDER BY src, seq", (nid,)
+            ):
+                edges.append(
+                    Edge(rank=rank, other=other, direction="links_to", link_type=link_type)
+                )
+        others = sorted({edge.other for edge in edges} - set(nids))
+        if not others:
+            return ()
+        info: dict[int, tuple[int, str]] = {}
+        for chunk_start in range(0, len(others), 500):
+            chunk = others[chunk_start : chunk_start + 500]
+            marks = ",".join("?" * len(chunk))
+            for nid, outdegree, path in conn.execute(
+                f"SELECT nid, outdegree, path FROM notes WHERE nid IN ({marks})",  # noqa: S608
+                chunk,
+            ):
+                info[nid] = (outdegree, path)
+        picks = rank_linked(
+            edges,
+            nids,
+            {nid: degree for nid, (degree, _) in info.items()},
+            {nid: path for nid, (_, path) in info.items()},
+        )
+        docs = self._documents(conn, [pick.nid for pick in picks] + list(nids[:TOP_FOR_LINKED]))
+        direction: dict[int, Direction] = {pick.nid: pick.direction for pick in picks}
+        return tuple(
+            LinkedNote(
+                document=docs[pick.nid],
+                direction=direction[pick.nid],
+                via=docs[nids[pick.rank]].path,
+                link_type=pick.link_type,
+            )
+            for pick in picks
+        )
+
+
+def read_repairing(vault: Path, reader: IndexReader, question: Callable[[IndexReader], T]) -> T:
+    """``question(reader)``; if SQLite finds the index corrupt, rebuild it and ask once more."""
+    try:
+        return question(reader)
+    except sqlite3.DatabaseError as err:
+        if not is_corruption(err):
+            raise
+    reader.close()
+    update_index(vault, rebuild=True)
+    return question(reader)

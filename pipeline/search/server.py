@@ -1,0 +1,71 @@
+"""``vaultsync serve``: run the vault API with uvicorn, loopback unless a token guards it; shell.
+
+Rules (the issue left the token's scope open; decided here):
+
+* The default address is ``127.0.0.1``.  Any address that is not loopback (``0.0.0.0``, a LAN
+  address, a host name other than ``localhost``) is **refused unless ``VAULTSYNC_API_TOKEN`` is
+  set** (a ``ConfigError``, exit 3).
+* When the token is set, **every route** needs ``Authorization: Bearer <token>``, on loopback
+  too, except ``/openapi.json`` and ``/docs``, which describe the API and hold no vault data.
+* Without a token the server only answers requests whose ``Host`` is a loopback name
+  (``127.0.0.1``, ``localhost``, ``::1``): a web page cannot reach it through DNS rebinding.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pipeline.errors import ConfigError, UsageError
+
+__all__ = ["LOOPBACK_NAMES", "TOKEN_ENV", "check_binding", "run"]
+
+TOKEN_ENV = "VAULTSYNC_API_TOKEN"  # noqa: S105 - the variable's name, not a secret
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) can only be reached from this machine."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(host: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The token to require, or None; raises ``ConfigError`` for a guarded address without one."""
+    env = os.environ if environ is None else environ
+    token = env.get(TOKEN_ENV, "").strip() or None
+    if not is_loopback(host) and token is None:
+        raise ConfigError(
+            f"refusing to serve on {host!r} without a token: only loopback is open",
+            hint=f"set {TOKEN_ENV} (clients then send Authorization: Bearer <token>)",
+        )
+    return token
+
+
+def allowed_hosts(host: str, token: str | None) -> frozenset[str] | None:
+    """The ``Host`` names to answer: loopback names when unguarded on loopback, else any."""
+    if token is not None:
+        return None
+    return LOOPBACK_NAMES | {host.strip().strip("[]").lower()}
+
+
+def run(vault: Path, state: Path, *, host: str, port: int, refresh: float) -> None:
+    """Serve until interrupted (see the module docstring for the rules)."""
+    import uvicorn  # noqa: PLC0415 - loaded only when serving
+
+    from pipeline.search.api import create_app  # noqa: PLC0415
+
+    token = check_binding(host)
+    if not vault.is_dir():
+        raise UsageError(f"{vault}: no vault here", hint="run `vaultsync sync` first")
+    app = create_app(
+        vault, state, token=token, allowed_hosts=allowed_hosts(host, token), refresh=refresh
+    )
+    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
