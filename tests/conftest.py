@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import sys
 from collections.abc import Iterator
 from types import ModuleType
 from pathlib import Path
@@ -29,10 +31,13 @@ def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     yield
 
 
+@functools.cache
 def _demo_builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_demo", ROOT / "fixtures" / "stores" / "build_demo.py")
+    path = ROOT / "fixtures" / "stores" / "build_demo.py"
+    spec = importlib.util.spec_from_file_location("build_demo", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
     spec.loader.exec_module(module)
     return module
 
