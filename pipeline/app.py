@@ -9,9 +9,9 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from pipeline.cache import graph_fingerprint, load_graph, save_graph
+from pipeline.documents import context_documents
 from pipeline.errors import UsageError
 from pipeline.extract import read_state
-from pipeline.documents import context_documents
 from pipeline.graph import Build, build_graph
 from pipeline.graphnodes import build_nodes
 from pipeline.linkstore import read_links

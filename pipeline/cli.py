@@ -8,34 +8,24 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pipeline import app
-from pipeline.cache import graph_to_json
 from pipeline.errors import LinkStoreError, UsageError, VaultStale, VaultsyncError
-from pipeline.linkstore import LinkStore, Quarantine
-from pipeline.model import Kind, NoteSpec
-from pipeline.query import document_links, find_note, local_graph
 from pipeline.settings import Caps, caps_from_env, state_dir, vault_dir
-from pipeline.sync import check_vault, sync_vault, vault_status
-from pipeline.views import (
-    document_links_json,
-    document_links_text,
-    local_graph_json,
-    local_graph_text,
-    map_json,
-    map_text,
-    status_json,
-    status_text,
-    sync_lines,
-)
 
+if TYPE_CHECKING:
+    from pipeline.linkstore import Quarantine
+    from pipeline.model import NoteSpec
+    from pipeline.sync import SyncReport
+
+# Commands import the stages they use when they run: a no-op sync, the most common run,
+# needs none of git, Jinja or the graph, and must not pay for importing them.
 F = TypeVar("F", bound=Callable[..., Any])
 CHECK_LISTED = 20
 
@@ -115,6 +105,10 @@ def neighbors(note: str, state: str | None, as_json: bool) -> None:
 
     NOTE is a node id, a title, an alias, a [[wikilink]], a chunk id, else the best keyword match.
     """
+    from pipeline import app
+    from pipeline.query import find_note, local_graph
+    from pipeline.views import local_graph_json, local_graph_text
+
     root, caps = _workspace(state)
     current = app.current_graph(root, caps)
     view = local_graph(current, find_note(current, note).id)
@@ -126,6 +120,9 @@ def neighbors(note: str, state: str | None, as_json: bool) -> None:
 @json_option
 def map_command(state: str | None, as_json: bool) -> None:
     """Node counts by kind and the hub notes (documents are never hubs)."""
+    from pipeline import app
+    from pipeline.views import map_json, map_text
+
     root, caps = _workspace(state)
     current = app.current_graph(root, caps)
     _emit(as_json, lambda: map_json(current), lambda: map_text(current))
@@ -137,6 +134,11 @@ def map_command(state: str | None, as_json: bool) -> None:
 @json_option
 def links_command(doc: str, state: str | None, as_json: bool) -> None:
     """A document's links to and from its context's documents, and its links outside it."""
+    from pipeline import app
+    from pipeline.model import Kind
+    from pipeline.query import document_links, find_note
+    from pipeline.views import document_links_json, document_links_text
+
     root, caps = _workspace(state)
     current = app.current_graph(root, caps)
     node = find_note(current, doc)
@@ -155,6 +157,9 @@ def links_command(doc: str, state: str | None, as_json: bool) -> None:
 @state_option
 def export(state: str | None) -> None:
     """Print the graph as graph.json (schema 2) on stdout."""
+    from pipeline import app
+    from pipeline.cache import graph_to_json
+
     root, caps = _workspace(state)
     sys.stdout.buffer.write(graph_to_json(app.current_graph(root, caps)))
 
@@ -187,6 +192,8 @@ def templates_option(command: F) -> F:
 def _vault_specs(
     state: str | None, vault: str | None, templates: Path | None
 ) -> tuple[Path, tuple[NoteSpec, ...]]:
+    from pipeline import app
+
     root, caps = _workspace(state)
     target = vault_dir(vault, root)
     specs = app.vault_specs(root, caps, templates)
@@ -233,8 +240,24 @@ def sync(
     Notes you edited are kept, notes you deleted stay deleted, files vaultsync did not write are
     never touched. Quiet unless something is worth saying, so it can run from cron.
     """
+    from pipeline.quick import sync_inputs, unchanged_since_last_sync
+
+    root, caps = _workspace(state)
+    inputs = sync_inputs(root, caps, templates)
+    if not (force or dry_run) and unchanged_since_last_sync(vault_dir(vault, root), inputs):
+        return
+    from pipeline.sync import sync_vault
+    from pipeline.views import sync_lines
+
     target, specs = _vault_specs(state, vault, templates)
-    report = sync_vault(target, specs, force=force, commit=not no_commit, dry_run=dry_run)
+    report: SyncReport = sync_vault(
+        target,
+        specs,
+        force=force,
+        commit=not no_commit,
+        dry_run=dry_run,
+        inputs="" if dry_run else inputs,
+    )
     if sys.stderr.isatty():
         click.echo("\r\033[K", err=True, nl=False)
     for line in sync_lines(report, target, verbose=verbose or dry_run):
@@ -248,6 +271,9 @@ def sync(
 @json_option
 def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
     """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
+    from pipeline.sync import vault_status
+    from pipeline.views import status_json, status_text
+
     target, specs = _vault_specs(state, vault, templates)
     report = vault_status(target, specs)
     _emit(as_json, lambda: status_json(report, target), lambda: status_text(report, target))
@@ -259,6 +285,8 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
 @templates_option
 def check(state: str | None, vault: str | None, templates: Path | None) -> None:
     """Exit 0 when the vault is exactly what the stores produce, 1 with the differences."""
+    from pipeline.sync import check_vault
+
     target, specs = _vault_specs(state, vault, templates)
     differences = check_vault(target, specs)
     if differences:
@@ -309,6 +337,9 @@ def split_link_arguments(words: tuple[str, ...]) -> tuple[str, str]:
 
 
 def _linked_pair(state: str | None, words: tuple[str, ...]) -> tuple[Path, Any, Any]:
+    from pipeline import app
+    from pipeline.query import find_note
+
     root, caps = _workspace(state)
     current = app.current_graph(root, caps)
     source_ref, target_ref = split_link_arguments(words)
@@ -337,6 +368,8 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None) -> None
     FROM and TO are node ids, fact ids or id prefixes, titles, aliases, [[wikilinks]] or free
     text that names exactly one note; a reference that could mean several notes is refused.
     """
+    from pipeline.linkstore import LinkStore
+
     root, source, target = _linked_pair(state, words)
     result = LinkStore(root).add(source.id, target.id, rel, note, now=datetime.now(UTC))
     _report_quarantine(result.quarantined)
@@ -352,6 +385,9 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None) -> None
 @state_option
 def unlink(words: tuple[str, ...], rel: str | None, state: str | None) -> None:
     """Remove links you drew between FROM -> TO; links from the data stay (change the data)."""
+    from pipeline import app
+    from pipeline.linkstore import LinkStore
+
     root, source, target = _linked_pair(state, words)
     result = LinkStore(root).remove(source.id, target.id, rel, now=datetime.now(UTC))
     _report_quarantine(result.quarantined)
@@ -402,6 +438,8 @@ def links_show(note: str, state: str | None, as_json: bool) -> None:
 @state_option
 def links_export(state: str | None) -> None:
     """Print every link you drew as JSON Lines (to carry them to another machine)."""
+    from pipeline.linkstore import LinkStore
+
     root, _ = _workspace(state)
     click.echo(LinkStore(root).export_jsonl(), nl=False)
 
@@ -411,6 +449,8 @@ def links_export(state: str | None) -> None:
 @state_option
 def links_import(file: Any, state: str | None) -> None:
     """Merge links from a JSON Lines FILE written by `links export` (- for stdin)."""
+    from pipeline.linkstore import LinkStore
+
     root, _ = _workspace(state)
     report = LinkStore(root).import_jsonl(file.read(), now=datetime.now(UTC), source=file.name)
     _report_quarantine(report.quarantined)
@@ -421,6 +461,9 @@ def links_import(file: Any, state: str | None) -> None:
 @state_option
 def links_compact(state: str | None) -> None:
     """Follow superseded facts, and drop links whose note left the stores over 30 days ago."""
+    from pipeline import app
+    from pipeline.linkstore import LinkStore
+
     root, _ = _workspace(state)
     records = app.read_records(root)
     report = LinkStore(root).compact(

@@ -71,7 +71,9 @@ _TRANSLATE = str.maketrans(
 _PERCENTS = re.compile(r"%{2,}")
 # A name made only of these, not starting with a dot or a space and not ending with a dot or a
 # space, passes pathvalidate unchanged unless it is a reserved device name: skip the slow call.
-_PLAIN = re.compile(r"[A-Za-z0-9_(][A-Za-z0-9 _.,()'+=@&$!~%{}-]*(?<![. ])")
+_PLAIN = re.compile(r"[A-Za-z0-9_(][A-Za-z0-9 _.,;()'+=@&$!~%{}-]*(?<![. ])")
+# Already clean: plain characters, single spaces, no ``%`` run; most titles, every short id.
+_CLEAN = re.compile(r"[A-Za-z0-9_(](?:[A-Za-z0-9_.,;()'+=@&$!~{}-]| (?! ))*(?<![. ])")
 _RESERVED = re.compile(
     r"(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)(?:\..*)?", re.IGNORECASE
 )
@@ -80,6 +82,8 @@ _UNLIMITED = 1 << 20
 
 def _clean(text: str) -> str:
     """Rules 1 to 5 without the length bound."""
+    if _CLEAN.fullmatch(text) and not _RESERVED.fullmatch(text):
+        return text
     text = unicodedata.normalize("NFC", text)
     text = _WHITESPACE.sub(" ", _DROPPED.sub("", text))
     text = _PERCENTS.sub("%", text.translate(_TRANSLATE))

@@ -47,6 +47,7 @@ Decisions:
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -263,31 +264,31 @@ def _file_name(place: _Place, extra: str = "") -> str:
     return note_filename(place.stem, tail=tail, extension=MD, fallback=place.fallback)
 
 
-def _canonical_folders(places: list[_Place]) -> dict[str, tuple[str, ...]]:
-    """Node id → its folders, one spelling per case-insensitively equal folder path."""
+def _canonical_folders(places: list[_Place]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Each folder path → its spelling, one per case-insensitively equal folder path."""
+    distinct = {place.folders for place in places}
     spelled: dict[tuple[str, ...], str] = {}
-    for place in places:
+    for folders in distinct:
         key: tuple[str, ...] = ()
-        for component in place.folders:
+        for component in folders:
             key = (*key, component.casefold())
             current = spelled.get(key)
             if current is None or component < current:
                 spelled[key] = component
-    folders: dict[str, tuple[str, ...]] = {}
-    for place in places:
-        keys = [
-            tuple(c.casefold() for c in place.folders[: i + 1]) for i in range(len(place.folders))
-        ]
-        folders[place.node_id] = tuple(spelled[k] for k in keys)
-    return folders
+    canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for folders in distinct:
+        keys = [tuple(c.casefold() for c in folders[: i + 1]) for i in range(len(folders))]
+        canonical[folders] = tuple(spelled[k] for k in keys)
+    return canonical
+
+
+_UNSAFE_PATH = re.compile(r"(?:\A|/)\.{0,2}(?:/|\Z)|\\")
 
 
 def _check(path: str) -> str:
-    parts = path.split("/")
-    if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+    """``path`` itself, after checking it is relative with no empty, ``.`` or ``..`` part."""
+    if _UNSAFE_PATH.search(path):
         raise UnsafePathError(f"{path!r}: not a safe vault path")
-    if any(len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
-        raise UnsafePathError(f"{path!r}: a component is longer than {MAX_NAME_BYTES} bytes")
     return path
 
 
@@ -312,11 +313,12 @@ def vault_paths(
         for p in (_place(n, index, context_folders, documents) for n in graph.nodes)
         if p is not None
     ]
-    folders = _canonical_folders(places)
+    canonical = _canonical_folders(places)
+    folders = {place.node_id: canonical[place.folders] for place in places}
     taken: set[str] = {HOME_PATH.casefold()}
-    for node_folders in folders.values():
-        for i in range(len(node_folders)):
-            taken.add("/".join(node_folders[: i + 1]).casefold())
+    for spelled in canonical.values():
+        for i in range(len(spelled)):
+            taken.add("/".join(spelled[: i + 1]).casefold())
 
     wanted: dict[str, str] = {}
     for place in places:

@@ -46,6 +46,9 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _PLAIN = re.compile(r"[^./\\\x00][^/\\\x00]*(?:/[^./\\\x00][^/\\\x00]*)*")
 
 StatKey = tuple[int, int, int]
+# A file modified within this window of the stat cache's own write may have changed without its
+# stat data showing it (1-2 s timestamp granularity), so it is hashed, never trusted.
+RACY_NS = 2_000_000_000
 """``(size, mtime_ns, inode)`` of a regular file."""
 
 
@@ -185,6 +188,8 @@ class StatCache:
 
     entries: Mapping[str, tuple[StatKey, str]] = field(default_factory=dict)
     written_ns: int = 0
+    inputs: str = ""
+    """Digest of the inputs of the last conflict-free sync (``pipeline.quick``); ``""``: none."""
 
 
 def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
@@ -197,15 +202,16 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
             for p, v in raw.items()
             if isinstance(v, list) and len(v) == 4
         }
+        inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
-    return StatCache(entries=entries, written_ns=written_ns)
+    return StatCache(entries=entries, written_ns=written_ns, inputs=inputs)
 
 
-def dump_cache(entries: Mapping[str, tuple[StatKey, str]]) -> bytes:
+def dump_cache(entries: Mapping[str, tuple[StatKey, str]], inputs: str = "") -> bytes:
     """Serialize the stat cache (compact: it is never read by people or diffed)."""
     rows = {p: [*stat, blob] for p, (stat, blob) in sorted(entries.items())}
-    doc = {"schema": SCHEMA, "entries": rows}
+    doc = {"schema": SCHEMA, "entries": rows, "inputs": inputs}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

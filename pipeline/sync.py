@@ -300,8 +300,13 @@ def _save_cache(
     written: Mapping[str, StatKey],
     blobs: Mapping[str, str],
     removed: Sequence[str],
+    inputs: str = "",
 ) -> None:
-    """Record the stat data of every file seen or written; skipped when nothing would change."""
+    """Record the stat data of every file seen or written; skipped when nothing would change.
+
+    ``inputs`` is kept only after a sync without conflicts: ``pipeline.quick`` may then skip a
+    later sync whose inputs and files are all unchanged.
+    """
     gone = set(removed)
     entries = {
         p: (s.stat, s.blob)
@@ -309,9 +314,10 @@ def _save_cache(
         if s.kind is FileKind.FILE and p not in gone
     }
     entries.update({p: (key, blobs[p]) for p, key in written.items()})
+    recorded = "" if _conflicts(look.plan) else inputs
     stale = look.racy and time.time_ns() > look.cache.written_ns + RACY_NS
-    if stale or entries != look.cache.entries:
-        fs.write_control(CACHE, dump_cache(entries), durable=False)
+    if stale or entries != look.cache.entries or recorded != look.cache.inputs:
+        fs.write_control(CACHE, dump_cache(entries, recorded), durable=False)
 
 
 def _change_set(
@@ -353,6 +359,7 @@ def sync_vault(
     dry_run: bool = False,
     clock: Callable[[], datetime] | None = None,
     lock_timeout: float = LOCK_TIMEOUT,
+    inputs: str = "",
 ) -> SyncReport:
     """Bring the vault in line with ``specs``; see the module docstring for the steps.
 
@@ -380,7 +387,7 @@ def sync_vault(
             entries, deleted = next_manifest(look.plan, rendered.same)
             kept = look.manifest
             if not kept.lost and entries == kept.entries and deleted == kept.deleted:
-                _save_cache(fs, look, {}, {}, ())
+                _save_cache(fs, look, {}, {}, (), inputs)
                 return _report(look, rendered, written={}, removed=())
         intents: dict[str, Entry | None] = dict(journal.intents) if journal is not None else {}
         for step in look.plan.steps:
@@ -414,7 +421,7 @@ def sync_vault(
             when = clock() if clock is not None else None
             sha = found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
             synced = found.sync_index(changes)
-        _save_cache(fs, look, applied.written, rendered.blobs, applied.removed)
+        _save_cache(fs, look, applied.written, rendered.blobs, applied.removed, inputs)
         if synced:
             fs.remove_control(JOURNAL)
         return _report(

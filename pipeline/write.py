@@ -55,10 +55,9 @@ from pathlib import Path
 from types import TracebackType
 
 from pipeline.errors import VaultWriteError
-from pipeline.manifest import CONTROL_DIR, LOCK, StatCache, StatKey, blob_id, check_path
+from pipeline.manifest import CONTROL_DIR, LOCK, RACY_NS, StatCache, StatKey, blob_id, check_path
 from pipeline.plan import ABSENT, FileKind, FileState
 
-RACY_NS = 2_000_000_000
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -27,7 +27,7 @@ from typing import Protocol, TypedDict
 from pipeline.codespans import fenced_blocks
 from pipeline.model import Graph, Kind, Link, Node, Origin
 from pipeline.redact import redact
-from pipeline.wikilinks import WikiLink, format_wikilink, parse_wikilinks, rewrite_wikilinks
+from pipeline.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
 from pipeline.yamlfm import FieldValue, clean_fields
 from renderers.records import RecordIndex
 
@@ -119,6 +119,9 @@ _NEWLINES = re.compile(r"\r\n?")
 _BACKTICKS = re.compile(r"`+")
 _FENCE_OPEN = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+# The target part of a wikilink, as pipeline.wikilinks reads it: no "[[" inside, a single "]"
+# allowed, up to the label's "|" or the fragment's "#".
+_WIKILINK_TARGET = re.compile(r"\[\[((?:[^\[\]\n|#]|\[(?!\[)|\](?!\]))*)")
 
 
 def one_line(text: str) -> str:
@@ -262,9 +265,11 @@ def sorted_notes(node_ids: Iterable[str], inputs: RenderInputs) -> list[LinkItem
 
 
 def _target_path(link: WikiLink, source_id: str, inputs: RenderInputs) -> str | None:
-    if not link.target:
-        return None
-    target = inputs.resolver.resolve_wikilink(link.target, source_id)
+    return _resolved_path(link.target, source_id, inputs) if link.target else None
+
+
+def _resolved_path(written: str, source_id: str, inputs: RenderInputs) -> str | None:
+    target = inputs.resolver.resolve_wikilink(written, source_id)
     if target is None:
         return None
     node = inputs.graph.by_id.get(target)
@@ -334,13 +339,26 @@ def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
     return close_open_fence(redact(text))
 
 
+def _target_candidates(text: str) -> Iterable[str]:
+    """Every target a wikilink of ``text`` may name, a superset of ``parse_wikilinks``'s.
+
+    Cheaper than parsing: code is not masked (a link in code only adds a harmless entry) and
+    both readings of a trailing ``^…`` (block or part of the name) are kept.
+    """
+    for match in _WIKILINK_TARGET.finditer(text):
+        raw = match.group(1)
+        target = raw[:-1] if raw.endswith("\\") else raw
+        yield target.strip()
+        head, caret, _ = target.rpartition("^")
+        if caret:
+            yield head.strip()
+
+
 def resolved_targets(texts: Iterable[str], source_id: str, inputs: RenderInputs) -> Iterable[str]:
-    """For a note's key: each wikilink of ``texts`` with the path it is rewritten to."""
-    for text in texts:
-        if "[[" not in text:
-            continue
-        for link in parse_wikilinks(text):
-            yield f"{link.target}\0{_target_path(link, source_id, inputs) or ''}"
+    """For a note's key: each wikilink target of ``texts`` with the path it is rewritten to."""
+    targets = {t for text in texts if "[[" in text for t in _target_candidates(text) if t}
+    for target in sorted(targets):
+        yield f"{target}\0{_resolved_path(target, source_id, inputs) or ''}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathvalidate import is_valid_filename, sanitize_filename
 
 from pipeline.filenames import MAX_NAME_BYTES, is_safe_component, note_filename, safe_component
 
-LINK_BREAKERS = ("#", "|", "^", "[", "]", ":", "%%", "\\", "/")
+LINK_BREAKERS = ("#", "|", "^", "[", "]", ":", "%%", "\\", "/", "`")
 
 
 def assert_portable(name: str, max_bytes: int = MAX_NAME_BYTES) -> None:

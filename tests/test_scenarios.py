@@ -1,5 +1,6 @@
-"""Each ``fixtures/vaults/<scenario>/`` is one test: its README says what it exercises, its
-``scenario.json`` lists the steps (user actions, syncs, expectations) run in a fresh sandbox.
+"""Each ``fixtures/vaults/<scenario>/`` holding a ``scenario.json`` is one test (other folders
+there belong to other tests): its README says what it exercises, its ``scenario.json`` lists
+the steps (user actions, syncs, expectations) run in a fresh sandbox.
 
 Steps (paths relative to the sandbox; the vault is ``vault`` unless the scenario says otherwise;
 ``outside/precious.md`` always exists next to it):
@@ -139,7 +140,9 @@ def _run(step: dict[str, Any], sandbox: Path, vault: Path) -> None:  # noqa: PLR
 
 
 @pytest.mark.parametrize(
-    "scenario", sorted(p for p in SCENARIOS.iterdir() if p.is_dir()), ids=lambda p: p.name
+    "scenario",
+    sorted(p for p in SCENARIOS.iterdir() if (p / "scenario.json").is_file()),
+    ids=lambda p: p.name,
 )
 def test_scenario(scenario: Path, tmp_path: Path) -> None:
     """Run the scenario's steps; the README must say what it exercises."""

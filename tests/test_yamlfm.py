@@ -142,7 +142,12 @@ class TestCleanFields:
                 ("technologies", []),
             ]
         )
-        assert fields == (("vaultsync_id", "fact:1"), ("aliases", ()), ("tags", ("go",)), ("mentions", 0))
+        assert fields == (
+            ("vaultsync_id", "fact:1"),
+            ("aliases", ()),
+            ("tags", ("go",)),
+            ("mentions", 0),
+        )
 
     @pytest.mark.parametrize("key", ["bad key", "1x", "tags"])
     def test_rejects_bad_or_repeated_keys(self, key: str) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import unquote
@@ -112,8 +112,16 @@ def _markdown_target(dest: str) -> str | None:
 def _property_links(values: Mapping[str, object], line: int) -> list[LinkRef]:
     links: list[LinkRef] = []
     for key, value in values.items():
-        rel = semantic_type(key) or LINK
-        for text in property_strings(value):
+        if isinstance(value, str):
+            if "[[" not in value:
+                continue
+            texts: Iterable[str] = (value,)
+        elif isinstance(value, list | tuple):
+            texts = [text for text in property_strings(value) if "[[" in text]
+        else:
+            continue
+        for text in texts:
+            rel = semantic_type(key) or LINK
             links.extend(
                 LinkRef(target, rel, line, LinkForm.PROPERTY) for target in _wikilink_targets(text)
             )

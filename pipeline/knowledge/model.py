@@ -93,12 +93,20 @@ class _Resolver:
 
     def __init__(self, files: tuple[str, ...]) -> None:
         self._files = files
+        self._exact = frozenset(files)
         self._index: ObsidianIndex | None = None
         self._memo: dict[tuple[str, str], str | None] = {}
 
     def __call__(self, target: str, source: str) -> str | None:
         if not target.strip():
             return source
+        # Rule 1 (an exact vault path wins), for the exact case: what vaultsync writes.
+        if target[0] not in "./":
+            if target[-3:].lower() == ".md":
+                if target in self._exact:
+                    return target
+            elif target + ".md" in self._exact:
+                return target + ".md"
         key = (target, source.rpartition("/")[0])
         if key in self._memo:
             return self._memo[key]

@@ -94,6 +94,9 @@ _YAML_WORDS = frozenset(["y", "yes", "n", "no", "true", "false", "on", "off", "n
 
 def _quoted(raw: str) -> str | None:
     """A double-quoted scalar read as JSON; None when JSON cannot read it alone."""
+    if "\\" not in raw:
+        inner = raw[1:-1]
+        return inner if len(raw) > 1 and raw[-1] == '"' and '"' not in inner else None
     if "\\u" in raw:  # JSON joins surrogate pairs, YAML does not
         return None
     try:
@@ -159,15 +162,14 @@ def _load(block: str) -> tuple[Mapping[str, object], str | None]:
     """The case-folded mapping of a YAML block, or an empty one and why."""
     if not block.strip():
         return _EMPTY, None
-    quick = _quick(block)
-    if quick is not None:
-        return {key.casefold(): value for key, value in quick.items()}, None
-    try:
-        loaded = yaml.load(block, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except Exception as err:  # any YAML failure: no usable front matter
-        first = str(err).strip().splitlines()
-        reason = first[0] if first else type(err).__name__
-        return _EMPTY, f"front matter is not valid YAML ({reason}); read as none"
+    loaded: object = _quick(block)
+    if loaded is None:
+        try:
+            loaded = yaml.load(block, Loader=_LOADER)  # noqa: S506 - a safe loader
+        except Exception as err:  # any YAML failure: no usable front matter
+            first = str(err).strip().splitlines()
+            reason = first[0] if first else type(err).__name__
+            return _EMPTY, f"front matter is not valid YAML ({reason}); read as none"
     if loaded is None:
         return _EMPTY, None
     if not isinstance(loaded, dict):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipeline.codespans import code_mask, is_in_code
 
@@ -57,6 +58,9 @@ _BY_KEY = {_SEPARATORS.sub("-", name): name for name in VOCABULARY}
 _SECTION = re.compile(r"^##[ \t]+Links[ \t]*#*[ \t]*$", re.MULTILINE)
 _NEXT_SECTION = re.compile(r"^#{1,2}[ \t]", re.MULTILINE)
 _ARROW_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<rel>[^\n→\[]*?)[ \t]*→")
+_ARROW_LINE = re.compile(
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<rel>[^\n→\[]*?)[ \t]*→(?P<rest>[^\n]*)$", re.MULTILINE
+)
 _SUB_HEADING = re.compile(r"###[ \t]+(?P<rel>[^\n]*?)[ \t]*#*[ \t]*$")
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 
@@ -83,11 +87,13 @@ def _key(name: str) -> str:
     return _SEPARATORS.sub("-", name.strip().casefold()).strip("-")
 
 
+@lru_cache(maxsize=4096)
 def semantic_type(key: str) -> str | None:
     """The vocabulary type that a property or inline-field key names, or None."""
     return _BY_KEY.get(_key(key))
 
 
+@lru_cache(maxsize=4096)
 def relation_type(words: str) -> str:
     """The edge type of a relation rendered in words (``in project`` → ``in_project``)."""
     key = _key(words)
@@ -110,6 +116,12 @@ def links_section(body: str) -> tuple[SectionLine, ...]:
         return ()
     following = _NEXT_SECTION.search(body, heading.end())
     end = following.start() if following is not None else len(body)
+    if "###" not in body[heading.end() : end]:
+        return tuple(
+            SectionLine(match.start("rest"), match.end("rest"), relation_type(match["rel"]))
+            for match in _ARROW_LINE.finditer(body, heading.end(), end)
+            if match["rel"].strip()
+        )
     lines: list[SectionLine] = []
     current: str | None = None
     position = heading.end() + 1

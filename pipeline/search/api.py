@@ -282,6 +282,7 @@ def create_app(
         allowed_hosts: when set, requests whose ``Host`` is not one of these get 421.
         refresh: seconds between background index refreshes (0: none).
     """
+    vault, state = vault.absolute(), state.absolute()
     app = FastAPI(
         title="vaultsync vault API",
         version="1",

@@ -31,7 +31,7 @@ def _vault(vault: str | None, state: str | None) -> tuple[Path, Path]:
 
 
 def _fresh(vault: Path, *, rebuild: bool = False) -> IndexReport:
-    report = update_index(vault, rebuild=rebuild)
+    report = update_index(vault, rebuild=rebuild, wait=0.0)
     if report.skipped:
         click.echo(f"note: index not updated ({report.skipped}); showing the last one", err=True)
     return report

@@ -29,15 +29,25 @@ skip (the report says so).  A caller that already holds the vault lock passes
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import UsageError, VaultWriteError
-from pipeline.manifest import CONTROL_DIR, GITIGNORE, GITIGNORE_BYTES, MANIFEST, load_manifest
+from pipeline.manifest import (
+    CONTROL_DIR,
+    GITIGNORE,
+    GITIGNORE_BYTES,
+    MANIFEST,
+    RACY_NS,
+    load_manifest,
+)
+from pipeline.names import normalize_name
 from pipeline.pathresolve import ObsidianIndex
 from pipeline.search.links import extract_links, name_key, path_name_key
 from pipeline.search.model import IndexReport
@@ -49,12 +59,12 @@ from pipeline.search.registry import (
     read_note,
     scan_vault,
 )
-from pipeline.write import RACY_NS, VaultFS
+from pipeline.write import VaultFS
 
 __all__ = ["DB_NAME", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 LOCK_WAIT = 10.0
 BUSY_TIMEOUT = 60.0
 
@@ -76,6 +86,8 @@ CREATE TABLE links(
 CREATE INDEX links_dst ON links(dst) WHERE dst IS NOT NULL;
 CREATE INDEX links_name ON links(name_key);
 CREATE INDEX links_alt ON links(alt_key) WHERE alt_key != '';
+CREATE TABLE names(key TEXT NOT NULL, nid INTEGER NOT NULL, PRIMARY KEY (key, nid)) WITHOUT ROWID;
+CREATE INDEX names_nid ON names(nid);
 """
 
 
@@ -186,10 +198,16 @@ def _store(
         )
         conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
         conn.execute("DELETE FROM links WHERE src = ?", (nid,))
+        conn.execute("DELETE FROM names WHERE nid = ?", (nid,))
+    title_key = normalize_name(note.title)
+    # An alias repeating the title (the engine writes many) would count the title twice.
+    aliases = [a for a in note.aliases if normalize_name(a) != title_key]
     conn.execute(
         "INSERT INTO fts (rowid, title, aliases, tags, path, body) VALUES (?, ?, ?, ?, ?, ?)",
-        (nid, note.title, " ".join(note.aliases), " ".join(note.tags), note.path, note.body),
+        (nid, note.title, " ".join(aliases), " ".join(note.tags), note.path, note.body),
     )
+    keys = {normalize_name(name) for name in (note.title, *note.aliases)} - {""}
+    conn.executemany("INSERT INTO names VALUES (?, ?)", [(key, nid) for key in sorted(keys)])
     count = _insert_links(conn, nid, note, engine=engine)
     conn.execute("UPDATE notes SET outdegree = ? WHERE nid = ?", (count, nid))
     return nid
@@ -202,25 +220,36 @@ def _resolve(conn: sqlite3.Connection, sources: set[int], names: set[str]) -> No
     paths = dict(conn.execute("SELECT path, nid FROM notes"))
     by_nid = {nid: path for path, nid in paths.items()}
     index = ObsidianIndex.build(paths)
-    rows: list[tuple[int, int, str]] = []
-    for chunk in _chunks(sorted(sources)):
+    pending: dict[tuple[int, int], str] = {}
+    everything = len(sources) == len(by_nid)  # a build
+    if everything:
+        pending = {(s, q): t for s, q, t in conn.execute("SELECT src, seq, target FROM links")}
+    for chunk in _chunks([] if everything else sorted(sources)):
         marks = ",".join("?" * len(chunk))
-        rows += conn.execute(f"SELECT src, seq, target FROM links WHERE src IN ({marks})", chunk)  # noqa: S608 - only ? marks
-    for chunk in _chunks(sorted(names)):
+        for src, seq, target in conn.execute(
+            f"SELECT src, seq, target FROM links WHERE src IN ({marks})",  # noqa: S608 - ? marks
+            chunk,
+        ):
+            pending[(src, seq)] = target
+    for chunk in _chunks([] if everything else sorted(names)):
         marks = ",".join("?" * len(chunk))
-        rows += conn.execute(
+        for src, seq, target in conn.execute(
             f"SELECT src, seq, target FROM links WHERE name_key IN ({marks})"  # noqa: S608
             f" OR (alt_key != '' AND alt_key IN ({marks}))",
             (*chunk, *chunk),
-        )
-    updates = {}
-    for src, seq, target in rows:
-        found = index.resolve(target, by_nid[src])
-        updates[(src, seq)] = None if found is None else paths[found]
-    conn.executemany(
-        "UPDATE links SET dst = ? WHERE src = ? AND seq = ?",
-        [(dst, src, seq) for (src, seq), dst in updates.items()],
-    )
+        ):
+            pending[(src, seq)] = target
+    # Resolution depends only on the target and the source's folder: many links share both.
+    resolved: dict[tuple[str, str], int | None] = {}
+    updates = []
+    for (src, seq), target in pending.items():
+        source = by_nid[src]
+        key = (target, source.rpartition("/")[0])
+        if key not in resolved:
+            found = index.resolve(target, source)
+            resolved[key] = None if found is None else paths[found]
+        updates.append((resolved[key], src, seq))
+    conn.executemany("UPDATE links SET dst = ? WHERE src = ? AND seq = ?", updates)
 
 
 def _chunks(values: list[int] | list[str], size: int = 500) -> Iterable[tuple[object, ...]]:
@@ -236,6 +265,31 @@ def _assign(conn: sqlite3.Connection, nodes: dict[str, str]) -> None:
     conn.executemany("UPDATE notes SET id = ? WHERE path = ?", moved)
 
 
+def _remove(conn: sqlite3.Connection, gone: Iterable[tuple[str, int]], names: set[str]) -> None:
+    """Drop notes whose file is gone; their names join ``names`` (links to re-resolve)."""
+    for path, nid in gone:
+        names.add(path_name_key(path))
+        conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
+        conn.execute("DELETE FROM links WHERE src = ?", (nid,))
+        conn.execute("DELETE FROM names WHERE nid = ?", (nid,))
+        conn.execute("UPDATE links SET dst = NULL WHERE dst = ?", (nid,))
+        conn.execute("DELETE FROM notes WHERE nid = ?", (nid,))
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _unchanged(row: tuple[Any, ...] | None, found: FileStat, *, engine: bool) -> bool:
+    """Whether stat data alone prove a note unchanged (git's racy rule: not a recent mtime)."""
+    return (
+        row is not None
+        and tuple(row[1:4]) == (found.size, found.mtime_ns, found.inode)
+        and found.mtime_ns < row[4] - RACY_NS
+        and bool(row[6]) == engine
+    )
+
+
 def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
     """The update proper, inside one write transaction."""
     start = time.perf_counter()
@@ -246,7 +300,7 @@ def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
     manifest = load_manifest(raw_manifest[0] if raw_manifest else None)
     nodes = {path: entry.node for path, entry in manifest.entries.items()}
     known = {
-        row[0]: row[1:]
+        row[0]: tuple(row[1:])
         for row in conn.execute(
             "SELECT path, nid, size, mtime_ns, inode, checked_ns, sha256, engine FROM notes"
         )
@@ -257,31 +311,29 @@ def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
     present: set[str] = set()
     for found in scan_vault(vault):
         row = known.get(found.path)
-        stat = (found.size, found.mtime_ns, found.inode)
         engine = found.path in nodes
-        if (
-            row is not None
-            and row[1:4] == stat
-            and found.mtime_ns < row[4] - RACY_NS
-            and bool(row[6]) == engine
-        ):
+        if _unchanged(row, found, engine=engine):
             present.add(found.path)
             unchanged += 1
             continue
         data = fs.read(found.path)
-        if data is None:  # gone or replaced by a symlink since the walk
+        if data is None:  # gone, or replaced by a symlink, since the walk
             continue
         present.add(found.path)
-        note = read_note(found.path, data)
-        if row is not None and note.sha256 == row[5] and bool(row[6]) == engine:
-            conn.execute(
+        if row is not None and bool(row[6]) == engine and _sha256(data) == row[5]:
+            conn.execute(  # same bytes: only the stat data moved
                 "UPDATE notes SET size=?, mtime_ns=?, inode=?, checked_ns=? WHERE nid=?",
-                (*stat, now_ns, row[0]),
+                (found.size, found.mtime_ns, found.inode, now_ns, row[0]),
             )
             unchanged += 1
             continue
         nid = _store(
-            conn, note, found, None if row is None else row[0], engine=engine, now_ns=now_ns
+            conn,
+            read_note(found.path, data),
+            found,
+            None if row is None else row[0],
+            engine=engine,
+            now_ns=now_ns,
         )
         sources.add(nid)
         if row is None:
@@ -290,12 +342,7 @@ def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
         else:
             updated += 1
     removed = [(path, row[0]) for path, row in known.items() if path not in present]
-    for path, nid in removed:
-        names.add(path_name_key(path))
-        conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
-        conn.execute("DELETE FROM links WHERE src = ?", (nid,))
-        conn.execute("UPDATE links SET dst = NULL WHERE dst = ?", (nid,))
-        conn.execute("DELETE FROM notes WHERE nid = ?", (nid,))
+    _remove(conn, removed, names)
     _resolve(conn, sources, names)
     fingerprint = json.dumps(sorted(nodes.items()))
     old = conn.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
@@ -373,7 +420,9 @@ def _count(vault: Path) -> int:
     if not db.is_file():
         return 0
     try:
-        with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
+        with contextlib.closing(
+            sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+        ) as conn:
             return int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     except sqlite3.Error:
         return 0

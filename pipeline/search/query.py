@@ -7,15 +7,18 @@ Contract:
   ``"a phrase"`` stays a phrase, ``word*`` is a prefix, ``-word`` excludes, and ``OR`` between
   two terms is an alternative (``AND`` binds tighter, as in FTS5).  Raises ``UsageError`` when
   nothing searchable is left (only punctuation, or only exclusions).
-* ``search_sql(query)`` is the statement and parameters: ranking is BM25 with column weights
-  (title 10 > aliases, tags 6 > path 3 > body 1), ties broken by path so equal scores always
-  come in the same order; kind and folder filters are part of the ``WHERE`` clause, so a limit
-  counts only notes that pass them; the snippet is cut from the body around the hits.
+* ``search_sql(query)`` is the statement and parameters: a note whose title or alias *is* the
+  query (``orbital``, ``telemetry security``; compared as ``pipeline.names.normalize_name``
+  does) comes first; then BM25 with column weights (title 10 > aliases, tags 6 > path 3 >
+  body 1), ties broken by path so equal scores always come in the same order.  Kind and folder
+  filters are part of the ``WHERE`` clause, so a limit counts only notes that pass them.  The
+  snippet is cut from the body around the hits.
 * ``rank_linked(...)`` picks up to six notes linked with the top results that are not results
   themselves (seed 002's ``@knowledge search``): each link scores ``1/(rank+1)`` of the result
-  it touches; a backlink from a list-like note (more than 8 outgoing links, as ``Home.md``)
-  counts ``8/outdegree`` of that, so hubs do not crowd out the notes that matter.  Ties go
-  by path.
+  it touches, once per (hit, note, direction); a backlink from a list-like note (more than 8
+  outgoing links, as ``Home.md``) counts ``8/outdegree`` of that, so hubs do not crowd out the
+  notes that matter.  Of a hit's backlinks, the 100 from the notes with the fewest links are
+  considered.  Ties go by path.
 """
 
 from __future__ import annotations
@@ -25,16 +28,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.errors import UsageError
+from pipeline.names import normalize_name
 from pipeline.search.model import Direction, SearchQuery
 
 __all__ = [
+    "BACKLINKS_CONSIDERED",
     "COLUMN_WEIGHTS",
     "LINKED_LIMIT",
     "TOP_FOR_LINKED",
     "Edge",
+    "ParsedQuery",
     "Pick",
+    "Term",
     "match_expression",
     "normalize_folder",
+    "parse_query",
     "rank_linked",
     "search_sql",
 ]
@@ -44,25 +52,51 @@ COLUMN_WEIGHTS = (10.0, 6.0, 6.0, 3.0, 1.0)
 LINKED_LIMIT = 6
 TOP_FOR_LINKED = 5
 """How many of the best hits lend their links to the linked notes."""
+BACKLINKS_CONSIDERED = 100
+"""Backlinks of one hit considered, from the notes with the fewest links (a hub has thousands)."""
 MAX_TERMS = 32
-HIT_START = "**"
-HIT_END = "**"
-SNIPPET_TOKENS = 16
 _LIST_LIKE = 8
 
 _TERM = re.compile(r'(?P<neg>-?)(?:"(?P<phrase>[^"]*)"|(?P<word>\S+))')
 _WORDY = re.compile(r"\w")
+_TOKEN = re.compile(r"[^\W_]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # FTS5 ends a string at NUL: controls are spaces
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Term:
+    """One search term as typed: a word (maybe a prefix ``abc*``) or a quoted phrase."""
+
+    text: str
+    prefix: bool = False
+
+    def fts(self) -> str:
+        """The term as an FTS5 string: quoted (inner ``"`` doubled), ``*`` for a prefix."""
+        return '"' + self.text.replace('"', '""') + '"' + ("*" if self.prefix else "")
 
 
-def match_expression(text: str) -> str:
-    """The FTS5 ``MATCH`` expression for ``text`` (see the module docstring)."""
-    groups: list[list[str]] = [[]]
-    excluded: list[str] = []
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedQuery:
+    """Alternatives (``OR``) of terms that must all match, and the excluded terms."""
+
+    groups: tuple[tuple[Term, ...], ...]
+    excluded: tuple[Term, ...]
+
+    def words(self) -> tuple[tuple[str, bool], ...]:
+        """Every word of the wanted terms with its prefix flag, for marking hits in snippets."""
+        found: dict[tuple[str, bool], None] = {}
+        for group in self.groups:
+            for term in group:
+                tokens = _TOKEN.findall(term.text)
+                for index, token in enumerate(tokens):
+                    found[(token, term.prefix and index == len(tokens) - 1)] = None
+        return tuple(found)
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """What a person typed, as terms (see the module docstring); ``UsageError`` if no term."""
+    groups: list[list[Term]] = [[]]
+    excluded: list[Term] = []
     pending_or = False
     for match in _TERM.finditer(_CONTROL.sub(" ", text)):
         phrase, word = match["phrase"], match["word"]
@@ -70,12 +104,10 @@ def match_expression(text: str) -> str:
             pending_or = bool(groups[-1])
             continue
         if phrase is not None:
-            term = _quote(phrase.strip()) if _WORDY.search(phrase) else ""
+            term = Term(text=phrase.strip())
         else:
-            prefix = word.endswith("*")
-            core = word.rstrip("*").strip('"')
-            term = (_quote(core) + ("*" if prefix else "")) if _WORDY.search(core) else ""
-        if not term:
+            term = Term(text=word.rstrip("*").strip('"'), prefix=word.endswith("*"))
+        if not _WORDY.search(term.text):
             continue
         if match["neg"]:
             excluded.append(term)
@@ -86,13 +118,21 @@ def match_expression(text: str) -> str:
         pending_or = False
         if sum(map(len, groups)) + len(excluded) >= MAX_TERMS:
             break
-    groups = [group for group in groups if group]
-    if not groups:
+    kept = tuple(tuple(group) for group in groups if group)
+    if not kept:
         hint = "exclusions need a word to search for" if excluded else "type a word to look for"
         raise UsageError(f"nothing to search for in {text!r}", hint=hint)
-    ored = " OR ".join("(" + " AND ".join(group) + ")" for group in groups)
-    expression = f"({ored})" if len(groups) > 1 else ored
-    return " NOT ".join([expression, *excluded])
+    return ParsedQuery(groups=kept, excluded=tuple(excluded))
+
+
+def match_expression(text: str) -> str:
+    """The FTS5 ``MATCH`` expression for ``text`` (see the module docstring)."""
+    parsed = parse_query(text)
+    ored = " OR ".join(
+        "(" + " AND ".join(term.fts() for term in group) + ")" for group in parsed.groups
+    )
+    expression = f"({ored})" if len(parsed.groups) > 1 else ored
+    return " NOT ".join([expression, *(term.fts() for term in parsed.excluded)])
 
 
 def normalize_folder(folder: str) -> str:
@@ -122,16 +162,22 @@ def filter_sql(kinds: Sequence[str], folder: str) -> tuple[str, tuple[object, ..
 
 
 def search_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]]:
-    """The ranked search statement for ``query`` and its parameters."""
+    """The ranked search statement for ``query`` and its parameters: ``(nid, bm25)`` rows.
+
+    No ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
+    of 28 for a word in 7,000 notes); ``pipeline.search.snippets`` cuts the few shown.
+    """
     where, params = filter_sql(query.kinds, query.folder)
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     sql = (
-        f"SELECT n.nid, bm25(fts, {weights}) AS score,"  # noqa: S608 - constants, ? marks only
-        f" snippet(fts, 4, ?, ?, '…', {SNIPPET_TOKENS})"
+        f"SELECT n.nid, bm25(fts, {weights}) AS score"  # noqa: S608 - constants, ? marks only
         " FROM fts JOIN notes AS n ON n.nid = fts.rowid"
-        f" WHERE fts MATCH ?{where} ORDER BY score, n.path LIMIT ?"
+        f" WHERE fts MATCH ?{where}"
+        " ORDER BY n.nid IN (SELECT nid FROM names WHERE key = ?) DESC, score, n.path LIMIT ?"
     )
-    return sql, (HIT_START, HIT_END, match_expression(query.text), *params, query.limit)
+    match = match_expression(query.text)
+    exact = normalize_name(query.text)
+    return sql, (match, *params, exact, query.limit)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,9 +222,11 @@ def rank_linked(
     exclude = set(results)
     scores: dict[int, float] = {}
     best: dict[int, Edge] = {}
+    seen: set[tuple[int, int, str]] = set()
     for edge in edges:
-        if edge.other in exclude:
+        if edge.other in exclude or (edge.rank, edge.other, edge.direction) in seen:
             continue
+        seen.add((edge.rank, edge.other, edge.direction))
         weight = 1.0 / (edge.rank + 1)
         if edge.direction == "links_to":
             weight *= min(1.0, _LIST_LIKE / max(1, outdegree.get(edge.other, 0)))

@@ -32,9 +32,18 @@ from pipeline.search.model import (
     SearchQuery,
     SearchResult,
 )
-from pipeline.search.query import TOP_FOR_LINKED, Edge, filter_sql, rank_linked, search_sql
+from pipeline.search.query import (
+    BACKLINKS_CONSIDERED,
+    TOP_FOR_LINKED,
+    Edge,
+    filter_sql,
+    parse_query,
+    rank_linked,
+    search_sql,
+)
+from pipeline.search.snippets import cut_snippet
 
-__all__ = ["IndexNotReady", "IndexReader", "NoteNotFound", "read_repairing"]
+__all__ = ["IndexDamaged", "IndexNotReady", "IndexReader", "NoteNotFound", "read_repairing"]
 
 T = TypeVar("T")
 
@@ -45,6 +54,10 @@ class IndexNotReady(VaultsyncError):
     """There is no search index yet, or it is being rebuilt."""
 
     exit_code = 1
+
+
+class IndexDamaged(IndexNotReady):
+    """The index holds tables but not this schema's marker: damaged, or of another version."""
 
 
 class NoteNotFound(NoteReferenceError):
@@ -69,7 +82,7 @@ class IndexReader:
     """Read-only questions to one vault's index; safe to share between threads."""
 
     def __init__(self, vault: Path) -> None:
-        self.db = index_path(vault)
+        self.db = index_path(vault.absolute())
         self._local = threading.local()
 
     def _connection(self) -> sqlite3.Connection:
@@ -93,12 +106,15 @@ class IndexReader:
         conn = self._connection()
         conn.execute("BEGIN")
         try:
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables == 0:  # a new file whose first update has not committed yet
+                raise IndexNotReady(f"{self.db}: the search index is being built")
             try:
                 row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            except sqlite3.OperationalError as err:  # tables not there yet: a build is running
-                raise IndexNotReady(f"{self.db}: the search index is being built") from err
+            except sqlite3.OperationalError as err:
+                raise IndexDamaged(f"{self.db}: not a search index of this version") from err
             if row is None or row[0] != SCHEMA_VERSION:
-                raise IndexNotReady(f"{self.db}: the search index is being rebuilt")
+                raise IndexDamaged(f"{self.db}: not a search index of this version")
             yield conn
         finally:
             conn.execute("COMMIT")
@@ -190,11 +206,24 @@ class IndexReader:
             ranked = conn.execute(sql, params).fetchall()
             nids = [int(row[0]) for row in ranked]
             docs = self._documents(conn, nids)
+            words = parse_query(query.text).words()
+            snippets = {
+                nid: cut_snippet(str(body), words) for nid, body in self._bodies(conn, nids)
+            }
             hits = tuple(
-                Hit(document=docs[nid], score=-float(score), snippet=" ".join(str(snippet).split()))
-                for nid, score, snippet in ranked
+                Hit(document=docs[nid], score=-float(score), snippet=snippets.get(nid, ""))
+                for nid, score in ranked
             )
             return SearchResult(hits=hits, linked=self._linked(conn, nids))
+
+    def _bodies(self, conn: sqlite3.Connection, nids: Sequence[int]) -> list[tuple[int, str]]:
+        if not nids:
+            return []
+        marks = ",".join("?" * len(nids))
+        return conn.execute(
+            f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})",  # noqa: S608 - ? marks
+            tuple(nids),
+        ).fetchall()
 
     def _documents(self, conn: sqlite3.Connection, nids: Sequence[int]) -> dict[int, Document]:
         if not nids:
@@ -208,32 +237,27 @@ class IndexReader:
 
     def _linked(self, conn: sqlite3.Connection, nids: Sequence[int]) -> tuple[LinkedNote, ...]:
         edges: list[Edge] = []
-        for rank, nid in enumerate(nids[:TOP_FOR_LINKED]):
-            for other, link_type in conn.execute(
-                "SELECT dst, link_type FROM links WHERE src = ? AND dst IS NOT NULL ORDER BY seq",
-                (nid,),
-            ):
-                edges.append(
-                    Edge(rank=rank, other=other, direction="linked_from", link_type=link_type)
-                )
-            for other, link_type in conn.execute(
-                "SELECT src, link_type FROM links WHERE dst = ? ORDER BY src, seq", (nid,)
-            ):
-                edges.append(
-                    Edge(rank=rank, other=other, direction="links_to", link_type=link_type)
-                )
-        others = sorted({edge.other for edge in edges} - set(nids))
-        if not others:
-            return ()
         info: dict[int, tuple[int, str]] = {}
-        for chunk_start in range(0, len(others), 500):
-            chunk = others[chunk_start : chunk_start + 500]
-            marks = ",".join("?" * len(chunk))
-            for nid, outdegree, path in conn.execute(
-                f"SELECT nid, outdegree, path FROM notes WHERE nid IN ({marks})",  # noqa: S608
-                chunk,
-            ):
-                info[nid] = (outdegree, path)
+        for rank, nid in enumerate(nids[:TOP_FOR_LINKED]):
+            outgoing = conn.execute(
+                "SELECT l.dst, l.link_type, n.outdegree, n.path FROM links AS l"
+                " JOIN notes AS n ON n.nid = l.dst WHERE l.src = ? ORDER BY l.seq",
+                (nid,),
+            ).fetchall()
+            incoming = conn.execute(  # hubs have thousands: the least list-like ones count most
+                "SELECT l.src, l.link_type, n.outdegree, n.path FROM links AS l"
+                " JOIN notes AS n ON n.nid = l.src WHERE l.dst = ?"
+                " ORDER BY n.outdegree, n.path, l.seq LIMIT ?",
+                (nid, BACKLINKS_CONSIDERED),
+            ).fetchall()
+            ways: tuple[tuple[Direction, list[Any]], ...] = (
+                ("linked_from", outgoing),
+                ("links_to", incoming),
+            )
+            for way, rows in ways:
+                for other, link_type, outdegree, path in rows:
+                    info[other] = (outdegree, path)
+                    edges.append(Edge(rank=rank, other=other, direction=way, link_type=link_type))
         picks = rank_linked(
             edges,
             nids,
@@ -254,9 +278,11 @@ class IndexReader:
 
 
 def read_repairing(vault: Path, reader: IndexReader, question: Callable[[IndexReader], T]) -> T:
-    """``question(reader)``; if SQLite finds the index corrupt, rebuild it and ask once more."""
+    """``question(reader)``; if the index is corrupt (or foreign), rebuild it and ask once more."""
     try:
         return question(reader)
+    except IndexDamaged:
+        pass
     except sqlite3.DatabaseError as err:
         if not is_corruption(err):
             raise

@@ -17,10 +17,14 @@ import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.errors import ConfigError, UsageError
 
-__all__ = ["LOOPBACK_NAMES", "TOKEN_ENV", "check_binding", "run"]
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["LOOPBACK_NAMES", "TOKEN_ENV", "check_binding", "make_app", "run"]
 
 TOKEN_ENV = "VAULTSYNC_API_TOKEN"  # noqa: S105 - the variable's name, not a secret
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -56,16 +60,28 @@ def allowed_hosts(host: str, token: str | None) -> frozenset[str] | None:
     return LOOPBACK_NAMES | {host.strip().strip("[]").lower()}
 
 
+def make_app(
+    vault: Path,
+    state: Path,
+    *,
+    host: str,
+    refresh: float,
+    environ: Mapping[str, str] | None = None,
+) -> FastAPI:
+    """The app ``run`` serves on ``host``, with the token and host rules applied."""
+    from pipeline.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
+
+    token = check_binding(host, environ)
+    if not vault.is_dir():
+        raise UsageError(f"{vault}: no vault here", hint="run `vaultsync sync` first")
+    return create_app(
+        vault, state, token=token, allowed_hosts=allowed_hosts(host, token), refresh=refresh
+    )
+
+
 def run(vault: Path, state: Path, *, host: str, port: int, refresh: float) -> None:
     """Serve until interrupted (see the module docstring for the rules)."""
     import uvicorn  # noqa: PLC0415 - loaded only when serving
 
-    from pipeline.search.api import create_app  # noqa: PLC0415
-
-    token = check_binding(host)
-    if not vault.is_dir():
-        raise UsageError(f"{vault}: no vault here", hint="run `vaultsync sync` first")
-    app = create_app(
-        vault, state, token=token, allowed_hosts=allowed_hosts(host, token), refresh=refresh
-    )
+    app = make_app(vault, state, host=host, refresh=refresh)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)

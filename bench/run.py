@@ -1,0 +1,228 @@
+"""`make bench`: time vaultsync on synthetic stores, side by side with git's own floor.
+
+Usage: python bench/run.py [--sizes 2800,10000] [--runs 5] [--out bench/results]
+
+Per size it writes a store with ``pipeline.synthetic`` (seeded, deterministic), then measures:
+graph build cold and warm in-process and the size of graph.json; first sync, no-op sync, sync
+after changing one fact, sync after adding one document and ``check`` as whole commands (wall
+time, median of ``--runs``, interpreter start included); the peak RSS of a first sync; and, in
+the same run, ``git add -A && git commit`` of the same rendered tree and ``git status
+--porcelain`` on the synced vault.  Past 10,000 notes the seed's caps bind, so they are raised
+through their settings (``VAULTSYNC_CAP_*``) and the results say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+VAULTSYNC = [sys.executable, "-m", "pipeline"]
+RAISED_CAPS = {
+    "VAULTSYNC_CAP_EPISODES": "1000000",
+    "VAULTSYNC_CAP_SESSIONS": "1000000",
+    "VAULTSYNC_CAP_DOCS_PER_CONTEXT": "1000000",
+    "VAULTSYNC_CAP_DOCS_TOTAL": "1000000",
+}
+
+
+def timed(command: list[str], *, env: dict[str, str], cwd: Path | None = None) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one command, which must succeed."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"bench: {' '.join(command)} failed")
+    return elapsed, usage.ru_maxrss
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def in_process(state: Path, env: dict[str, str]) -> dict[str, float]:
+    """Graph build cold (stores read and built) and warm (graph.json reused), in one process."""
+    code = f"""
+import json, os, sys, time
+from pathlib import Path
+from pipeline import app, cache
+from pipeline.settings import caps_from_env
+state = Path({str(state)!r}); caps = caps_from_env()
+cache.graph_path(state).unlink(missing_ok=True)
+t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
+from pipeline.graph import build_graph
+built = build_graph(records, caps); t2 = time.perf_counter()
+app.current_graph(state, caps)
+warm = []
+for _ in range(5):
+    t = time.perf_counter(); g = app.current_graph(state, caps); warm.append(time.perf_counter() - t)
+warm.sort()
+print(json.dumps({{"extract_s": t1 - t0, "build_cold_s": t2 - t1, "build_warm_s": warm[2],
+  "graph_json_bytes": cache.graph_path(state).stat().st_size, "nodes": len(built.graph.nodes),
+  "links": len(built.graph.links),
+  "documents": sum(1 for n in built.graph.nodes if n.kind.value == "doc")}}))
+"""
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    return dict(json.loads(result.stdout))
+
+
+def change_one_fact(state: Path, run: int) -> None:
+    path = state / "memory" / "memory_index.json"
+    facts = json.loads(path.read_text())
+    facts[0]["content"] = f"{facts[0]['content'].split(' [edit')[0]} [edit {run}]"
+    path.write_text(json.dumps(facts, indent=2))
+
+
+def add_one_document(state: Path, run: int) -> None:
+    path = sorted((state / "contexts").glob("*.json"))[0]
+    context = json.loads(path.read_text())
+    body = f"# Added page {run}\n\nA new page that links [back](/docs/section0/page0.md).\n"
+    context["files"].append({"Path": f"docs/added/page-{run}.md", "Content": body,
+                             "Size": len(body), "Type": "Markdown"})  # fmt: skip
+    path.write_text(json.dumps(context, indent=2))
+
+
+def git_floor(vault: Path, work: Path, env: dict[str, str], runs: int) -> float:
+    """``git add -A && git commit`` of the same rendered tree, in a fresh repository."""
+    samples = []
+    for run in range(runs):
+        tree = work / f"floor-{run}"
+        shutil.copytree(vault, tree, ignore=shutil.ignore_patterns(".git", ".vaultsync"))
+        subprocess.run(["git", "init", "-q", str(tree)], check=True, env=env)
+        script = "git add -A && git commit -qm floor"
+        samples.append(timed(["sh", "-c", script], env=env, cwd=tree)[0])
+    return median(samples)
+
+
+def bench_size(notes: int, runs: int) -> dict[str, Any]:
+    from pipeline.synthetic import generate_store
+
+    work = OUT / f"n{notes}"
+    shutil.rmtree(work, ignore_errors=True)
+    state = work / "state"
+    generate_store(state, notes=notes, seed=7)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}  # fmt: skip
+    caps_raised = notes > 10_000
+    if caps_raised:
+        env.update(RAISED_CAPS)
+    row: dict[str, Any] = {"notes": notes, "caps_raised": caps_raised}
+    row.update(in_process(state, env))
+
+    firsts, rss = [], 0
+    for run in range(runs):
+        elapsed, peak = timed([*VAULTSYNC, "sync", "--state", str(state),
+                               "--vault", str(work / f"vault-{run}")], env=env)  # fmt: skip
+        firsts.append(elapsed)
+        rss = max(rss, peak)
+    vault = work / "vault-0"
+    sync = [*VAULTSYNC, "sync", "--state", str(state), "--vault", str(vault)]
+    row["first_sync_s"] = median(firsts)
+    row["peak_rss_mib"] = rss / 1024
+    row["vault_files"] = sum(1 for p in vault.rglob("*.md") if ".git" not in p.parts)
+    row["noop_sync_s"] = median([timed(sync, env=env)[0] for _ in range(runs)])
+    row["check_s"] = median(
+        [timed([*VAULTSYNC, "check", "--state", str(state), "--vault", str(vault)], env=env)[0]
+         for _ in range(runs)]
+    )  # fmt: skip
+    samples = []
+    for run in range(runs):
+        change_one_fact(state, run)
+        samples.append(timed(sync, env=env)[0])
+    row["one_fact_sync_s"] = median(samples)
+    samples = []
+    for run in range(runs):
+        add_one_document(state, run)
+        samples.append(timed(sync, env=env)[0])
+    row["one_document_sync_s"] = median(samples)
+    row["git_floor_s"] = git_floor(vault, work, env, runs)
+    row["git_status_s"] = median(
+        [timed(["git", "-C", str(vault), "status", "--porcelain"], env=env)[0] for _ in range(runs)]
+    )
+    row["first_sync_over_floor"] = row["first_sync_s"] / row["git_floor_s"]
+    row["noop_over_git_status"] = row["noop_sync_s"] / row["git_status_s"]
+    for run in range(1, runs):
+        shutil.rmtree(work / f"vault-{run}", ignore_errors=True)
+    return row
+
+
+TARGETS_2800 = {
+    "first_sync_s": ("≤", 1.0), "noop_sync_s": ("≤", 0.2), "build_cold_s": ("≤", 0.100),
+    "build_warm_s": ("≤", 0.010), "graph_json_bytes": ("≤", 2_000_000),
+    "first_sync_over_floor": ("≤", 2.0),
+}  # fmt: skip
+TARGETS_100K = {"first_sync_s": ("≤", 60.0), "noop_sync_s": ("≤", 3.0),
+                "one_fact_sync_s": ("≤", 3.0), "peak_rss_mib": ("≤", 1024.0)}  # fmt: skip
+
+
+def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    columns = [
+        ("notes", "notes", "{:,}"), ("links", "links", "{:,}"), ("documents", "docs", "{:,}"),
+        ("extract_s", "extract", "{:.3f} s"), ("build_cold_s", "build cold", "{:.3f} s"),
+        ("build_warm_s", "build warm", "{:.4f} s"), ("graph_json_bytes", "graph.json", "{:,} B"),
+        ("first_sync_s", "first sync", "{:.2f} s"), ("git_floor_s", "git floor", "{:.2f} s"),
+        ("first_sync_over_floor", "first/floor", "{:.2f}×"),
+        ("noop_sync_s", "no-op sync", "{:.3f} s"), ("git_status_s", "git status", "{:.3f} s"),
+        ("noop_over_git_status", "no-op/status", "{:.2f}×"),
+        ("one_fact_sync_s", "1 fact", "{:.2f} s"), ("one_document_sync_s", "1 document", "{:.2f} s"),
+        ("check_s", "check", "{:.3f} s"), ("peak_rss_mib", "peak RSS", "{:.0f} MiB"),
+    ]  # fmt: skip
+    lines = [
+        f"# vaultsync benchmark, {meta['date']}",
+        "",
+        f"Machine: {meta['machine']}, {meta['cpus']} CPUs, Python {meta['python']}. "
+        f"Whole commands, wall time, median of {meta['runs']} runs.",
+        "",
+        "| " + " | ".join(label for _, label, _ in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
+    for row in rows:
+        lines.append("| " + " | ".join(fmt.format(row[key]) for key, _, fmt in columns) + " |")
+    lines += ["", "## Targets", ""]
+    for row in rows:
+        targets = TARGETS_2800 if row["notes"] == 2800 else TARGETS_100K if row["notes"] >= 100_000 else {}
+        for key, (_, limit) in targets.items():
+            value = row[key]
+            verdict = "met" if value <= limit else f"missed by {value / limit:.1f}×"
+            lines.append(f"- {row['notes']:,} notes, {key}: {value:.4g} (target ≤ {limit:g}) — {verdict}")
+        if row["caps_raised"]:
+            lines.append(f"- {row['notes']:,} notes: caps raised ({', '.join(RAISED_CAPS)}).")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2800,10000")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        print(f"bench: {size:,} notes…", file=sys.stderr)
+        rows.append(bench_size(size, args.runs))
+    meta = {"date": datetime.now(UTC).date().isoformat(), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs}  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / meta["date"]
+    stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
+    report = markdown(rows, meta)
+    stem.with_suffix(".md").write_text(report)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()

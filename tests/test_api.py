@@ -1,0 +1,295 @@
+"""The vault REST API on a real uvicorn server on loopback, talked to with httpx."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+import uvicorn
+
+from pipeline.errors import ConfigError
+from pipeline.linkstore import read_links
+from pipeline.search.server import check_binding, is_loopback, make_app
+from tests.conftest import DEMO_STORE
+from tests.test_search_support import demo_vault
+
+GATEWAY = "Contexts/handbook/guide/gateway.md"
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Run ``app`` with uvicorn on 127.0.0.1 and a free port; yield its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The demo store (a private copy) and its synced vault."""
+    root = tmp_path_factory.mktemp("api")
+    state = root / "state"
+    shutil.copytree(DEMO_STORE, state)
+    return state, demo_vault(state, root / "vault")
+
+
+@pytest.fixture(scope="module")
+def api(demo: tuple[Path, Path]) -> Iterator[httpx.Client]:
+    """A client of the API served on loopback without a token, as ``vaultsync serve`` does."""
+    state, vault = demo
+    app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+
+
+def error(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body: dict[str, Any] = response.json()
+    return body
+
+
+class TestDocuments:
+    def test_list_defaults(self, api: httpx.Client) -> None:
+        """20 documents by path, the total in ``X-Total-Count``."""
+        response = api.get("/v1/vault/documents")
+        docs = response.json()
+        assert response.status_code == 200
+        assert len(docs) == 20
+        assert [d["path"] for d in docs] == sorted(d["path"] for d in docs)
+        assert int(response.headers["x-total-count"]) > 100
+        assert set(docs[0]) >= {"id", "path", "title", "doc_type", "content_hash", "size"}
+
+    def test_filters_and_paging(self, api: httpx.Client) -> None:
+        """``doc_type`` (comma-separated), ``folder``, ``limit`` and ``offset`` narrow the list."""
+        docs = api.get(
+            "/v1/vault/documents", params={"doc_type": "project,topic", "limit": 500}
+        ).json()
+        assert {d["doc_type"] for d in docs} == {"project", "topic"}
+        page = api.get(
+            "/v1/vault/documents", params={"folder": "Projects", "offset": 1, "limit": 1}
+        )
+        assert [d["path"] for d in page.json()] == ["Projects/orbital.md"]
+        assert page.headers["x-total-count"] == "3"
+
+    def test_limit_bounds(self, api: httpx.Client) -> None:
+        """A limit over 500 (or under 1) is a 422 JSON answer."""
+        for limit in (0, 501):
+            body = error(api.get("/v1/vault/documents", params={"limit": limit}), 422)
+            assert body["detail"][0]["loc"] == ["query", "limit"]
+
+    def test_get_by_id_with_slashes(self, api: httpx.Client) -> None:
+        """A document id holding ``/`` and ``:`` works, encoded or not, and carries its text."""
+        docs = api.get("/v1/vault/documents", params={"doc_type": "doc", "limit": 500}).json()
+        gateway = next(d for d in docs if d["path"] == GATEWAY)
+        for ref in (gateway["id"], quote(gateway["id"], safe="")):
+            body = api.get(f"/v1/vault/documents/{ref}").json()
+            assert body["path"] == GATEWAY
+            assert "The gateway accepts OTLP" in body["content"]
+
+    def test_get_by_path(self, api: httpx.Client) -> None:
+        """A vault path names a document too."""
+        assert api.get("/v1/vault/documents/Projects/orbital.md").json()["id"] == "project:orbital"
+
+    def test_unknown_document(self, api: httpx.Client) -> None:
+        """An unknown id is a 404 JSON error."""
+        body = error(api.get("/v1/vault/documents/nothing:here"), 404)
+        assert body["code"] == "not_found"
+
+
+class TestLinks:
+    def test_outlinks_and_backlinks(self, api: httpx.Client) -> None:
+        """A document's links carry ``link_type`` and a context of about 50 characters."""
+        body = api.get(f"/v1/vault/documents/{GATEWAY}/links").json()
+        out = {(link["document"]["path"], link["link_type"]) for link in body["outlinks"]}
+        assert ("Projects/orbital.md", "wikilink") in out
+        assert ("Projects/orbital.md", "links_to") in out
+        assert ("Contexts/handbook/ops/runbooks/cert-rotation.md", "markdown") in out
+        assert ("Contexts/handbook/handbook.md", "part_of") in out
+        assert all(0 < len(link["context"]) <= 140 for link in body["outlinks"])
+        back = {(link["document"]["path"], link["link_type"]) for link in body["backlinks"]}
+        assert back
+        assert all(
+            link["to_doc_id"] == body["backlinks"][0]["to_doc_id"] for link in body["backlinks"]
+        )
+
+    def test_unknown_document(self, api: httpx.Client) -> None:
+        """Links of an unknown note: 404 JSON."""
+        error(api.get("/v1/vault/documents/nope/links"), 404)
+
+
+class TestSearch:
+    def test_hits_then_linked_notes(self, api: httpx.Client) -> None:
+        """Hits (``source: vault``, with snippets) come first, then linked notes with why."""
+        items = api.post("/v1/vault/search", json={"query": "cert rotation"}).json()
+        sources = [item["source"] for item in items]
+        assert sources == sorted(sources, key=lambda s: s != "vault")
+        first = items[0]
+        assert first["document"]["path"] == "Contexts/handbook/ops/runbooks/cert-rotation.md"
+        assert "**" in first["snippet"]
+        linked = [item for item in items if item["source"] == "linked"]
+        assert 0 < len(linked) <= 6
+        assert all(item["why"].startswith(("linked from ", "links to ")) for item in linked)
+
+    def test_doc_types_and_max_results(self, api: httpx.Client) -> None:
+        """``doc_types`` filters inside the query; ``max_results`` caps the hits."""
+        body = {"query": "postgres", "doc_types": ["fact"], "max_results": 2}
+        hits = [i for i in api.post("/v1/vault/search", json=body).json() if i["source"] == "vault"]
+        assert len(hits) == 2
+        assert {hit["document"]["doc_type"] for hit in hits} == {"fact"}
+
+    def test_seed_scope_field_is_accepted(self, api: httpx.Client) -> None:
+        """Seed 003's ``scope`` field is ignored rather than refused."""
+        response = api.post("/v1/vault/search", json={"query": "orbital", "scope": "team"})
+        assert response.status_code == 200
+
+    def test_bad_input(self, api: httpx.Client) -> None:
+        """Empty query, too many results, a lone surrogate, not JSON: each a 4xx JSON answer."""
+        error(api.post("/v1/vault/search", json={"query": ""}), 422)
+        error(api.post("/v1/vault/search", json={"query": "x", "max_results": 101}), 422)
+        raw = b'{"query": "\\ud800"}'
+        headers = {"content-type": "application/json"}
+        error(api.post("/v1/vault/search", content=raw, headers=headers), 422)
+        assert api.post("/v1/vault/search", content=b"{", headers=headers).status_code in (400, 422)
+
+    def test_nothing_searchable_matches_nothing(self, api: httpx.Client) -> None:
+        """A query of punctuation only is valid and matches nothing."""
+        assert api.post("/v1/vault/search", json={"query": "!!!"}).json() == []
+
+
+class TestCreateLink:
+    def test_added_then_unchanged(self, api: httpx.Client, demo: tuple[Path, Path]) -> None:
+        """A new link is 201 and lands in links.json; drawing it again is 200 ``unchanged``."""
+        body = {"from": "Projects/orbital.md", "to": "project:ledger", "rel": "Depends On"}
+        first = api.post("/v1/vault/links", json=body)
+        assert (first.status_code, first.json()["status"], first.json()["rel"]) == (
+            201,
+            "added",
+            "depends_on",
+        )
+        again = api.post("/v1/vault/links", json=body)
+        assert (again.status_code, again.json()["status"]) == (200, "unchanged")
+        stored = {(link.source, link.target, link.rel) for link in read_links(demo[0])}
+        assert ("project:orbital", "project:ledger", "depends_on") in stored
+
+    def test_unknown_reference(self, api: httpx.Client) -> None:
+        """A reference that names no note is a 404."""
+        body = error(api.post("/v1/vault/links", json={"from": "zzzqqq", "to": "orbital"}), 404)
+        assert "no note matches" in body["detail"]
+
+    def test_ambiguous_reference(self, api: httpx.Client, demo: tuple[Path, Path]) -> None:
+        """A name several notes share is a 409 listing them, and nothing is written."""
+        before = read_links(demo[0])
+        body = error(
+            api.post("/v1/vault/links", json={"from": "troubleshooting", "to": "orbital"}), 409
+        )
+        assert body["code"] == "ambiguous_reference"
+        assert body["detail"].count("doc:") >= 2
+        assert read_links(demo[0]) == before
+
+    def test_self_link(self, api: httpx.Client) -> None:
+        """A link from a note to itself is refused with 422."""
+        error(api.post("/v1/vault/links", json={"from": "orbital", "to": "project:orbital"}), 422)
+
+    def test_missing_field(self, api: httpx.Client) -> None:
+        """A body without ``to`` is a 422 JSON answer."""
+        error(api.post("/v1/vault/links", json={"from": "orbital"}), 422)
+
+
+class TestServing:
+    def test_openapi(self, api: httpx.Client) -> None:
+        """The OpenAPI document lists the five vault routes."""
+        paths = set(api.get("/openapi.json").json()["paths"])
+        assert {
+            "/v1/vault/documents",
+            "/v1/vault/documents/{doc_id}",
+            "/v1/vault/documents/{doc_id}/links",
+            "/v1/vault/search",
+            "/v1/vault/links",
+        } <= paths
+
+    def test_unknown_route_is_json(self, api: httpx.Client) -> None:
+        """A route that does not exist is a JSON 404 too."""
+        assert error(api.get("/v2/nothing"), 404)["code"] == "not_found"
+
+    def test_foreign_host_header_refused(self, api: httpx.Client) -> None:
+        """Without a token, a request naming another host (DNS rebinding) is refused."""
+        body = error(api.get("/v1/vault/documents", headers={"host": "evil.example:8765"}), 421)
+        assert body["code"] == "wrong_host"
+
+    def test_reads_while_a_sync_holds_the_vault(
+        self, api: httpx.Client, demo: tuple[Path, Path]
+    ) -> None:
+        """Reads answer at once while a sync holds the vault lock."""
+        from pipeline.write import VaultFS
+
+        with VaultFS(demo[1]) as fs, fs.lock(timeout=1.0):
+            start = time.monotonic()
+            assert api.post("/v1/vault/search", json={"query": "orbital"}).status_code == 200
+            assert time.monotonic() - start < 2.0
+
+
+class TestToken:
+    def test_open_address_needs_a_token(self) -> None:
+        """A non-loopback address without ``VAULTSYNC_API_TOKEN`` is refused; loopback is not."""
+        with pytest.raises(ConfigError):
+            check_binding("0.0.0.0", {})  # noqa: S104
+        assert check_binding("0.0.0.0", {"VAULTSYNC_API_TOKEN": "t"}) == "t"  # noqa: S104
+        assert check_binding("::1", {}) is None
+        assert (is_loopback("localhost"), is_loopback("127.0.0.2"), is_loopback("10.0.0.1")) == (
+            True,
+            True,
+            False,
+        )
+
+    def test_bearer_required_when_set(self, demo: tuple[Path, Path]) -> None:
+        """With a token every route needs it, except the OpenAPI document."""
+        state, vault = demo
+        app = make_app(
+            vault, state, host="127.0.0.1", refresh=0, environ={"VAULTSYNC_API_TOKEN": "s3cret"}
+        )
+        with serving(app) as url, httpx.Client(base_url=url) as client:
+            assert error(client.get("/v1/vault/documents"), 401)["code"] == "unauthorized"
+            wrong = client.get("/v1/vault/documents", headers={"authorization": "Bearer nope"})
+            assert wrong.status_code == 401
+            good = client.get("/v1/vault/documents", headers={"authorization": "Bearer s3cret"})
+            assert good.status_code == 200
+            assert client.get("/openapi.json").status_code == 200
+            assert json.loads(client.get("/openapi.json").text)["info"]["title"]
+
+
+class TestRefresh:
+    def test_new_note_appears_without_restart(self, tmp_path: Path) -> None:
+        """The background refresh indexes a note written while the server runs."""
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        (vault / "a.md").write_text("alpha")
+        app = make_app(vault, tmp_path / "state", host="127.0.0.1", refresh=0.1, environ={})
+        with serving(app) as url, httpx.Client(base_url=url) as client:
+            (vault / "b.md").write_text("# B\n\nwombat")
+            deadline = time.monotonic() + 10
+            found: list[Any] = []
+            while not found and time.monotonic() < deadline:
+                found = client.post("/v1/vault/search", json={"query": "wombat"}).json()
+                time.sleep(0.1)
+            assert [item["document"]["path"] for item in found] == ["b.md"]

@@ -1,0 +1,216 @@
+"""Real vaults: third-party corpora, and a vault synced from the demo store plus user notes.
+
+Corpora (``../shared/corpora``) are read in place with ``cache=False`` (nothing is written
+there).  Every link the parsers find is accounted for: it reaches a file of the corpus, or it is
+listed as unresolved; the figures are those of ``corpora/README.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_STORE, corpus
+
+from pipeline.knowledge import queries as q
+from pipeline.knowledge.idea import LinkForm
+from pipeline.knowledge.model import KnowledgeModel
+from pipeline.knowledge.properties import read_properties
+from pipeline.knowledge.scan import load_model, walk_vault
+from pipeline.mdlinks import DestKind, classify_destination, parse_markdown_links
+from pipeline.wikilinks import parse_wikilinks
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def accounted(vault: Path) -> tuple[KnowledgeModel, Counter[tuple[str, bool]]]:
+    """The model, after checking that every link found is resolved to a real file or listed."""
+    model = load_model(vault, cache=False).model
+    files = {rel for rel, _ in walk_vault(vault)}
+    counts: Counter[tuple[str, bool]] = Counter()
+    for path in model.ideas:
+        text = (vault / path).read_text(encoding="utf-8")
+        body = text[read_properties(text).body_start :]
+        found = list(parse_wikilinks(body)) + [
+            link
+            for link in parse_markdown_links(body)
+            if classify_destination(link.dest) is DestKind.PATH
+        ]
+        links = [link for link in model.links(path) if link.form is not LinkForm.PROPERTY]
+        assert len(links) == len(found), path
+        for link in links:
+            assert link.path is None or link.path in files
+            counts[link.form.value, link.path is not None] += 1
+    assert list(model.problems()) == []
+    return model, counts
+
+
+class TestFoam:
+    def test_every_link_accounted(self) -> None:
+        """foam-docs: 199 wikilinks outside code, 197 resolve; every link is accounted for."""
+        _, counts = accounted(corpus("foam-docs") / "docs")
+        assert counts["wikilink", True] == 197
+        assert counts["wikilink", False] == 2
+
+    def test_broken_ones_listed(self) -> None:
+        """The two broken wikilinks are the unresolved ones."""
+        model = load_model(corpus("foam-docs") / "docs", cache=False).model
+        broken = {link.target for link in model.unresolved() if link.form is LinkForm.WIKILINK}
+        assert broken == {"publishing", "cli-grep"}
+
+    def test_reference_definitions_resolve(self) -> None:
+        """The 180 link reference definitions to .md files all resolve."""
+        model = load_model(corpus("foam-docs") / "docs", cache=False).model
+        resolved = [
+            link
+            for link in model.links()
+            if link.form is LinkForm.MARKDOWN and link.target.endswith(".md") and link.path
+        ]
+        assert len(resolved) >= 180
+
+
+EXPORT_VAULTS = (
+    "main-samples",
+    "single-file",
+    "infinite-recursion",
+    "postprocessors",
+    "filter-by-tags",
+    "non-ascii",
+    "start-at",
+    "same-filename-different-directories",
+)
+
+
+class TestObsidianExport:
+    @pytest.fixture
+    def inputs(self) -> Path:
+        return corpus("obsidian-export-testdata") / "tests" / "testdata" / "input"
+
+    def test_every_link_accounted(self, inputs: Path) -> None:
+        """The 8 input vaults: 48 wikilinks and embeds, one unresolved (non-existing note)."""
+        totals: Counter[tuple[str, bool]] = Counter()
+        for name in EXPORT_VAULTS:
+            totals.update(accounted(inputs / name)[1])
+        wiki = {key: n for key, n in totals.items() if key[0] in ("wikilink", "embed")}
+        assert sum(wiki.values()) == 48
+        assert wiki.get(("wikilink", False), 0) + wiki.get(("embed", False), 0) == 1
+
+    def test_same_filename_different_directories(self, inputs: Path) -> None:
+        """``[[dir1/Note]]`` and ``[[dir2/Note]]`` reach their own folders."""
+        model = load_model(inputs / "same-filename-different-directories", cache=False).model
+        reached = {link.target: link.path for link in model.links()}
+        assert all(path is not None for path in reached.values())
+
+    def test_embeds_reach_attachments(self, inputs: Path) -> None:
+        """Image and PDF embeds resolve to the files but make no edge."""
+        model = load_model(inputs / "main-samples", cache=False).model
+        attachments = {
+            link.path
+            for link in model.links()
+            if link.path is not None and not link.path.endswith(".md")
+        }
+        targets = {edge.target for edges in model.outgoing.values() for edge in edges}
+        assert attachments
+        assert not attachments & targets
+
+
+USER_NOTES = {
+    "Notes/Orbital review.md": (
+        '---\nstate: permanent\nsources:\n  - "[[Projects/orbital]]"\n---\n'
+        "# Orbital review\n\n"
+        "- claim:: orbital needs idempotent producers\n"
+        "- supports:: [[orbital]]\n"
+        "- question:: [[Why do batches reorder]]\n"
+    ),
+    "Notes/Why do batches reorder.md": "An open question.\n",
+    "Notes/Skeptic.md": (
+        "---\nstate: 🌱 fleeting\n---\n"
+        "[contradicts:: [[Orbital review]]] — I doubt it.\n\nclaim:: unproven\n"
+    ),
+}
+
+
+def synced_vault(target: Path) -> Path:
+    """The demo store synced into ``target`` by ``vaultsync sync``, plus USER_NOTES."""
+    state = target.parent / "state"
+    shutil.copytree(DEMO_STORE, state)
+    gitconfig = target.parent / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("VAULTSYNC_", "CHATCLI_", "GIT_"))
+    }
+    env.update({"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline", "sync", "--state", str(state), "--vault", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env=env,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"vaultsync sync failed: {done.stderr}")
+    for rel, text in USER_NOTES.items():
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        (target / rel).write_text(text, encoding="utf-8")
+    return target
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeModel:
+    """The model of the synced demo vault with the user notes."""
+    vault = synced_vault(tmp_path_factory.mktemp("synced") / "vault")
+    return load_model(vault).model
+
+
+class TestSyncedDemo:
+    def test_every_note_is_an_idea(self, model: KnowledgeModel) -> None:
+        """Engine notes and user notes are all ideas; none has a front-matter problem."""
+        assert "Home.md" in model.ideas
+        assert set(USER_NOTES) <= set(model.ideas)
+        assert list(model.problems()) == []
+
+    def test_engine_relations_read(self, model: KnowledgeModel) -> None:
+        """The engine's relations (in project, part of, links to…) become typed edges."""
+        assert {"in_project", "part_of", "links_to", "mentions", "same_day"} <= set(model.by_type)
+        assert model.ideas["Projects/orbital.md"].maturity.in_degree > 10
+
+    def test_user_relations_join_engine_notes(self, model: KnowledgeModel) -> None:
+        """A user's ``supports:: [[orbital]]`` reaches the engine's project note."""
+        assert ("supports", "Projects/orbital.md") in {
+            (e.type, e.target) for e in model.edges_from("Notes/Orbital review.md")
+        }
+
+    def test_contradictions_and_questions(self, model: KnowledgeModel) -> None:
+        """Skeptic contradicts the review; the review's question is unanswered."""
+        found = q.contradictions(model, "Notes/Orbital review.md")
+        assert [e.source for e in found] == ["Notes/Skeptic.md"]
+        assert [x.path for x in q.unanswered_questions(model)] == [
+            "Notes/Why do batches reorder.md"
+        ]
+
+    def test_claims(self, model: KnowledgeModel) -> None:
+        """The review's claim is sourced by the project note; the skeptic's is not."""
+        assert [i.path for i in q.unsourced(model)] == ["Notes/Skeptic.md"]
+        assert ("Projects/orbital.md", 1) in {
+            (c.source.ref, c.count) for c in q.sources_by_reference_count(model)
+        }
+
+    def test_engine_notes_make_no_claims(self, model: KnowledgeModel) -> None:
+        """Engine notes (their ``source`` is an origin path) stay out of the claims accounting."""
+        assert all(not i.claims for i in model.ideas.values() if i.kind is not None)
+
+    def test_states(self, model: KnowledgeModel) -> None:
+        """User states are read (emoji tolerated); engine notes declare none and are fleeting."""
+        assert model.ideas["Notes/Orbital review.md"].state.value == "permanent"
+        assert model.ideas["Notes/Skeptic.md"].state.value == "fleeting"
+        engine = [i for i in model.ideas.values() if i.kind is not None]
+        assert engine
+        assert all(i.declared_state is None and i.state.value == "fleeting" for i in engine)
