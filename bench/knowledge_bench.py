@@ -478,7 +478,7 @@ def synced_vault(notes: int) -> Path:
 
     Reused when already there (``bench/out/knowledge-synced-N/vault``).
     """
-    from pipeline.synthetic import generate_store  # noqa: PLC0415 - only for this mode
+    from pipeline.synthetic import generate_store  # only for this mode
 
     work = OUT / f"knowledge-synced-{notes}"
     vault = work / "vault"

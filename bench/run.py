@@ -193,11 +193,19 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(fmt.format(row[key]) for key, _, fmt in columns) + " |")
     lines += ["", "## Targets", ""]
     for row in rows:
-        targets = TARGETS_2800 if row["notes"] == 2800 else TARGETS_100K if row["notes"] >= 100_000 else {}
+        targets = (
+            TARGETS_2800
+            if row["notes"] == 2800
+            else TARGETS_100K
+            if row["notes"] >= 100_000
+            else {}
+        )
         for key, (_, limit) in targets.items():
             value = row[key]
             verdict = "met" if value <= limit else f"missed by {value / limit:.1f}×"
-            lines.append(f"- {row['notes']:,} notes, {key}: {value:.4g} (target ≤ {limit:g}) — {verdict}")
+            lines.append(
+                f"- {row['notes']:,} notes, {key}: {value:.4g} (target ≤ {limit:g}) — {verdict}"
+            )
         if row["caps_raised"]:
             lines.append(f"- {row['notes']:,} notes: caps raised ({', '.join(RAISED_CAPS)}).")
     return "\n".join(lines) + "\n"

@@ -113,7 +113,7 @@ def save_graph(state: Path, graph: Graph) -> bool:
                 handle.write(graph_to_json(graph))
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, target)
+            Path(temp).replace(target)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise

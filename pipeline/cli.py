@@ -39,7 +39,7 @@ class _ReportedError(click.ClickException):
 
     @classmethod
     def of(cls, error: VaultsyncError) -> _ReportedError:
-        """click reads ``exit_code`` from the class, so each code gets its own subclass."""
+        """Click reads ``exit_code`` from the class, so each code gets its own subclass."""
         coded: type[_ReportedError] = type(
             f"Reported{error.exit_code}", (cls,), {"exit_code": error.exit_code}
         )
@@ -359,7 +359,9 @@ def _report_quarantine(quarantined: Quarantine | None) -> None:
 
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("words", nargs=-1, required=True)
-@click.option("--rel", default="related", show_default=True, help="Relation name (stored as a slug).")
+@click.option(
+    "--rel", default="related", show_default=True, help="Relation name (stored as a slug)."
+)
 @click.option("--note", default="", help="One line about the link (at most 280 bytes).")
 @state_option
 def link(words: tuple[str, ...], rel: str, note: str, state: str | None) -> None:
@@ -397,16 +399,18 @@ def unlink(words: tuple[str, ...], rel: str | None, state: str | None) -> None:
         return
     current = app.current_graph(root, _workspace(state)[1])
     from_data = [
-        l
-        for l in (*current.links_from(source.id), *current.links_to(source.id))
-        if {l.source, l.target} == {source.id, target.id} and l.origin.value != "user"
+        link
+        for link in (*current.links_from(source.id), *current.links_to(source.id))
+        if {link.source, link.target} == {source.id, target.id} and link.origin.value != "user"
     ]
     if from_data:
-        kinds = "; ".join(f"{l.rel} ({l.origin.value}, {l.source} → {l.target})" for l in from_data)
+        kinds = "; ".join(
+            f"{link.rel} ({link.origin.value}, {link.source} → {link.target})" for link in from_data
+        )
         raise LinkStoreError(
             f"no link you drew joins {source.id} and {target.id}; they are linked by the data: "
             f"{kinds}",
-            hint="change the data (the tag, the fact's project, the wikilink, the text) to change it",
+            hint="change the data (the tag, the fact's project, the wikilink, the text)",
         )
     raise LinkStoreError(f"no link joins {source.id} and {target.id}")
 
@@ -454,7 +458,9 @@ def links_import(file: Any, state: str | None) -> None:
     root, _ = _workspace(state)
     report = LinkStore(root).import_jsonl(file.read(), now=datetime.now(UTC), source=file.name)
     _report_quarantine(report.quarantined)
-    click.echo(f"imported: {report.added} added, {report.updated} updated, {report.skipped} skipped")
+    click.echo(
+        f"imported: {report.added} added, {report.updated} updated, {report.skipped} skipped"
+    )
 
 
 @links.command(name="compact")
@@ -475,6 +481,17 @@ def links_compact(state: str | None) -> None:
         f"{len(report.missing)} notes missing (kept for 30 days), "
         f"{report.pruned_tombstones} old removals forgotten"
     )
+
+
+def _register_groups() -> None:
+    # The knowledge queries live in their own package; importing its click group is cheap
+    # (its commands import the model only when they run).
+    from pipeline.knowledge.cli import query
+
+    cli.add_command(query)
+
+
+_register_groups()
 
 
 def main() -> None:

@@ -64,7 +64,8 @@ def context_documents(context: Context, limit: int) -> tuple[DocumentNote, ...]:
     root = common_root(posix)
     cut = len(root) + 1 if root else 0
     return tuple(
-        _document_note(context.id, doc, path[cut:]) for doc, path in zip(documents, posix, strict=True)
+        _document_note(context.id, doc, path[cut:])
+        for doc, path in zip(documents, posix, strict=True)
     )
 
 
@@ -142,4 +143,3 @@ def _first_prose_line(body: str) -> str:
             continue
         return shorten(stripped, SUMMARY_LIMIT)
     return ""
-

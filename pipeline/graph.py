@@ -116,13 +116,15 @@ def _document_links(
                 if path is not None and node_of[path] != doc.node_id:
                     targets.setdefault(node_of[path], Origin.MARKDOWN)
             for wiki in doc.wikilinks:
-                target = resolver.resolve_wikilink(wiki.target, doc.node_id) if wiki.target else None
+                target = (
+                    resolver.resolve_wikilink(wiki.target, doc.node_id) if wiki.target else None
+                )
                 if target is None:
                     if wiki.target:
                         unresolved.append((doc.node_id, wiki.target))
                 elif target != doc.node_id:
                     # A wikilink outranks a markdown link to the same document.
-                    targets[target] = Origin.WIKILINK if target not in targets else targets[target]
+                    targets[target] = targets.get(target, Origin.WIKILINK)
             for target, origin in list(targets.items())[: caps.links_per_doc]:
                 yield Link(
                     source=doc.node_id,

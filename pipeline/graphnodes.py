@@ -8,7 +8,7 @@ is its alias.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -65,58 +65,17 @@ def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
 
 def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
     """Every note of the graph, one per store item kept under the caps, plus the tags."""
+    episodes = kept_episodes(records, caps)
+    sessions = kept_sessions(records, caps)
     nodes: dict[str, Node] = {}
     texts: list[tuple[str, str]] = []
-
-    def add(node: Node, text: str = "") -> None:
+    for node, text in (
+        *_memory_nodes(records, episodes),
+        *_workspace_nodes(records, sessions, documents),
+    ):
         nodes.setdefault(node.id, node)
         if text:
             texts.append((node.id, text))
-
-    for project in records.projects:
-        base = PurePosixPath(project.path.replace("\\", "/")).name if project.path else ""
-        aliases = (base,) if base and normalize_name(base) != normalize_name(project.name) else ()
-        add(Node(id=f"project:{project.name}", kind=Kind.PROJECT, title=project.name, aliases=aliases),
-            project.description)  # fmt: skip
-    for fact in records.facts:
-        add(Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=prose_title(fact.content, fact.id)),
-            fact.content)  # fmt: skip
-    for topic in records.topics:
-        add(Node(id=f"topic:{topic.name}", kind=Kind.TOPIC, title=topic.name), topic.summary)
-    if records.profile is not None:
-        name = records.profile.display_name
-        add(Node(id="profile:user", kind=Kind.PROFILE, title=name,
-                 aliases=() if name == "user" else ("user",)))  # fmt: skip
-    episodes = kept_episodes(records, caps)
-    for episode in episodes:
-        title = prose_title(episode.summary, episode.id)
-        text = "\n".join(part for part in (episode.summary, episode.outcome) if part)
-        add(Node(id=f"episode:{episode.id}", kind=Kind.EPISODE, title=title), text)
-    for note in records.journal:
-        add(
-            Node(id=f"note:{note.period}:{note.label}", kind=Kind.NOTE, title=note.label), note.text
-        )
-    sessions = kept_sessions(records, caps)
-    for session in sessions:
-        title = session.title or session.name
-        aliases = (session.name,) if title != session.name else ()
-        add(Node(id=f"session:{session.name}", kind=Kind.SESSION, title=title, aliases=aliases))
-    for skill in records.skills:
-        add(Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description)
-    for card in records.cards:
-        text = "\n".join((card.title, card.description, *(n.text for n in card.notes)))
-        add(Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
-                 aliases=(card.title,)), text.strip())  # fmt: skip
-    for context in records.contexts:
-        kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
-        add(Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name))
-    for doc in documents:
-        aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
-        add(Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases))
-    for label in _tag_labels(records):
-        if label.strip():
-            add(Node(id=tag_id(label), kind=Kind.TAG, title=label.strip().lower()))
-
     ordered = tuple(nodes[key] for key in sorted(nodes))
     return GraphNodes(
         nodes=ordered,
@@ -125,6 +84,61 @@ def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...
         episodes=episodes,
         sessions=sessions,
     )
+
+
+NodeText = tuple[Node, str]
+
+
+def _memory_nodes(records: Records, episodes: tuple[Episode, ...]) -> Iterator[NodeText]:
+    """Projects, facts, topics, the profile, episodes and journal notes, with their prose."""
+    for project in records.projects:
+        base = PurePosixPath(project.path.replace("\\", "/")).name if project.path else ""
+        aliases = (base,) if base and normalize_name(base) != normalize_name(project.name) else ()
+        node = Node(id=f"project:{project.name}", kind=Kind.PROJECT, title=project.name,
+                    aliases=aliases)  # fmt: skip
+        yield node, project.description
+    for fact in records.facts:
+        title = prose_title(fact.content, fact.id)
+        yield Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=title), fact.content
+    for topic in records.topics:
+        yield Node(id=f"topic:{topic.name}", kind=Kind.TOPIC, title=topic.name), topic.summary
+    if records.profile is not None:
+        name = records.profile.display_name
+        aliases = () if name == "user" else ("user",)
+        yield Node(id="profile:user", kind=Kind.PROFILE, title=name, aliases=aliases), ""
+    for episode in episodes:
+        title = prose_title(episode.summary, episode.id)
+        text = "\n".join(part for part in (episode.summary, episode.outcome) if part)
+        yield Node(id=f"episode:{episode.id}", kind=Kind.EPISODE, title=title), text
+    for note in records.journal:
+        node_id = f"note:{note.period}:{note.label}"
+        yield Node(id=node_id, kind=Kind.NOTE, title=note.label), note.text
+
+
+def _workspace_nodes(
+    records: Records, sessions: tuple[Session, ...], documents: tuple[DocumentNote, ...]
+) -> Iterator[NodeText]:
+    """Sessions, skills, cards, contexts, their documents, and every tag."""
+    for session in sessions:
+        title = session.title or session.name
+        aliases = (session.name,) if title != session.name else ()
+        yield Node(id=f"session:{session.name}", kind=Kind.SESSION, title=title,
+                   aliases=aliases), ""  # fmt: skip
+    for skill in records.skills:
+        yield Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description
+    for card in records.cards:
+        text = "\n".join((card.title, card.description, *(n.text for n in card.notes)))
+        yield Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
+                   aliases=(card.title,)), text.strip()  # fmt: skip
+    for context in records.contexts:
+        kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
+        yield Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name), ""
+    for doc in documents:
+        aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
+        yield Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases), ""
+    for label in _tag_labels(records):
+        if label.strip():
+            yield Node(id=tag_id(label), kind=Kind.TAG, title=label.strip().lower()), ""
 
 
 def _tag_labels(records: Records) -> Iterable[str]:

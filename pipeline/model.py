@@ -7,11 +7,11 @@ tuples, so a stage can never mutate what an earlier stage produced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from types import MappingProxyType
-from collections.abc import Callable
 from typing import Literal
 
 # ---------------------------------------------------------------------------------------------

@@ -138,7 +138,11 @@ def local_graph(graph: Graph, node_id: str) -> LocalGraph:
     for hop in relations:
         for link in (*graph.links_from(hop), *graph.links_to(hop)):
             other = link.target if link.source == hop else link.source
-            if other != node_id and other not in relations and graph.by_id[other].kind is not Kind.TAG:
+            if (
+                other != node_id
+                and other not in relations
+                and graph.by_id[other].kind is not Kind.TAG
+            ):
                 via.setdefault(other, set()).add(hop)
     ranked = sorted(via.items(), key=lambda item: (-len(item[1]), item[0]))
     return LocalGraph(

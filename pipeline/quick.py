@@ -41,9 +41,11 @@ def tree_digest(folder: Path, suffixes: tuple[str, ...] = (".py", ".j2")) -> str
 
 
 def code_digest() -> str:
-    """vaultsync's own source: the stages, the renderers and the built-in templates."""
+    """Vaultsync's own source: the stages, the renderers and the built-in templates."""
     root = Path(__file__).resolve().parent.parent
-    return inputs_digest(tree_digest(root / name) for name in ("pipeline", "renderers", "templates"))
+    return inputs_digest(
+        tree_digest(root / name) for name in ("pipeline", "renderers", "templates")
+    )
 
 
 def templates_digest(folder: Path | None) -> str:
@@ -85,14 +87,18 @@ def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
     # A file modified within the racy window of the cache's own write may have changed without
     # its stat data showing it (timestamp granularity): only a hash could tell, so do not skip.
     limit = cache.written_ns - RACY_NS
-    for path, ((size, mtime_ns, inode), _) in cache.entries.items():
-        try:
-            st = os.lstat(vault / path)
-        except OSError:
-            return False
-        if (st.st_size, st.st_mtime_ns, st.st_ino) != (size, mtime_ns, inode) or mtime_ns >= limit:
-            return False
-    for path in manifest.entries:
-        if path not in cache.entries and os.path.lexists(vault / path):
-            return False
-    return True
+    untouched = all(
+        _stat(vault / path) == recorded and recorded[1] < limit
+        for path, (recorded, _) in cache.entries.items()
+    )
+    return untouched and not any(
+        os.path.lexists(vault / path) for path in manifest.entries if path not in cache.entries
+    )
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)

@@ -35,7 +35,7 @@ class Caps:
 
 
 def caps_from_env(environ: dict[str, str] | None = None) -> Caps:
-    """Read ``VAULTSYNC_CAP_<NAME>`` overrides; a value that is not a positive integer is refused."""
+    """Read ``VAULTSYNC_CAP_<NAME>`` overrides; anything but a positive integer is refused."""
     env = os.environ if environ is None else environ
     caps = Caps()
     changes: dict[str, int] = {}
@@ -55,7 +55,7 @@ def caps_from_env(environ: dict[str, str] | None = None) -> Caps:
 
 
 def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path:
-    """``--state``, else ``VAULTSYNC_STATE_DIR``, else ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
+    """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
     env = os.environ if environ is None else environ
     chosen = (
         option or env.get("VAULTSYNC_STATE_DIR") or env.get("CHATCLI_STATE_DIR") or "~/.chatcli"
@@ -64,7 +64,13 @@ def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path
 
 
 def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = None) -> Path:
-    """``--vault``, else ``VAULTSYNC_VAULT_DIR``, else ``CHATCLI_MEMORY_VAULT_DIR``, else state/vault."""
+    """``--vault``, else env ``VAULTSYNC_VAULT_DIR``, ``CHATCLI_MEMORY_VAULT_DIR``, else state/vault.
+
+    Args:
+        option: the ``--vault`` value, if given.
+        state: the state directory (the default vault is ``vault`` inside it).
+        environ: the environment to read (``os.environ`` when ``None``).
+    """
     env = os.environ if environ is None else environ
     chosen = option or env.get("VAULTSYNC_VAULT_DIR") or env.get("CHATCLI_MEMORY_VAULT_DIR")
     return Path(chosen).expanduser() if chosen else state / "vault"

@@ -34,6 +34,15 @@ def structural_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterato
 
 def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     project_of = _ProjectPaths(records)
+    yield from _memory_links(records, project_of)
+    yield from _episode_links(records, nodes, project_of)
+    yield from _session_links(records, nodes)
+    yield from _journal_links(records, nodes, caps)
+    yield from _workspace_links(records, nodes)
+
+
+def _memory_links(records: Records, project_of: _ProjectPaths) -> Iterator[Link]:
+    """Facts, topics, projects, the profile and contexts: tags, categories, projects, about."""
     for fact in records.facts:
         fid = f"fact:{fact.id}"
         for tag in fact.tags:
@@ -60,9 +69,10 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
         )
         for label in owned:
             yield _link("profile:user", tag_id(label), "has", 1)
-    yield from _episode_links(records, nodes, project_of)
-    yield from _session_links(records, nodes)
-    yield from _journal_links(records, nodes, caps)
+
+
+def _workspace_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
+    """Skills and their triggers, cards and their assignees, documents and their context."""
     # Sorted in reverse so the first name in sort order wins a normalized-name clash.
     topics = {
         normalize_name(t.name): f"topic:{t.name}"
@@ -87,10 +97,8 @@ class _ProjectPaths:
     """Workspace path → project id: the project whose path is the path or its nearest parent."""
 
     def __init__(self, records: Records) -> None:
-        self._by_path = {
-            _clean(p.path): f"project:{p.name}" for p in sorted(records.projects, key=lambda p: p.name)
-            if p.path
-        }  # fmt: skip
+        ordered = sorted(records.projects, key=lambda p: p.name)
+        self._by_path = {_clean(p.path): f"project:{p.name}" for p in ordered if p.path}
 
     def __call__(self, path: str) -> str:
         if not path or not self._by_path:
@@ -107,7 +115,9 @@ def _clean(path: str) -> str:
     return path.replace("\\", "/").rstrip("/") or "/"
 
 
-def _episode_links(records: Records, nodes: GraphNodes, project_of: _ProjectPaths) -> Iterator[Link]:
+def _episode_links(
+    records: Records, nodes: GraphNodes, project_of: _ProjectPaths
+) -> Iterator[Link]:
     facts_by_day_project: dict[tuple[str, str], list[str]] = {}
     for fact in records.facts:
         project_id = project_of(fact.source_project)
@@ -187,4 +197,3 @@ def _week_monday(label: str) -> date | None:
         return date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
     except ValueError:
         return None
-

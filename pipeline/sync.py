@@ -300,6 +300,7 @@ def _save_cache(
     written: Mapping[str, StatKey],
     blobs: Mapping[str, str],
     removed: Sequence[str],
+    *,
     inputs: str = "",
 ) -> None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
@@ -387,7 +388,7 @@ def sync_vault(
             entries, deleted = next_manifest(look.plan, rendered.same)
             kept = look.manifest
             if not kept.lost and entries == kept.entries and deleted == kept.deleted:
-                _save_cache(fs, look, {}, {}, (), inputs)
+                _save_cache(fs, look, {}, {}, (), inputs=inputs)
                 return _report(look, rendered, written={}, removed=())
         intents: dict[str, Entry | None] = dict(journal.intents) if journal is not None else {}
         for step in look.plan.steps:
@@ -421,7 +422,7 @@ def sync_vault(
             when = clock() if clock is not None else None
             sha = found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
             synced = found.sync_index(changes)
-        _save_cache(fs, look, applied.written, rendered.blobs, applied.removed, inputs)
+        _save_cache(fs, look, applied.written, rendered.blobs, applied.removed, inputs=inputs)
         if synced:
             fs.remove_control(JOURNAL)
         return _report(

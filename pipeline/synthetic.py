@@ -17,13 +17,64 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-WORDS = (
-    "gateway cluster retry backoff latency budget schema migration index replica shard cache "
-    "token rotation certificate deploy rollout canary alert runbook incident postmortem queue "
-    "consumer producer batch stream partition offset lease quorum snapshot compaction vacuum "
-    "tenant billing invoice ledger reconcile export import pipeline worker scheduler cron "
-    "sampling exporter collector trace span metric histogram dashboard panel threshold quota"
-).split()
+WORDS = [
+    "gateway",
+    "cluster",
+    "retry",
+    "backoff",
+    "latency",
+    "budget",
+    "schema",
+    "migration",
+    "index",
+    "replica",
+    "shard",
+    "cache",
+    "token",
+    "rotation",
+    "certificate",
+    "deploy",
+    "rollout",
+    "canary",
+    "alert",
+    "runbook",
+    "incident",
+    "postmortem",
+    "queue",
+    "consumer",
+    "producer",
+    "batch",
+    "stream",
+    "partition",
+    "offset",
+    "lease",
+    "quorum",
+    "snapshot",
+    "compaction",
+    "vacuum",
+    "tenant",
+    "billing",
+    "invoice",
+    "ledger",
+    "reconcile",
+    "export",
+    "import",
+    "pipeline",
+    "worker",
+    "scheduler",
+    "cron",
+    "sampling",
+    "exporter",
+    "collector",
+    "trace",
+    "span",
+    "metric",
+    "histogram",
+    "dashboard",
+    "panel",
+    "threshold",
+    "quota",
+]
 CATEGORIES = ("architecture", "pattern", "preference", "gotcha", "project", "personal", "general")
 COLUMNS = ("backlog", "doing", "review", "blocked", "done")
 EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -47,8 +98,10 @@ class Proportions:
     @classmethod
     def for_size(cls, notes: int) -> Proportions:
         """Seed 002's mix: about 71 % documents, the rest spread over the memory stores."""
+
         def share(fraction: float, least: int = 1) -> int:
             return max(least, round(notes * fraction))
+
         return cls(
             facts=share(0.135), topics=share(0.014), projects=share(0.0036, 2),
             episodes=share(0.071), days=share(0.018), sessions=share(0.014), skills=share(0.007),
@@ -68,10 +121,13 @@ def _dump(path: Path, data: Any) -> None:
 class _Writer:
     def __init__(self, root: Path, notes: int, seed: int) -> None:
         self.root = root
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed)  # noqa: S311 - benchmark text, not secrets
         self.size = Proportions.for_size(notes)
         self.projects = [f"project{i:03d}" for i in range(self.size.projects)]
-        self.topics = [f"{self.rng.choice(WORDS)} {self.rng.choice(WORDS)} {i}" for i in range(self.size.topics)]
+        self.topics = [
+            f"{self.rng.choice(WORDS)} {self.rng.choice(WORDS)} {i}"
+            for i in range(self.size.topics)
+        ]
 
     def sentence(self, words: int = 12) -> str:
         return " ".join(self.rng.choice(WORDS) for _ in range(words)).capitalize()
@@ -84,7 +140,9 @@ class _Writer:
         if roll < 0.25:
             parts.append(f"See [[{topic}]].")
         elif roll < 0.35:
-            parts.append(f"See [[{topic}|that topic]] and [[{self.rng.choice(self.projects)}#Status]].")
+            parts.append(
+                f"See [[{topic}|that topic]] and [[{self.rng.choice(self.projects)}#Status]]."
+            )
         elif roll < 0.45:
             parts.append(f"Mentioned under {topic}.")
         return " ".join(parts)
@@ -169,9 +227,12 @@ class _Writer:
             for i, path in enumerate(paths):
                 near = paths[(i + 1) % count]
                 far = paths[self.rng.randrange(count)].rsplit("/", 1)[-1][:-3]
+                # About 1.8 links a document, as in seed 002's store (7,900 links at 2,800 notes).
+                far_link = f" and [[{far}]]" if i % 5 else ""
+                topic_link = f" Also [[{self.rng.choice(self.topics)}]]." if i % 3 == 0 else ""
                 body = (
-                    f"# Page {c}-{i}\n\n{self.prose()}\n\n"
-                    f"See [next](/{near}) and [[{far}]]. Also [[{self.rng.choice(self.topics)}]].\n\n"
+                    f"# Page {c}-{i}\n\n{self.sentence()}\n\n"
+                    f"See [next](/{near}){far_link}.{topic_link}\n\n"
                     f"```\n[[not a link]] [x](nowhere.md)\n```\n\n{self.sentence(40)}\n"
                 )
                 files.append({"Path": path, "Content": body, "Size": len(body), "Type": "Markdown"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def shorten(text: str, limit: int) -> str:
-    """Cut ``text`` to at most ``limit`` characters at a word boundary, marking the cut with ``…``."""
+    """Cut ``text`` to at most ``limit`` characters at a word boundary, ending the cut in ``…``."""
     if len(text) <= limit:
         return text
     head = text[: limit - 1]

@@ -6,9 +6,8 @@ JSON carries the same facts with ids, for scripts.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from pipeline.graphstats import counts_by_kind, hubs
 from pipeline.model import Graph, Node
@@ -94,7 +93,9 @@ def map_json(graph: Graph) -> dict[str, Any]:
         "notes": len(graph.nodes),
         "links": len(graph.links),
         "counts": {kind.value: count for kind, count in counts_by_kind(graph)},
-        "hubs": [{**_node_json(h.node), "degree": h.degree, "weight": h.weight} for h in hubs(graph)],
+        "hubs": [
+            {**_node_json(h.node), "degree": h.degree, "weight": h.weight} for h in hubs(graph)
+        ],
     }
 
 
@@ -148,7 +149,11 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
             f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
         )
         if verbose:
-            for label, paths in (("+", report.created), ("~", report.updated), ("-", report.removed)):
+            for label, paths in (
+                ("+", report.created),
+                ("~", report.updated),
+                ("-", report.removed),
+            ):
                 lines.extend(f"  {label} {p}" for p in paths)
     if report.recovered:
         lines.append("finished the work of an interrupted sync")

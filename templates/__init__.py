@@ -1,0 +1,1 @@
+"""The built-in Jinja templates, one per kind of note (package data)."""

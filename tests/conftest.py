@@ -6,8 +6,8 @@ import functools
 import importlib.util
 import sys
 from collections.abc import Iterator
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,15 +18,25 @@ CORPORA = SHARED / "corpora"
 
 
 @pytest.fixture(autouse=True)
-def isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def isolated_git(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Every test sees the same git identity and no user or system git configuration."""
     home = tmp_path_factory.mktemp("home")
     config = home / ".gitconfig"
-    config.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n")
+    config.write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
+        "[init]\n\tdefaultBranch = main\n"
+    )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("VAULTSYNC_STATE_DIR", "CHATCLI_STATE_DIR", "VAULTSYNC_VAULT_DIR", "CHATCLI_MEMORY_VAULT_DIR"):
+    for var in (
+        "VAULTSYNC_STATE_DIR",
+        "CHATCLI_STATE_DIR",
+        "VAULTSYNC_VAULT_DIR",
+        "CHATCLI_MEMORY_VAULT_DIR",
+    ):
         monkeypatch.delenv(var, raising=False)
     yield
 

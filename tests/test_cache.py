@@ -18,7 +18,11 @@ GRAPH = Graph(
         Node(id="project:orbital", kind=Kind.PROJECT, title="orbital", aliases=("gw",)),
         Node(id="topic:t", kind=Kind.TOPIC, title="t"),
     ),
-    links=(Link(source="topic:t", target="project:orbital", rel="about", origin=Origin.USER, weight=2.0),),
+    links=(
+        Link(
+            source="topic:t", target="project:orbital", rel="about", origin=Origin.USER, weight=2.0
+        ),
+    ),
     fingerprint="abc",
 )
 
@@ -34,8 +38,19 @@ class TestFormat:
         doc = json.loads(graph_to_json(GRAPH))
         assert list(doc) == ["schema", "fingerprint", "nodes", "links"]
         assert doc["schema"] == 2
-        assert doc["nodes"][0] == {"id": "project:orbital", "kind": "project", "title": "orbital", "aliases": ["gw"]}
-        assert doc["links"][0] == {"from": "topic:t", "to": "project:orbital", "rel": "about", "origin": "user", "weight": 2.0}
+        assert doc["nodes"][0] == {
+            "id": "project:orbital",
+            "kind": "project",
+            "title": "orbital",
+            "aliases": ["gw"],
+        }
+        assert doc["links"][0] == {
+            "from": "topic:t",
+            "to": "project:orbital",
+            "rel": "about",
+            "origin": "user",
+            "weight": 2.0,
+        }
 
     def test_round_trip(self) -> None:
         """A graph read back from its JSON equals the original."""
@@ -43,8 +58,13 @@ class TestFormat:
 
     @pytest.mark.parametrize(
         "data",
-        [b"{", b"[]", b'{"schema_version":1,"graph":{}}', b'{"schema":2,"nodes":[{"id":1}]}',
-         b'{"schema":3,"fingerprint":"x","nodes":[],"links":[]}'],
+        [
+            b"{",
+            b"[]",
+            b'{"schema_version":1,"graph":{}}',
+            b'{"schema":2,"nodes":[{"id":1}]}',
+            b'{"schema":3,"fingerprint":"x","nodes":[],"links":[]}',
+        ],
         ids=["corrupt", "foreign", "chatcli-schema-1", "bad-node", "future-schema"],
     )
     def test_unreadable_files_are_discarded(self, data: bytes) -> None:
@@ -68,7 +88,10 @@ class TestReuse:
         topics = tmp_path / "memory" / "topics.json"
         write_topics(tmp_path, ["telemetry", "auth"])
         os.utime(topics, ns=(1, 2_000_000_000_000_000_000))
-        assert {n.id for n in current_graph(tmp_path, Caps()).nodes} == {"topic:telemetry", "topic:auth"}
+        assert {n.id for n in current_graph(tmp_path, Caps()).nodes} == {
+            "topic:telemetry",
+            "topic:auth",
+        }
 
     def test_stale_file_is_not_trusted(self, tmp_path: Path) -> None:
         """A graph.json whose fingerprint differs is ignored and replaced."""
@@ -80,7 +103,9 @@ class TestReuse:
     def test_caps_are_part_of_the_fingerprint(self, tmp_path: Path) -> None:
         """Raising a cap invalidates the cache."""
         write_topics(tmp_path, ["t"])
-        assert graph_fingerprint(tmp_path, Caps()) != graph_fingerprint(tmp_path, Caps(episodes=301))
+        assert graph_fingerprint(tmp_path, Caps()) != graph_fingerprint(
+            tmp_path, Caps(episodes=301)
+        )
 
     def test_unwritable_cache_still_answers(self, tmp_path: Path) -> None:
         """When graph.json cannot be written the graph is still built and returned."""

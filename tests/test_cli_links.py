@@ -56,8 +56,17 @@ class TestArguments:
 class TestLink:
     def test_draw_then_see_it_in_neighbors(self, state: Path) -> None:
         """A drawn link shows in both notes' local graphs, marked as yours, with its note."""
-        code, out, _ = run(state, "link", "telemetry security", "->", "orbital", "--rel", "about",
-                           "--note", "gateway notes")
+        code, out, _ = run(
+            state,
+            "link",
+            "telemetry security",
+            "->",
+            "orbital",
+            "--rel",
+            "about",
+            "--note",
+            "gateway notes",
+        )
         assert code == 0 and "linked: telemetry security → orbital (about)" in out
         _, view, _ = run(state, "links", "orbital")
         assert "(← about · linked by you: gateway notes)" in view
@@ -119,7 +128,9 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     (tmp_path / "memory" / "topics.json").write_text('[{"name": "ok"},\n {"name": 42}]')
     proc = subprocess.run(
         [sys.executable, "-m", "pipeline", "graph", "map", "--state", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 4
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr

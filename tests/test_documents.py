@@ -18,7 +18,9 @@ def ctx(*docs: tuple[str, str]) -> Context:
 class TestTitles:
     def test_front_matter_title_first(self) -> None:
         """The front-matter title wins over the first heading."""
-        (doc,) = context_documents(ctx(("d/a.md", "---\ntitle: 'Setup guide'\n---\n# Heading\n")), 10)
+        (doc,) = context_documents(
+            ctx(("d/a.md", "---\ntitle: 'Setup guide'\n---\n# Heading\n")), 10
+        )
         assert doc.title == "Setup guide"
 
     def test_first_heading_next(self) -> None:

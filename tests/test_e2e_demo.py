@@ -25,7 +25,8 @@ def vault_files(vault: Path) -> dict[str, bytes]:
     return {
         p.relative_to(vault).as_posix(): p.read_bytes()
         for p in sorted(vault.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(vault).parts
+        if p.is_file()
+        and ".git" not in p.relative_to(vault).parts
         and p.relative_to(vault).as_posix() not in local
     }
 
@@ -48,8 +49,20 @@ class TestFreshSync:
         _, vault = synced
         files = vault_files(vault)
         assert "Home.md" in files and ".vaultsync/manifest.json" in files
-        for folder in ("Profile", "Projects", "Topics", "Facts", "Episodes", "Journal/Daily",
-                       "Journal/Weekly", "Journal/Monthly", "Sessions", "Skills", "Board", "Contexts"):
+        for folder in (
+            "Profile",
+            "Projects",
+            "Topics",
+            "Facts",
+            "Episodes",
+            "Journal/Daily",
+            "Journal/Weekly",
+            "Journal/Monthly",
+            "Sessions",
+            "Skills",
+            "Board",
+            "Contexts",
+        ):
             assert any(path.startswith(folder + "/") for path in files), folder
         repo = pygit2.Repository(str(vault))
         head = repo.head.peel(pygit2.Commit)
@@ -98,7 +111,9 @@ def test_same_stores_give_byte_identical_vaults(demo_state: Path, tmp_path: Path
 
 
 class TestContent:
-    def test_private_fields_and_secrets_never_reach_the_vault(self, synced: tuple[Path, Path]) -> None:
+    def test_private_fields_and_secrets_never_reach_the_vault(
+        self, synced: tuple[Path, Path]
+    ) -> None:
         """Sensitive profile fields show ‹private›; secrets in notes and documents are masked."""
         _, vault = synced
         text = text_of(vault)
@@ -121,8 +136,18 @@ class TestContent:
     def test_link_drawn_by_hand_shows_in_the_vault(self, synced: tuple[Path, Path]) -> None:
         """A link drawn with vaultsync link appears in the Links section marked as yours."""
         state, vault = synced
-        code, _, err = run("link", "telemetry security", "→", "orbital", "--rel", "about",
-                           "--note", "gateway notes", "--state", str(state))
+        code, _, err = run(
+            "link",
+            "telemetry security",
+            "→",
+            "orbital",
+            "--rel",
+            "about",
+            "--note",
+            "gateway notes",
+            "--state",
+            str(state),
+        )
         assert code == 0, err
         run("sync", "--state", str(state), "--vault", str(vault))
         note = (vault / "Topics" / "telemetry security.md").read_text()
@@ -133,7 +158,8 @@ def test_graph_export_prints_the_documented_shape(demo_state: Path) -> None:
     """`graph export` prints schema 2 with nodes and links in the documented order."""
     proc = subprocess.run(
         [sys.executable, "-m", "pipeline", "graph", "export", "--state", str(demo_state)],
-        capture_output=True, check=True,
+        capture_output=True,
+        check=True,
     )
     graph = json.loads(proc.stdout)
     assert graph["schema"] == 2 and len(graph["fingerprint"]) == 64

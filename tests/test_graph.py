@@ -62,16 +62,32 @@ class TestNodes:
             skills=(Skill(name="pg-tuning"),),
             cards=(Card(id="card-1", title="Rotate certs", column="doing"),),
             contexts=(
-                Context(id="k1", name="handbook", mode="knowledge",
-                        documents=(Document(source="docs/a.md", content="# A"),)),
+                Context(
+                    id="k1",
+                    name="handbook",
+                    mode="knowledge",
+                    documents=(Document(source="docs/a.md", content="# A"),),
+                ),
                 Context(id="c2", name="scan", mode="full"),
             ),
         )
         ids = {n.id for n in build_graph(records, Caps()).graph.nodes}
         assert {
-            f"fact:{'a' * 24}", "topic:telemetry", "project:orbital", "profile:user", "episode:ep_1",
-            "note:daily:2026-10-05", "session:s1", "skill:pg-tuning", "card:card-1", "kb:k1",
-            "ctx:c2", "doc:k1:docs/a.md", "tag:go", "tag:postgres", "tag:general",
+            f"fact:{'a' * 24}",
+            "topic:telemetry",
+            "project:orbital",
+            "profile:user",
+            "episode:ep_1",
+            "note:daily:2026-10-05",
+            "session:s1",
+            "skill:pg-tuning",
+            "card:card-1",
+            "kb:k1",
+            "ctx:c2",
+            "doc:k1:docs/a.md",
+            "tag:go",
+            "tag:postgres",
+            "tag:general",
         } <= ids
 
     def test_project_alias_is_path_base_name(self) -> None:
@@ -108,9 +124,11 @@ class TestNodes:
 
     def test_document_caps_favour_first_contexts(self) -> None:
         """The contexts created first keep their documents under the total cap."""
+
         def context(cid: str) -> Context:
             docs = tuple(Document(source=f"d/{i}.md", content="") for i in range(3))
             return Context(id=cid, name=cid, mode="knowledge", documents=docs)
+
         caps = replace(Caps(), docs_total=4, docs_per_context=3)
         graph = build_graph(Records(contexts=(context("a"), context("b"))), caps).graph
         docs = [n.id for n in graph.nodes if n.kind is Kind.DOC]
@@ -167,7 +185,9 @@ class TestStructuralLinks:
             projects=(ORBITAL,),
             facts=(
                 fact("a" * 24, "x", source_project="/src/orbital", created_at=T0),
-                fact("b" * 24, "y", source_project="/src/orbital", created_at=T0 + timedelta(days=1)),
+                fact(
+                    "b" * 24, "y", source_project="/src/orbital", created_at=T0 + timedelta(days=1)
+                ),
             ),
             episodes=(Episode(id="ep_1", date=T0, project="/src/orbital", summary="s"),),
         )
@@ -212,7 +232,12 @@ class TestStructuralLinks:
             JournalNote(period="monthly", label="2026-10", text="", source_path="c"),
         )
         links = links_of(Records(journal=journal))
-        assert ("note:weekly:2026-W41", "note:daily:2026-10-05", "summarizes", "structural") in links
+        assert (
+            "note:weekly:2026-W41",
+            "note:daily:2026-10-05",
+            "summarizes",
+            "structural",
+        ) in links
         assert ("note:monthly:2026-10", "note:weekly:2026-W41", "summarizes", "structural") in links
 
     def test_skill_triggers(self) -> None:
@@ -229,8 +254,14 @@ class TestStructuralLinks:
         """A card links its assignee tag; a document is part of its context."""
         records = Records(
             cards=(Card(id="card-1", title="t", column="doing", assignee="ops"),),
-            contexts=(Context(id="k", name="h", mode="knowledge",
-                              documents=(Document(source="a.md", content=""),)),),
+            contexts=(
+                Context(
+                    id="k",
+                    name="h",
+                    mode="knowledge",
+                    documents=(Document(source="a.md", content=""),),
+                ),
+            ),
         )
         links = links_of(records)
         assert ("card:card-1", "tag:ops", "assigned", "structural") in links
@@ -244,7 +275,9 @@ class TestWikilinks:
             topics=(Topic(name="configuracao-do_servidor"),),
             facts=(fact("a" * 24, "see [[Configuração do servidor]]"),),
         )
-        assert has(records, f"fact:{'a' * 24}", "topic:configuracao-do_servidor", "links_to", "wikilink")
+        assert has(
+            records, f"fact:{'a' * 24}", "topic:configuracao-do_servidor", "links_to", "wikilink"
+        )
 
     def test_exact_node_id_wins(self) -> None:
         """An exact node id resolves before any title."""
@@ -295,8 +328,14 @@ class TestWikilinks:
         """A wikilink in a document resolves across the graph when its context has no match."""
         records = Records(
             projects=(ORBITAL,),
-            contexts=(Context(id="k", name="h", mode="knowledge",
-                              documents=(Document(source="a.md", content="[[Orbital]]"),)),),
+            contexts=(
+                Context(
+                    id="k",
+                    name="h",
+                    mode="knowledge",
+                    documents=(Document(source="a.md", content="[[Orbital]]"),),
+                ),
+            ),
         )
         assert has(records, "doc:k:a.md", "project:orbital", "links_to", "wikilink")
 
@@ -307,16 +346,26 @@ class TestWikilinks:
             Document(source="docs/reference/config.md", content=""),
         )
         records = Records(contexts=(Context(id="k", name="h", mode="knowledge", documents=docs),))
-        assert has(records, "doc:k:docs/guide/setup.md", "doc:k:docs/reference/config.md",
-                   "links_to", "markdown")
+        assert has(
+            records,
+            "doc:k:docs/guide/setup.md",
+            "doc:k:docs/reference/config.md",
+            "links_to",
+            "markdown",
+        )
 
     def test_links_per_document_cap(self) -> None:
         """A document draws at most the capped number of links."""
         docs = tuple(Document(source=f"d/{i}.md", content="") for i in range(10))
         hub = Document(source="d/hub.md", content=" ".join(f"[[{i}]]" for i in range(10)))
-        records = Records(contexts=(Context(id="k", name="h", mode="knowledge", documents=(hub, *docs)),))
+        records = Records(
+            contexts=(Context(id="k", name="h", mode="knowledge", documents=(hub, *docs)),)
+        )
         built = build_graph(records, replace(Caps(), links_per_doc=4)).graph
-        assert len([l for l in built.links if l.source == "doc:k:d/hub.md" and l.rel == "links_to"]) == 4
+        assert (
+            len([l for l in built.links if l.source == "doc:k:d/hub.md" and l.rel == "links_to"])
+            == 4
+        )
 
 
 class TestMentions:
@@ -339,8 +388,14 @@ class TestMentions:
         records = Records(
             facts=(fact("a" * 24, "postgres handbook page", tags=("other",)),),
             projects=(Project(name="x", technologies=("postgres",)),),
-            contexts=(Context(id="k", name="h", mode="knowledge",
-                              documents=(Document(source="handbook page.md", content=""),)),),
+            contexts=(
+                Context(
+                    id="k",
+                    name="h",
+                    mode="knowledge",
+                    documents=(Document(source="handbook page.md", content=""),),
+                ),
+            ),
         )
         assert not any(l[2] == "mentions" for l in links_of(records))
 
@@ -358,7 +413,9 @@ class TestExplicitLinks:
         records = Records(
             projects=(ORBITAL,),
             topics=(Topic(name="auth"),),
-            links=(ExplicitLink(source="topic:auth", target="project:orbital", rel="about", note="n"),),
+            links=(
+                ExplicitLink(source="topic:auth", target="project:orbital", rel="about", note="n"),
+            ),
         )
         (link,) = [l for l in build_graph(records, Caps()).graph.links if l.origin is Origin.USER]
         assert (link.rel, link.weight, link.note) == ("about", 2.0, "n")
@@ -374,12 +431,21 @@ def sample_records() -> Records:
         projects=(ORBITAL, Project(name="billing", path="/src/billing", technologies=("go",))),
         topics=(Topic(name="telemetry", summary="see [[orbital]]", related_fact_ids=("a" * 24,)),),
         facts=tuple(
-            fact(f"{i:024x}", f"fact {i} about Orbital and billing", tags=("go",),
-                 source_project="/src/orbital", created_at=T0)
+            fact(
+                f"{i:024x}",
+                f"fact {i} about Orbital and billing",
+                tags=("go",),
+                source_project="/src/orbital",
+                created_at=T0,
+            )
             for i in range(6)
         ),
-        episodes=tuple(Episode(id=f"ep_{i}", date=T0, project="/src/orbital", summary="work") for i in range(3)),
-        journal=(JournalNote(period="daily", label="2026-10-05", text="[[telemetry]]", source_path="x"),),
+        episodes=tuple(
+            Episode(id=f"ep_{i}", date=T0, project="/src/orbital", summary="work") for i in range(3)
+        ),
+        journal=(
+            JournalNote(period="daily", label="2026-10-05", text="[[telemetry]]", source_path="x"),
+        ),
     )
 
 
@@ -388,8 +454,12 @@ def sample_records() -> Records:
 def test_graph_does_not_depend_on_input_order(rng: random.Random) -> None:
     """Shuffling every store's records gives the same graph."""
     records = sample_records()
-    shuffled = Records(**{
-        name: (tuple(rng.sample(list(value), len(value))) if isinstance(value, tuple) else value)
-        for name, value in ((f, getattr(records, f)) for f in records.__dataclass_fields__)
-    })
+    shuffled = Records(
+        **{
+            name: (
+                tuple(rng.sample(list(value), len(value))) if isinstance(value, tuple) else value
+            )
+            for name, value in ((f, getattr(records, f)) for f in records.__dataclass_fields__)
+        }
+    )
     assert build_graph(shuffled, Caps()).graph == build_graph(records, Caps()).graph

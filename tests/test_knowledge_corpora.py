@@ -7,17 +7,21 @@ listed as unresolved; the figures are those of ``corpora/README.md``.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from conftest import DEMO_STORE, corpus
 
 from pipeline.knowledge import queries as q
+from pipeline.knowledge.cli import query
 from pipeline.knowledge.idea import LinkForm
 from pipeline.knowledge.model import KnowledgeModel
 from pipeline.knowledge.properties import read_properties
@@ -164,10 +168,71 @@ def synced_vault(target: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeModel:
+def synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synced demo vault with the user notes."""
+    return synced_vault(tmp_path_factory.mktemp("synced") / "vault")
+
+
+@pytest.fixture(scope="module")
+def model(synced: Path) -> KnowledgeModel:
     """The model of the synced demo vault with the user notes."""
-    vault = synced_vault(tmp_path_factory.mktemp("synced") / "vault")
-    return load_model(vault).model
+    return load_model(synced).model
+
+
+def ask(vault: Path, *args: str) -> Any:
+    """One ``vaultsync query`` subcommand's JSON answer."""
+    result = CliRunner().invoke(query, [*args, "--vault", str(vault), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+class TestSyncedDemoQueries:
+    def test_orphans_and_leaves(self, synced: Path) -> None:
+        """Home and the skeptic have no backlinks; the open question links nowhere."""
+        orphans = {i["path"] for i in ask(synced, "orphans")}
+        leaves = {i["path"] for i in ask(synced, "leaves")}
+        assert {"Home.md", "Notes/Skeptic.md"} <= orphans
+        assert "Notes/Why do batches reorder.md" in leaves
+
+    def test_hubs_and_maturity(self, synced: Path) -> None:
+        """orbital is a hub; every note sits in one maturity band."""
+        assert "Projects/orbital.md" in {i["path"] for i in ask(synced, "hubs", "--min", "10")}
+        bands = ask(synced, "maturity")
+        notes = sum(len(ideas) for ideas in bands.values())
+        assert notes == len(ask(synced, "state", "fleeting")) + 1  # the review is permanent
+
+    def test_claims_queries(self, synced: Path) -> None:
+        """unsourced, claims-without-sources and sources agree on the user notes."""
+        assert [i["path"] for i in ask(synced, "unsourced")] == ["Notes/Skeptic.md"]
+        assert ask(synced, "claims-without-sources") == [
+            {"path": "Notes/Skeptic.md", "title": "Skeptic", "claim": "unproven"}
+        ]
+        assert ask(synced, "sources") == [
+            {"kind": "link", "ref": "Projects/orbital.md", "count": 1}
+        ]
+
+    def test_relation_queries(self, synced: Path) -> None:
+        """contradictions, questions and edges answer across user and engine notes."""
+        assert ask(synced, "contradictions", "Orbital review")["contradicted_by"] == [
+            "Notes/Skeptic.md"
+        ]
+        assert [q["question"] for q in ask(synced, "questions")] == [
+            "Notes/Why do batches reorder.md"
+        ]
+        assert ask(synced, "edges", "--type", "supports") == [
+            {"type": "supports", "from": "Notes/Orbital review.md", "to": "Projects/orbital.md"}
+        ]
+        assert len(ask(synced, "edges", "--type", "in project")) > 10
+
+    def test_unresolved_and_transitions(self, synced: Path) -> None:
+        """Unresolved links carry note and line; transitions follow the machine."""
+        unresolved = ask(synced, "unresolved")
+        assert unresolved
+        assert all(link["note"] and link["line"] >= 1 for link in unresolved)
+        assert ask(synced, "transitions", "Notes/Orbital review.md")["next"] == [
+            "developing",
+            "archived",
+        ]
 
 
 class TestSyncedDemo:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 
 from pipeline.knowledge import queries as q
 from pipeline.knowledge.lifecycle import State
-from pipeline.knowledge.model import KnowledgeModel
+from pipeline.knowledge.model import Idea, KnowledgeModel
 from pipeline.knowledge.scan import load_model
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "knowledge"
@@ -19,8 +20,8 @@ def vault(name: str) -> KnowledgeModel:
     return load_model(FIXTURES / name, cache=False).model
 
 
-def paths(ideas: tuple[object, ...]) -> list[str]:
-    return [idea.path for idea in ideas]  # type: ignore[attr-defined]
+def paths(ideas: Iterable[Idea]) -> list[str]:
+    return [idea.path for idea in ideas]
 
 
 class TestQueriesFixture:

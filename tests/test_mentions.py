@@ -50,20 +50,25 @@ class TestMentionFinder:
     def test_longest_name_wins_at_a_position(self) -> None:
         """Kubernetes operator beats Kubernetes where both start."""
         finder = MentionFinder(
-            [("Kubernetes", "topic:Kubernetes"), ("Kubernetes operator", "topic:Kubernetes operator")]
+            [
+                ("Kubernetes", "topic:Kubernetes"),
+                ("Kubernetes operator", "topic:Kubernetes operator"),
+            ]
         )
-        assert targets(finder, "the Kubernetes operator reconciles") == ["topic:Kubernetes operator"]
+        assert targets(finder, "the Kubernetes operator reconciles") == [
+            "topic:Kubernetes operator"
+        ]
 
     def test_shorter_name_found_elsewhere(self) -> None:
         """A shorter name still matches where the longer one does not."""
-        finder = MentionFinder(
-            [("Kubernetes", "topic:k"), ("Kubernetes operator", "topic:ko")]
-        )
+        finder = MentionFinder([("Kubernetes", "topic:k"), ("Kubernetes operator", "topic:ko")])
         assert targets(finder, "Kubernetes operator on Kubernetes") == ["topic:ko", "topic:k"]
 
     def test_first_name_registered_wins_a_shared_name(self) -> None:
         """When two notes share a name the first registered (higher priority) keeps it."""
-        finder = MentionFinder([("telemetry", "project:telemetry"), ("telemetry", "topic:telemetry")])
+        finder = MentionFinder(
+            [("telemetry", "project:telemetry"), ("telemetry", "topic:telemetry")]
+        )
         assert targets(finder, "telemetry pipeline") == ["project:telemetry"]
 
     def test_offsets_point_into_the_original_text(self) -> None:

@@ -19,27 +19,55 @@ def link(a: str, b: str, rel: str, origin: Origin = Origin.STRUCTURAL, w: float 
 
 FACT = "fact:3f9a1c02aabbccddeeff0011"
 GRAPH = Graph(
-    nodes=tuple(sorted((
-        node("project:orbital", Kind.PROJECT, "orbital", "orbital-gw"),
-        node("topic:orbital", Kind.TOPIC, "orbital"),
-        node("topic:telemetry security", Kind.TOPIC, "telemetry security"),
-        node(FACT, Kind.FACT, "Orbital streams telemetry over gRPC"),
-        node("tag:go", Kind.TAG, "go"),
-        node("kb:k", Kind.KBCONTEXT, "handbook"),
-        node("doc:k:docs/guide/gateway.md", Kind.DOC, "Ingest gateway", "gateway"),
-        node("doc:k:docs/guide/setup.md", Kind.DOC, "Getting set up", "setup"),
-    ), key=lambda n: n.id)),
-    links=tuple(sorted((
-        link(FACT, "project:orbital", "in_project", w=2),
-        link(FACT, "tag:go", "tagged"),
-        link("project:orbital", "tag:go", "uses"),
-        link("topic:telemetry security", "project:orbital", "about", Origin.USER, 2),
-        link("doc:k:docs/guide/gateway.md", "doc:k:docs/guide/setup.md", "links_to", Origin.MARKDOWN, 1.5),
-        link("doc:k:docs/guide/setup.md", "doc:k:docs/guide/gateway.md", "links_to", Origin.WIKILINK, 1.5),
-        link("doc:k:docs/guide/gateway.md", "project:orbital", "links_to", Origin.WIKILINK, 1.5),
-        link("doc:k:docs/guide/gateway.md", "kb:k", "part_of"),
-        link("doc:k:docs/guide/setup.md", "kb:k", "part_of"),
-    ), key=lambda l: l.key)),
+    nodes=tuple(
+        sorted(
+            (
+                node("project:orbital", Kind.PROJECT, "orbital", "orbital-gw"),
+                node("topic:orbital", Kind.TOPIC, "orbital"),
+                node("topic:telemetry security", Kind.TOPIC, "telemetry security"),
+                node(FACT, Kind.FACT, "Orbital streams telemetry over gRPC"),
+                node("tag:go", Kind.TAG, "go"),
+                node("kb:k", Kind.KBCONTEXT, "handbook"),
+                node("doc:k:docs/guide/gateway.md", Kind.DOC, "Ingest gateway", "gateway"),
+                node("doc:k:docs/guide/setup.md", Kind.DOC, "Getting set up", "setup"),
+            ),
+            key=lambda n: n.id,
+        )
+    ),
+    links=tuple(
+        sorted(
+            (
+                link(FACT, "project:orbital", "in_project", w=2),
+                link(FACT, "tag:go", "tagged"),
+                link("project:orbital", "tag:go", "uses"),
+                link("topic:telemetry security", "project:orbital", "about", Origin.USER, 2),
+                link(
+                    "doc:k:docs/guide/gateway.md",
+                    "doc:k:docs/guide/setup.md",
+                    "links_to",
+                    Origin.MARKDOWN,
+                    1.5,
+                ),
+                link(
+                    "doc:k:docs/guide/setup.md",
+                    "doc:k:docs/guide/gateway.md",
+                    "links_to",
+                    Origin.WIKILINK,
+                    1.5,
+                ),
+                link(
+                    "doc:k:docs/guide/gateway.md",
+                    "project:orbital",
+                    "links_to",
+                    Origin.WIKILINK,
+                    1.5,
+                ),
+                link("doc:k:docs/guide/gateway.md", "kb:k", "part_of"),
+                link("doc:k:docs/guide/setup.md", "kb:k", "part_of"),
+            ),
+            key=lambda l: l.key,
+        )
+    ),
 )
 
 

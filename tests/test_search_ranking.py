@@ -60,6 +60,18 @@ class TestRanking:
         reader = indexed(tmp_path, notes)
         assert paths(search(reader, "same")) == ["a.md", "b.md", "c.md"]
 
+    def test_exact_title_or_alias_first(self, tmp_path: Path) -> None:
+        """A note whose title (or alias) is the query comes first, however BM25 scores it."""
+        reader = indexed(
+            tmp_path,
+            {
+                "Projects/orbital.md": "# orbital\n\nIngest gateway.",
+                "a.md": "# Retry budget for orbital\n\norbital orbital orbital",
+                "b.md": "---\naliases: [Orbital]\n---\n# Something else\n",
+            },
+        )
+        assert paths(search(reader, "Orbital"))[:2] == ["Projects/orbital.md", "b.md"]
+
     def test_scores_descend(self, tmp_path: Path) -> None:
         """Scores are positive and descend with rank."""
         reader = indexed(tmp_path, {"a.md": "# Kafka\n", "b.md": "kafka", "c.md": "x kafka y z w"})

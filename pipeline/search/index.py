@@ -8,7 +8,7 @@ database runs in WAL mode, so a reader never waits for it and always sees the la
 state (before or after, never between).  A corrupt database, or one of an older schema, is
 deleted and rebuilt, never fatal.
 
-Tables:
+Tables (created in ``pipeline.search.database``):
 
 * ``notes``: one row per note (the registry: id, path, title, kind, aliases, tags, hash,
   size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
@@ -23,7 +23,7 @@ Tables:
 Locks: the update holds the vault lock **shared** (``pipeline.write.VaultFS.lock``) so it never
 indexes a sync's half-written state; a sync in progress makes it wait ``wait`` seconds, then
 skip (the report says so).  A caller that already holds the vault lock passes
-``vault_lock=False``.  Two updates serialise on SQLite's write lock.
+``vault_lock=False``.  Two updates run one after the other (``database.only_writer``).
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,18 @@ from pipeline.manifest import (
 )
 from pipeline.names import normalize_name
 from pipeline.pathresolve import ObsidianIndex
+from pipeline.search.database import (
+    DB_NAME,
+    SCHEMA_VERSION,
+    ForeignIndex,
+    count_notes,
+    index_path,
+    is_corruption,
+    only_writer,
+    open_writer,
+    prepare,
+    remove_database,
+)
 from pipeline.search.links import extract_links, name_key, path_name_key
 from pipeline.search.model import IndexReport
 from pipeline.search.registry import (
@@ -61,89 +72,9 @@ from pipeline.search.registry import (
 )
 from pipeline.write import VaultFS
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
+__all__ = ["DB_NAME", "LOCK_WAIT", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
 
-DB_NAME = "search.db"
-SCHEMA_VERSION = "2"
 LOCK_WAIT = 10.0
-BUSY_TIMEOUT = 60.0
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE notes(
-  nid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, id TEXT NOT NULL, claimed TEXT NOT NULL,
-  engine INTEGER NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL, aliases TEXT NOT NULL,
-  tags TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-  inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, outdegree INTEGER NOT NULL);
-CREATE INDEX notes_id ON notes(id);
-CREATE INDEX notes_kind ON notes(kind, path);
-CREATE VIRTUAL TABLE fts USING fts5(
-  title, aliases, tags, path, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
-CREATE TABLE links(
-  src INTEGER NOT NULL, seq INTEGER NOT NULL, link_type TEXT NOT NULL, target TEXT NOT NULL,
-  name_key TEXT NOT NULL, alt_key TEXT NOT NULL, context TEXT NOT NULL, dst INTEGER,
-  PRIMARY KEY (src, seq)) WITHOUT ROWID;
-CREATE INDEX links_dst ON links(dst) WHERE dst IS NOT NULL;
-CREATE INDEX links_name ON links(name_key);
-CREATE INDEX links_alt ON links(alt_key) WHERE alt_key != '';
-CREATE TABLE names(key TEXT NOT NULL, nid INTEGER NOT NULL, PRIMARY KEY (key, nid)) WITHOUT ROWID;
-CREATE INDEX names_nid ON names(nid);
-"""
-
-
-class _Rebuild(Exception):
-    """The database is usable but not ours to update (another schema): start over."""
-
-
-def index_path(vault: Path) -> Path:
-    """Where the index of ``vault`` lives."""
-    return vault / CONTROL_DIR / DB_NAME
-
-
-def is_corruption(err: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is damaged or not a database (rather than busy, say)."""
-    code = getattr(err, "sqlite_errorcode", None)
-    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-
-
-def _remove_database(db: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            (db.parent / (db.name + suffix)).unlink()
-
-
-@contextlib.contextmanager
-def _writer(db: Path) -> Iterator[sqlite3.Connection]:
-    if not db.exists():
-        os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
-    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        yield conn
-    finally:
-        conn.close()
-
-
-def _prepare(conn: sqlite3.Connection) -> bool:
-    """Create the schema in a fresh database (True) or check an existing one's version.
-
-    Runs inside the update's transaction, so a new index appears complete or not at all.
-    """
-    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    if tables == 0:
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        return True
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    except sqlite3.OperationalError as err:  # no meta table: not our database
-        raise _Rebuild from err
-    if row is None or row[0] != SCHEMA_VERSION:
-        raise _Rebuild
-    return False
 
 
 def _insert_links(conn: sqlite3.Connection, nid: int, note: NoteText, *, engine: bool) -> int:
@@ -295,7 +226,7 @@ def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
     start = time.perf_counter()
     now_ns = time.time_ns()
     conn.execute("BEGIN IMMEDIATE")
-    rebuilt = _prepare(conn)
+    rebuilt = prepare(conn)
     raw_manifest = fs.read_control(MANIFEST)
     manifest = load_manifest(raw_manifest[0] if raw_manifest else None)
     nodes = {path: entry.node for path, entry in manifest.entries.items()}
@@ -374,13 +305,23 @@ def _ensure_control(fs: VaultFS, vault: Path) -> Path:
 
 def _update(fs: VaultFS, vault: Path, *, rebuild: bool) -> IndexReport:
     db = _ensure_control(fs, vault)
+    try:
+        with only_writer(db):
+            if db.is_symlink():
+                raise VaultWriteError(f"{db}: a symlink; the index is not written through it")
+            return _update_locked(fs, vault, db, rebuild=rebuild)
+    except OSError as err:  # the lock or database file is a symlink, or unwritable
+        raise VaultWriteError(f"{db}: cannot write the search index: {err}") from err
+
+
+def _update_locked(fs: VaultFS, vault: Path, db: Path, *, rebuild: bool) -> IndexReport:
     for attempt in range(2):
         if rebuild or attempt:
-            _remove_database(db)
+            remove_database(db)
         try:
-            with _writer(db) as conn:
+            with open_writer(db) as conn:
                 return _sync(conn, fs, vault)
-        except _Rebuild:
+        except ForeignIndex:
             continue
         except sqlite3.DatabaseError as err:
             if not is_corruption(err) or attempt:
@@ -411,18 +352,5 @@ def update_index(
             try:
                 held.enter_context(fs.lock(timeout=wait, shared=True))
             except VaultWriteError as err:
-                return IndexReport(notes=_count(vault), skipped=err.message)
+                return IndexReport(notes=count_notes(vault), skipped=err.message)
         return _update(fs, vault, rebuild=rebuild)
-
-
-def _count(vault: Path) -> int:
-    db = index_path(vault)
-    if not db.is_file():
-        return 0
-    try:
-        with contextlib.closing(
-            sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
-        ) as conn:
-            return int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
-    except sqlite3.Error:
-        return 0

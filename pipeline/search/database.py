@@ -1,0 +1,159 @@
+"""The search index's SQLite file: schema, opening, locking, damage; edge (files, SQLite).
+
+Contract:
+
+* ``index_path(vault)`` is ``<vault>/.vaultsync/search.db`` (mode 0600, WAL journal, so readers
+  never wait for the writer and see the last committed state).
+* ``open_writer(db)`` opens it for the one writer that ``only_writer(db)`` admits at a time
+  (an ``flock`` on ``search.db.lock``: a rebuild deletes files another writer could hold).
+* ``prepare(conn)`` creates the schema inside the caller's transaction, so a new index appears
+  complete or not at all; it raises ``ForeignIndex`` for a database of another schema.
+* ``is_corruption(err)`` tells damage (rebuild) from other SQLite errors (busy, locked).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.errors import VaultWriteError
+from pipeline.manifest import CONTROL_DIR
+
+__all__ = [
+    "BUSY_TIMEOUT",
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "ForeignIndex",
+    "count_notes",
+    "index_path",
+    "is_corruption",
+    "only_writer",
+    "open_writer",
+    "prepare",
+    "remove_database",
+]
+
+DB_NAME = "search.db"
+SCHEMA_VERSION = "2"
+BUSY_TIMEOUT = 60.0
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE notes(
+  nid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, id TEXT NOT NULL, claimed TEXT NOT NULL,
+  engine INTEGER NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL, aliases TEXT NOT NULL,
+  tags TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, outdegree INTEGER NOT NULL);
+CREATE INDEX notes_id ON notes(id);
+CREATE INDEX notes_kind ON notes(kind, path);
+CREATE VIRTUAL TABLE fts USING fts5(
+  title, aliases, tags, path, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+CREATE TABLE links(
+  src INTEGER NOT NULL, seq INTEGER NOT NULL, link_type TEXT NOT NULL, target TEXT NOT NULL,
+  name_key TEXT NOT NULL, alt_key TEXT NOT NULL, context TEXT NOT NULL, dst INTEGER,
+  PRIMARY KEY (src, seq)) WITHOUT ROWID;
+CREATE INDEX links_dst ON links(dst) WHERE dst IS NOT NULL;
+CREATE INDEX links_name ON links(name_key);
+CREATE INDEX links_alt ON links(alt_key) WHERE alt_key != '';
+CREATE TABLE names(key TEXT NOT NULL, nid INTEGER NOT NULL, PRIMARY KEY (key, nid)) WITHOUT ROWID;
+CREATE INDEX names_nid ON names(nid);
+"""
+
+
+class ForeignIndex(Exception):
+    """The database is usable but not ours to update (another schema): start over."""
+
+
+def index_path(vault: Path) -> Path:
+    """Where the index of ``vault`` lives."""
+    return vault / CONTROL_DIR / DB_NAME
+
+
+def is_corruption(err: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is damaged or not a database (rather than busy, say)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def remove_database(db: Path) -> None:
+    """Delete the database and its WAL, shared-memory and journal files."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            (db.parent / (db.name + suffix)).unlink()
+
+
+@contextlib.contextmanager
+def open_writer(db: Path) -> Iterator[sqlite3.Connection]:
+    """A connection in WAL mode to ``db`` (created 0600), in autocommit: ``BEGIN`` is explicit."""
+    if not db.exists():
+        os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        yield conn
+    finally:
+        conn.close()
+
+
+def prepare(conn: sqlite3.Connection) -> bool:
+    """Create the schema in a fresh database (True) or check an existing one's version.
+
+    Runs inside the update's transaction, so a new index appears complete or not at all.
+    """
+    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if tables == 0:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        return True
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError as err:  # no meta table: not our database
+        raise ForeignIndex from err
+    if row is None or row[0] != SCHEMA_VERSION:
+        raise ForeignIndex
+    return False
+
+
+@contextlib.contextmanager
+def only_writer(db: Path) -> Iterator[None]:
+    """Hold ``search.db.lock`` (``flock``): one writer at a time, rebuilds included.
+
+    SQLite serialises transactions by itself, but a rebuild deletes the files another writer
+    may have open; this lock keeps every writer (processes and threads) out meanwhile.
+    """
+    handle = os.open(db.with_name(db.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise VaultWriteError(f"{db}: another update holds the index") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(handle)
+
+
+def count_notes(vault: Path) -> int:
+    """How many notes ``vault``'s index holds (0 when there is no readable index)."""
+    db = index_path(vault)
+    if not db.is_file():
+        return 0
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+        ) as conn:
+            return int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    except sqlite3.Error:
+        return 0
