@@ -31,5 +31,18 @@ fmt: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Synthetic stores of 2,800 and 10,000 notes, the git floor beside them, then the knowledge
+# model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py --sizes 2800,10000
+
+# 100,000 notes (caps raised): takes several minutes.
+bench-large: $(STAMP)
+	$(BIN)/python bench/run.py --sizes 100000 --runs 3 --no-extras --out bench/results/large
+
+# The SIGKILL crash test with 500 kills instead of the 50+ of `make test`.
+crash: $(STAMP)
+	$(BIN)/pytest -q -m slow tests/test_crash.py
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache

@@ -211,11 +211,41 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+EXTRAS = {
+    # name: (script, extra arguments) — each reads the synced 10,000-note vault.
+    "knowledge": ("bench/knowledge_bench.py", []),
+    "search": ("bench/search_bench.py", []),
+}
+
+
+def run_extras(vault: Path) -> tuple[dict[str, Any], str]:
+    """The knowledge-model and search benchmarks on the same vault, as JSON and Markdown."""
+    figures: dict[str, Any] = {}
+    report = ""
+    for name, (script, extra) in EXTRAS.items():
+        if not (ROOT / script).exists():
+            continue
+        print(f"bench: {name} on {vault}…", file=sys.stderr)
+        target = OUT / f"{name}-bench.json"
+        result = subprocess.run(
+            [sys.executable, str(ROOT / script), str(vault), "--json", str(target), *extra],
+            capture_output=True, text=True, check=False, cwd=ROOT,
+        )  # fmt: skip
+        if result.returncode != 0:
+            figures[name] = {"error": result.stderr.strip().splitlines()[-1:]}
+            report += f"\n## {name}\n\nFailed: {result.stderr.strip()[-300:]}\n"
+            continue
+        figures[name] = json.loads(target.read_text())
+        report += f"\n{result.stdout.strip()}\n"
+    return figures, report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2800,10000")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--no-extras", action="store_true", help="skip knowledge and search")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     rows = []
@@ -224,10 +254,16 @@ def main() -> None:
         rows.append(bench_size(size, args.runs))
     meta = {"date": datetime.now(UTC).date().isoformat(), "machine": platform.machine(),
             "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs}  # fmt: skip
+    extras: dict[str, Any] = {}
+    extra_report = ""
+    ten_k = OUT / "n10000" / "vault-0"
+    if not args.no_extras and ten_k.is_dir():
+        extras, extra_report = run_extras(ten_k)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / meta["date"]
-    stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
-    report = markdown(rows, meta)
+    document = {"meta": meta, "rows": rows, **extras}
+    stem.with_suffix(".json").write_text(json.dumps(document, indent=2) + "\n")
+    report = markdown(rows, meta) + extra_report
     stem.with_suffix(".md").write_text(report)
     print(report)
 

@@ -1,12 +1,32 @@
 """Full-text search over the vault and the local REST API (issue #7).
 
 Stages: ``registry`` (walk and read notes) → ``links`` (outgoing links with context) →
-``index`` (the SQLite FTS5 index, updated by content hash) → ``query`` and ``reader``
-(ranked search, registry, links) → ``cli`` (``search``, ``registry``, ``serve``) and ``api``
-(FastAPI, loaded only by ``serve``).  ``update_index(vault)`` is the entry point a sync calls.
+``index`` (the SQLite FTS5 index, updated by content hash; file handling in ``database``) →
+``query``, ``snippets`` and ``reader`` (ranked search, registry, links) → ``cli`` (``search``,
+``registry``, ``serve``) and ``api`` (FastAPI, loaded only by ``serve``).
+
+``update_index(vault)`` is the entry point a sync calls.  Nothing is imported here until it is
+used, so registering the commands costs the ``vaultsync`` command line nothing at start.
 """
 
-from pipeline.search.index import update_index
-from pipeline.search.model import IndexReport
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.search.index import update_index
+    from pipeline.search.model import IndexReport
 
 __all__ = ["IndexReport", "update_index"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "update_index":
+        from pipeline.search.index import update_index  # noqa: PLC0415 - loaded on first use
+
+        return update_index
+    if name == "IndexReport":
+        from pipeline.search.model import IndexReport  # noqa: PLC0415
+
+        return IndexReport
+    raise AttributeError(name)

@@ -2,8 +2,9 @@
 
 Each command resolves the vault as every command does (``--vault``, else the environment, else
 ``<state>/vault``), brings the index up to date (a stat walk; only changed notes are read) and
-prints.  Errors are ``pipeline.errors`` classes: the ``vaultsync`` group prints them.  FastAPI
-and uvicorn are imported only inside ``serve``, so no other command starts slower.
+prints.  Errors are ``pipeline.errors`` classes: the ``vaultsync`` group prints them.  The
+index code loads only when a command runs, and FastAPI and uvicorn only inside ``serve``, so
+registering these commands makes no other command start slower.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pipeline.search.index import update_index
-from pipeline.search.model import Document, IndexReport, SearchQuery, SearchResult
-from pipeline.search.reader import IndexReader, read_repairing
 from pipeline.settings import state_dir, vault_dir
+
+if TYPE_CHECKING:
+    from pipeline.search.model import Document, IndexReport, SearchResult
 
 __all__ = ["registry", "search", "serve"]
 
@@ -31,6 +32,8 @@ def _vault(vault: str | None, state: str | None) -> tuple[Path, Path]:
 
 
 def _fresh(vault: Path, *, rebuild: bool = False) -> IndexReport:
+    from pipeline.search.index import update_index  # noqa: PLC0415 - see the module docstring
+
     report = update_index(vault, rebuild=rebuild, wait=0.0)
     if report.skipped:
         click.echo(f"note: index not updated ({report.skipped}); showing the last one", err=True)
@@ -139,6 +142,9 @@ def search(  # noqa: PLR0917 - click passes every option as an argument
     WORDS are all required; "a phrase" in quotes, word* for a prefix, -word to exclude, OR
     between alternatives.  After the hits come up to 6 notes linked with the best ones.
     """
+    from pipeline.search.model import SearchQuery  # noqa: PLC0415
+    from pipeline.search.reader import IndexReader, read_repairing  # noqa: PLC0415
+
     root, _ = _vault(vault, state)
     text = " ".join(words)
     query = SearchQuery(text=text, kinds=_kinds(kinds), folder=folder, limit=limit)
@@ -163,6 +169,8 @@ def registry(
     kinds: tuple[str, ...], folder: str, as_json: bool, vault: str | None, state: str | None
 ) -> None:
     """Every note of the vault: id, kind, size, SHA-256, path and title, sorted by path."""
+    from pipeline.search.reader import IndexReader, read_repairing  # noqa: PLC0415
+
     root, _ = _vault(vault, state)
     _fresh(root)
     reader = IndexReader(root)

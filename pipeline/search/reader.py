@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pipeline.errors import NoteReferenceError, VaultsyncError
-from pipeline.search.index import SCHEMA_VERSION, index_path, is_corruption, update_index
+from pipeline.search.database import SCHEMA_VERSION, index_path, is_corruption
+from pipeline.search.index import update_index
 from pipeline.search.model import (
     Direction,
     Document,

@@ -1,0 +1,171 @@
+"""Every error of the vault API as JSON, and the guard in front of it; shell (ASGI).
+
+Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
+
+* exception handlers so that **every** error is JSON: ``{"detail", "code", "hint",
+  "candidates"}`` (``ErrorOut``), except 422 which keeps FastAPI's validation shape (``{"detail":
+  [{"loc", "msg", "type"}]}``) as the OpenAPI document says, without echoing the input back.
+  ``VaultsyncError`` classes map to statuses in ``STATUS`` (404 no such note, 409 ambiguous or
+  refused, 422 bad input, 503 index or store unavailable); SQLite errors are 503; anything
+  unexpected is a logged 500 that says no more;
+* a middleware that refuses a request whose ``Host`` is not an allowed name (421: a web page
+  reaching a loopback server through DNS rebinding) and, when a token is set, one without
+  ``Authorization: Bearer <token>`` (401), except on ``OPEN_PATHS``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from pipeline.errors import (
+    ConfigError,
+    LinkStoreError,
+    NoteReferenceError,
+    StoreError,
+    UsageError,
+    VaultsyncError,
+    VaultWriteError,
+)
+from pipeline.search.reader import IndexNotReady
+from pipeline.search.schemas import ErrorOut
+
+__all__ = ["OPEN_PATHS", "STATUS", "AmbiguousReference", "guard"]
+
+LOG = logging.getLogger("vaultsync.api")
+OPEN_PATHS = frozenset({"/openapi.json", "/docs"})
+"""Served without the bearer token: they describe the API and hold no vault data."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+
+class AmbiguousReference(NoteReferenceError):
+    """A link end could mean several notes (``find_note`` strict refused it)."""
+
+
+class _AsciiJSON(JSONResponse):
+    """JSON with non-ASCII escaped: an error may quote input holding a lone surrogate."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _error(status: int, code: str, detail: str, hint: str | None = None) -> JSONResponse:
+    body = ErrorOut(detail=detail, code=code, hint=hint).model_dump()
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return _AsciiJSON(body, status_code=status, headers=headers)
+
+
+def _invalid(_: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's 422 shape, without echoing the input back."""
+    assert isinstance(exc, RequestValidationError)  # noqa: S101 - registered for this class
+    detail = [
+        {
+            "loc": list(e.get("loc", ())),
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors()
+    ]
+    return _AsciiJSON({"detail": detail}, status_code=422)
+
+
+def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own errors (no such route, wrong method) in the shape of every other one."""
+    assert isinstance(exc, StarletteHTTPException)  # noqa: S101 - registered for this class
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    response = _error(exc.status_code, code, str(exc.detail))
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    LOG.error("unexpected error", exc_info=exc)
+    return _error(500, "internal", "internal error; the server log has the details")
+
+
+STATUS: tuple[tuple[type[VaultsyncError], int, str], ...] = (
+    (AmbiguousReference, 409, "ambiguous_reference"),
+    (NoteReferenceError, 404, "not_found"),
+    (IndexNotReady, 503, "index_not_ready"),
+    (UsageError, 422, "bad_request"),
+    (LinkStoreError, 409, "link_refused"),
+    (StoreError, 503, "store_unreadable"),
+    (ConfigError, 503, "misconfigured"),
+    (VaultWriteError, 503, "index_unwritable"),
+)
+
+
+def _vaultsync_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, VaultsyncError)  # noqa: S101 - registered for this class only
+    status, code = next(
+        ((s, c) for kind, s, c in STATUS if isinstance(exc, kind)), (400, "refused")
+    )
+    if status == 422:  # FastAPI's validation shape, as the OpenAPI document says for 422
+        message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
+        return _AsciiJSON({"detail": [{"loc": ["body"], "msg": message, "type": code}]}, 422)
+    return _error(status, code, exc.message, exc.hint)
+
+
+def _sqlite_error(_: Request, exc: Exception) -> JSONResponse:
+    LOG.warning("search index error: %s", exc)
+    return _error(503, "index_unavailable", "the search index is unavailable; retry shortly")
+
+
+def _hostname(header: str) -> str:
+    if header.startswith("["):
+        return header[1 : header.find("]")].lower()
+    return header.rpartition(":")[0].lower() if header.count(":") == 1 else header.lower()
+
+
+class _Guard:
+    """ASGI middleware: refuse a foreign ``Host`` (DNS rebinding) and a missing bearer token."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, hosts: frozenset[str] | None) -> None:
+        self.app, self.token, self.hosts = app, token, hosts
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = None
+        if self.hosts is not None and _hostname(headers.get("host", "")) not in self.hosts:
+            refusal = _error(421, "wrong_host", "this server answers only on its own address")
+        elif self.token and scope["path"] not in OPEN_PATHS:
+            given = headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                refusal = _error(
+                    401,
+                    "unauthorized",
+                    "a bearer token is required",
+                    "send Authorization: Bearer $VAULTSYNC_API_TOKEN",
+                )
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def guard(app: FastAPI, *, token: str | None, allowed_hosts: Iterable[str] | None) -> None:
+    """Install the JSON error handlers and the host and token guard on ``app``."""
+    hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+    app.add_middleware(_Guard, token=token or None, hosts=hosts)
+    app.add_exception_handler(VaultsyncError, _vaultsync_error)
+    app.add_exception_handler(sqlite3.Error, _sqlite_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)
