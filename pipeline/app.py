@@ -49,7 +49,8 @@ def current_graph(state: Path, caps: Caps) -> Graph:
         return build(state, caps)[1].graph
     # graph.json keeps exactly its documented shape, which has no room for the notes people
     # write on links they draw; those come back from links.json (a small file).
-    notes = {link.key: link.note for link in read_links(state) if link.note}
+    drawn = read_links(state)
+    notes = {(link.source, link.target, link.rel): link.note for link in drawn if link.note}
     if not notes:
         return cached
     links = tuple(

@@ -64,7 +64,7 @@ def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path
 
 
 def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = None) -> Path:
-    """``--vault``, else env ``VAULTSYNC_VAULT_DIR``, ``CHATCLI_MEMORY_VAULT_DIR``, else state/vault.
+    """The vault: ``--vault``, else env ``VAULTSYNC_VAULT_DIR``, ``CHATCLI_MEMORY_VAULT_DIR``.
 
     Args:
         option: the ``--vault`` value, if given.

@@ -36,6 +36,7 @@ from pipeline.manifest import (
     GITIGNORE_BYTES,
     JOURNAL,
     MANIFEST,
+    RACY_NS,
     Entry,
     Journal,
     Manifest,
@@ -64,7 +65,7 @@ from pipeline.plan import (
     validate_specs,
 )
 from pipeline.vcs import EditOrigin, VaultRepo
-from pipeline.write import RACY_NS, VaultFS
+from pipeline.write import VaultFS
 
 LOCK_TIMEOUT = 30.0
 
