@@ -262,6 +262,20 @@ def sync(
         click.echo("\r\033[K", err=True, nl=False)
     for line in sync_lines(report, target, verbose=verbose or dry_run):
         click.echo(line)
+    if not dry_run and report.changed:
+        _refresh_search_index(target)
+
+
+def _refresh_search_index(vault: Path) -> None:
+    """Keep an existing search index current; the first `vaultsync search` builds it."""
+    from pipeline.search.index import index_path, update_index
+
+    if not index_path(vault).exists():
+        return
+    try:
+        update_index(vault)
+    except VaultsyncError as error:  # the vault is synced: a stale index is only a warning
+        click.echo(f"warning: search index not updated: {error.message}", err=True)
 
 
 @cli.command()
@@ -484,11 +498,13 @@ def links_compact(state: str | None) -> None:
 
 
 def _register_groups() -> None:
-    # The knowledge queries live in their own package; importing its click group is cheap
-    # (its commands import the model only when they run).
+    # The knowledge queries and search live in their own packages; importing their commands is
+    # cheap (they import the model, SQLite or the web server only when they run).
     from pipeline.knowledge.cli import query
+    from pipeline.search.cli import registry, search, serve
 
-    cli.add_command(query)
+    for command in (query, search, registry, serve):
+        cli.add_command(command)
 
 
 _register_groups()

@@ -68,6 +68,13 @@ class NoteReferenceError(VaultsyncError):
 
     exit_code = 6
 
+    def __init__(
+        self, message: str, *, hint: str | None = None, candidates: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.candidates = candidates
+        """The node ids an ambiguous reference could mean (empty when it names nothing)."""
+
 
 class VaultWriteError(VaultsyncError):
     """A write or commit failed, or a path would leave the vault (``..``, absolute, symlink)."""

@@ -73,6 +73,7 @@ def find_note(graph: Graph, reference: str, *, strict: bool = False) -> Node:
             raise NoteReferenceError(
                 f"{reference!r} could mean {len(unique)} notes: {listing}{more}",
                 hint="name one of them by its id",
+                candidates=tuple(n.id for n in unique),
             )
     raise NoteReferenceError(f"no note matches {reference!r}")
 

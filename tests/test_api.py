@@ -205,6 +205,8 @@ class TestCreateLink:
         )
         assert body["code"] == "ambiguous_reference"
         assert body["detail"].count("doc:") >= 2
+        assert len(body["candidates"]) == 2
+        assert all(c.endswith("troubleshooting.md") for c in body["candidates"])
         assert read_links(demo[0]) == before
 
     def test_self_link(self, api: httpx.Client) -> None:

@@ -107,7 +107,7 @@ def _graph_note(graph: Graph, reader: IndexReader, ref: str) -> Node:
         return find_note(graph, ref, strict=True)
     except NoteReferenceError as err:
         find_note(graph, ref)  # raises "no note matches" when none does: a 404
-        raise AmbiguousReference(err.message, hint=err.hint) from err
+        raise AmbiguousReference(err.message, hint=err.hint, candidates=err.candidates) from err
 
 
 def _lifespan(

@@ -63,8 +63,14 @@ class _AsciiJSON(JSONResponse):
         return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
-def _error(status: int, code: str, detail: str, hint: str | None = None) -> JSONResponse:
-    body = ErrorOut(detail=detail, code=code, hint=hint).model_dump()
+def _error(
+    status: int,
+    code: str,
+    detail: str,
+    hint: str | None = None,
+    candidates: Iterable[str] = (),
+) -> JSONResponse:
+    body = ErrorOut(detail=detail, code=code, hint=hint, candidates=list(candidates)).model_dump()
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return _AsciiJSON(body, status_code=status, headers=headers)
 
@@ -117,7 +123,8 @@ def _vaultsync_error(_: Request, exc: Exception) -> JSONResponse:
     if status == 422:  # FastAPI's validation shape, as the OpenAPI document says for 422
         message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
         return _AsciiJSON({"detail": [{"loc": ["body"], "msg": message, "type": code}]}, 422)
-    return _error(status, code, exc.message, exc.hint)
+    candidates = [str(c) for c in getattr(exc, "candidates", ())]
+    return _error(status, code, exc.message, exc.hint, candidates)
 
 
 def _sqlite_error(_: Request, exc: Exception) -> JSONResponse:
