@@ -22,22 +22,28 @@ from pipeline.manifest import CACHE, JOURNAL, MANIFEST, RACY_NS, load_cache, loa
 from pipeline.settings import Caps
 
 
-def inputs_digest(parts: Iterable[str]) -> str:
-    """One digest of everything a vault's bytes depend on besides the vault itself."""
+def inputs_digest(parts: Iterable[str | bytes]) -> str:
+    """One digest of several parts; each is length-prefixed, so no two lists of parts collide."""
     digest = hashlib.sha256()
     for part in parts:
-        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def files_digest(paths: Iterable[Path], root: Path) -> str:
+    """Digest of files' names (relative to ``root``) and bytes; a missing file counts as ``-``."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"-")
     return digest.hexdigest()
 
 
 def tree_digest(folder: Path, suffixes: tuple[str, ...] = (".py", ".j2")) -> str:
     """Digest of the source files under a folder (names and bytes)."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.suffix in suffixes:
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return files_digest((p for p in sorted(folder.rglob("*")) if p.suffix in suffixes), folder)
 
 
 def code_digest() -> str:

@@ -35,6 +35,7 @@ from jinja2.loaders import split_template_path
 from pipeline.errors import ConfigError, TemplateError
 from pipeline.layout import HOME_PATH, vault_paths
 from pipeline.model import Graph, Kind, Node, NoteSpec, Records
+from pipeline.quick import files_digest, inputs_digest
 from pipeline.yamlfm import is_yaml_list, yaml_scalar
 from renderers import RENDERERS, context, home, topic
 from renderers.base import Renderer, RenderInputs, Resolver, code_span, link_to, resolved_targets
@@ -128,19 +129,18 @@ def make_environment(override_dir: Path | None = None) -> jinja2.Environment:
 
 @functools.cache
 def code_fingerprint() -> str:
-    """Digest of the render code and of the secret rules' version."""
-    digest = hashlib.sha256(KEY_VERSION.encode())
+    """Digest of the code that shapes a note, and of the secret rules' version.
+
+    Only these modules count, so changing unrelated code (search, say) re-renders nothing.
+    """
     root = Path(__file__).resolve().parent.parent
     sources = [root / name for name in _CODE_MODULES]
     sources += sorted((root / "renderers").glob("*.py"))
-    for source in sources:
-        digest.update(source.name.encode() + b"\0")
-        digest.update(source.read_bytes() if source.is_file() else b"-")
     try:
-        digest.update(importlib.metadata.version("kingfisher-secret-scanner").encode())
+        rules = importlib.metadata.version("kingfisher-secret-scanner")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
-        digest.update(b"no-kingfisher")
-    return digest.hexdigest()
+        rules = "no-kingfisher"
+    return inputs_digest((KEY_VERSION, files_digest(sources, root), rules))
 
 
 def template_fingerprint(env: jinja2.Environment, name: str) -> str:
@@ -170,15 +170,6 @@ def template_fingerprint(env: jinja2.Environment, name: str) -> str:
                 pending.extend(env.list_templates())
             else:
                 pending.append(reference)
-    return digest.hexdigest()
-
-
-def _digest(parts: Iterable[str | bytes]) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
     return digest.hexdigest()
 
 
@@ -220,7 +211,7 @@ def _note_key(node: Node, renderer: Renderer, inputs: RenderInputs, template_fp:
             yield "extra"
             yield from extra(node, inputs)
 
-    return _digest(parts())
+    return inputs_digest(parts())
 
 
 def _home_key(inputs: RenderInputs, template_fp: str) -> str:
@@ -232,7 +223,7 @@ def _home_key(inputs: RenderInputs, template_fp: str) -> str:
             yield heading
             yield from _listed(node_ids, inputs)
 
-    return _digest(parts())
+    return inputs_digest(parts())
 
 
 # ---------------------------------------------------------------------------------------------
