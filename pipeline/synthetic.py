@@ -225,11 +225,12 @@ class _Writer:
             paths = [f"docs/section{i % 17}/page{i}.md" for i in range(count)]
             files = []
             for i, path in enumerate(paths):
-                near = paths[(i + 1) % count]
+                # Site-absolute, from the corpus root (the folder the documents share).
+                near = paths[(i + 1) % count].removeprefix("docs/")
                 far = paths[self.rng.randrange(count)].rsplit("/", 1)[-1][:-3]
-                # About 1.8 links a document, as in seed 002's store (7,900 links at 2,800 notes).
-                far_link = f" and [[{far}]]" if i % 5 else ""
-                topic_link = f" Also [[{self.rng.choice(self.topics)}]]." if i % 3 == 0 else ""
+                # About 1.5 links a document, as in seed 002's store (7,900 links at 2,800 notes).
+                far_link = f" and [[{far}]]" if i % 4 == 0 else ""
+                topic_link = f" Also [[{self.rng.choice(self.topics)}]]." if i % 6 == 0 else ""
                 body = (
                     f"# Page {c}-{i}\n\n{self.sentence()}\n\n"
                     f"See [next](/{near}){far_link}.{topic_link}\n\n"
