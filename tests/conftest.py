@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -66,3 +67,20 @@ def corpus(name: str) -> Path:
     if not path.is_dir():
         pytest.skip(f"corpus {name} not available (../shared is absent)")
     return path
+
+
+def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def dumps(value: object) -> str:
+    """Indented JSON, as ChatCLI writes its stores."""
+    return json.dumps(value, indent=2)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -12,25 +11,9 @@ import pytest
 from pipeline.errors import StoreError
 from pipeline.extract import read_state, store_fingerprint
 from pipeline.model import Records
+from tests.conftest import build_tree, dumps
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
-
-
-def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
-
-
-def dumps(value: object) -> str:
-    """Indented JSON, as ChatCLI writes its stores."""
-    return json.dumps(value, indent=2)
 
 
 FACTS = [

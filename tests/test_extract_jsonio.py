@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -13,20 +12,9 @@ from hypothesis import strategies as st
 from pipeline.errors import SealedStoreError, StoreError
 from pipeline.extract import read_state
 from pipeline.extract.jsonio import SEAL_MAGIC, load_json, parse_time
+from tests.conftest import build_tree
 
 INDEX = "memory/memory_index.json"
-
-
-def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 def store_error(tmp_path: Path, files: dict[str, str | bytes]) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,24 +12,7 @@ from pipeline.extract import read_state
 from pipeline.extract.memory import episode_id, fact_id, normalize_status
 from pipeline.model import ProfileField
 from pipeline.privacy import PRIVATE_TERMS, is_private_key, key_words
-
-
-def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
-
-
-def dumps(value: object) -> str:
-    """Indented JSON, as ChatCLI writes its stores."""
-    return json.dumps(value, indent=2)
-
+from tests.conftest import build_tree, dumps
 
 FACT = {
     "id": "5e0c1b9a7d3f2e4c8a6b0d1f",

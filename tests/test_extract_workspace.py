@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,23 +12,7 @@ from pipeline.errors import StoreError
 from pipeline.extract import read_state
 from pipeline.extract.workspace import card_sort_key, normalize_column
 from pipeline.model import Document
-
-
-def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
-
-
-def dumps(value: object) -> str:
-    """Indented JSON, as ChatCLI writes its stores."""
-    return json.dumps(value, indent=2)
+from tests.conftest import build_tree, dumps
 
 
 class TestJournal:
