@@ -21,9 +21,17 @@ from pipeline.settings import Caps
 
 
 def read_records(state: Path) -> Records:
-    """Every store of a state directory, explicit links included."""
-    if state.exists() and not state.is_dir():
-        raise UsageError(f"{state}: not a directory (expected a ChatCLI state directory)")
+    """Every store of a state directory, explicit links included.
+
+    A missing store is empty; a missing state directory is refused, since it is far more often
+    a mistyped ``--state`` than an empty memory (and syncing it would empty the vault).
+    """
+    if not state.is_dir():
+        what = "not a directory" if state.exists() else "no such directory"
+        raise UsageError(
+            f"{state}: {what} (expected a ChatCLI state directory)",
+            hint="pass --state DIR or set VAULTSYNC_STATE_DIR",
+        )
     return replace(read_state(state), links=read_links(state))
 
 

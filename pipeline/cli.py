@@ -196,6 +196,8 @@ def _vault_specs(
 
     root, caps = _workspace(state)
     target = vault_dir(vault, root)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
     specs = app.vault_specs(root, caps, templates)
     if sys.stderr.isatty():
         specs = with_progress(specs)

@@ -135,3 +135,24 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 4
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "topics.json" in proc.stderr and "[1].name" in proc.stderr
+
+
+def test_missing_state_directory_is_refused(tmp_path: Path) -> None:
+    """A mistyped --state is a usage error, and no vault is created."""
+    vault = tmp_path / "vault"
+    result = CliRunner().invoke(
+        cli, ["sync", "--state", str(tmp_path / "typo"), "--vault", str(vault)]
+    )
+    assert result.exit_code == 2 and "no such directory" in result.stderr
+    assert not vault.exists()
+
+
+def test_vault_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    """--vault naming a file is refused with a clear line, and the file is untouched."""
+    state = tmp_path / "state"
+    state.mkdir()
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    result = CliRunner().invoke(cli, ["sync", "--state", str(state), "--vault", str(target)])
+    assert result.exit_code == 2 and "not a folder" in result.stderr
+    assert target.read_text() == "mine"
