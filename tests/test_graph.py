@@ -420,6 +420,24 @@ class TestExplicitLinks:
         (link,) = [l for l in build_graph(records, Caps()).graph.links if l.origin is Origin.USER]
         assert (link.rel, link.weight, link.note) == ("about", 2.0, "n")
 
+    def test_link_to_a_superseded_fact_follows_the_newer_fact(self) -> None:
+        """A link drawn to a fact that a newer fact supersedes points at the newer fact."""
+        old, new = "a" * 24, "b" * 24
+        records = Records(
+            topics=(Topic(name="auth"),),
+            facts=(
+                fact(
+                    new,
+                    "Collectors use mTLS",
+                    provenance=f"extraction (supersedes {old})",
+                    created_at=T0 + timedelta(days=1),
+                ),
+            ),
+            links=(ExplicitLink(source="topic:auth", target=f"fact:{old}", rel="about"),),
+        )
+        user = [l for l in build_graph(records, Caps()).graph.links if l.origin is Origin.USER]
+        assert [(l.source, l.target) for l in user] == [("topic:auth", f"fact:{new}")]
+
     def test_link_to_missing_note_is_not_drawn(self) -> None:
         """An explicit link whose note is not in the graph draws nothing."""
         records = Records(links=(ExplicitLink(source="topic:gone", target="project:x"),))
