@@ -68,15 +68,6 @@ def current_graph(state: Path, caps: Caps) -> Graph:
     return Graph(nodes=cached.nodes, links=links, fingerprint=cached.fingerprint)
 
 
-def document_summary(state: Path, caps: Caps, node_id: str) -> str:
-    """A document's summary line (not kept in graph.json, so re-derived from its context)."""
-    _, built = build(state, caps)
-    for doc in built.documents:
-        if doc.node_id == node_id:
-            return doc.summary
-    return ""
-
-
 def every_node_id(records: Records) -> frozenset[str]:
     """Every note the stores hold, including those outside the graph's caps.
 

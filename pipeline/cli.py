@@ -21,7 +21,7 @@ from pipeline.settings import Caps, caps_from_env, state_dir, vault_dir
 
 if TYPE_CHECKING:
     from pipeline.linkstore import Quarantine
-    from pipeline.model import NoteSpec
+    from pipeline.model import Graph, Node, NoteSpec
     from pipeline.sync import SyncReport
 
 # Commands import the stages they use when they run: a no-op sync, the most common run,
@@ -140,12 +140,13 @@ def links_command(doc: str, state: str | None, as_json: bool) -> None:
     from pipeline.views import document_links_json, document_links_text
 
     root, caps = _workspace(state)
-    current = app.current_graph(root, caps)
-    node = find_note(current, doc)
+    # graph.json keeps no summaries, so this view builds the graph once and reads both from it.
+    _, built = app.build(root, caps)
+    node = find_note(built.graph, doc)
     if node.kind is not Kind.DOC:
         raise UsageError(f"{doc!r} names a {node.kind.value} ({node.id}), not a document")
-    view = document_links(current, node.id)
-    summary = app.document_summary(root, caps, node.id)
+    view = document_links(built.graph, node.id)
+    summary = next((d.summary for d in built.documents if d.node_id == node.id), "")
     _emit(
         as_json,
         lambda: document_links_json(view, summary),
@@ -352,7 +353,8 @@ def split_link_arguments(words: tuple[str, ...]) -> tuple[str, str]:
     )
 
 
-def _linked_pair(state: str | None, words: tuple[str, ...]) -> tuple[Path, Any, Any]:
+def _linked_pair(state: str | None, words: tuple[str, ...]) -> tuple[Path, Graph, Node, Node]:
+    """The state directory, the graph, and the two notes FROM -> TO name (strictly)."""
     from pipeline import app
     from pipeline.query import find_note
 
@@ -361,7 +363,7 @@ def _linked_pair(state: str | None, words: tuple[str, ...]) -> tuple[Path, Any, 
     source_ref, target_ref = split_link_arguments(words)
     source = find_note(current, source_ref, strict=True)
     target = find_note(current, target_ref, strict=True)
-    return root, source, target
+    return root, current, source, target
 
 
 def _report_quarantine(quarantined: Quarantine | None) -> None:
@@ -388,7 +390,7 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None) -> None
     """
     from pipeline.linkstore import LinkStore
 
-    root, source, target = _linked_pair(state, words)
+    root, _, source, target = _linked_pair(state, words)
     result = LinkStore(root).add(source.id, target.id, rel, note, now=datetime.now(UTC))
     _report_quarantine(result.quarantined)
     drawn = result.link
@@ -403,17 +405,16 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None) -> None
 @state_option
 def unlink(words: tuple[str, ...], rel: str | None, state: str | None) -> None:
     """Remove links you drew between FROM -> TO; links from the data stay (change the data)."""
-    from pipeline import app
     from pipeline.linkstore import LinkStore
 
-    root, source, target = _linked_pair(state, words)
+    root, current, source, target = _linked_pair(state, words)
     result = LinkStore(root).remove(source.id, target.id, rel, now=datetime.now(UTC))
     _report_quarantine(result.quarantined)
     for removed in result.removed:
         click.echo(f"unlinked: {source.title} → {target.title} ({removed.rel})")
     if result.removed:
         return
-    current = app.current_graph(root, _workspace(state)[1])
+    # Nothing was removed, so the graph read before the removal still holds every link.
     from_data = [
         link
         for link in (*current.links_from(source.id), *current.links_to(source.id))

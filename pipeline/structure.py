@@ -36,8 +36,11 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     project_of = _ProjectPaths(records)
     yield from _memory_links(records, project_of)
     yield from _episode_links(records, nodes, project_of)
-    yield from _session_links(records, nodes)
-    yield from _journal_links(records, nodes, caps)
+    episodes_by_day: dict[str, list[str]] = {}
+    for episode in nodes.episodes:
+        episodes_by_day.setdefault(day_of(episode.date), []).append(f"episode:{episode.id}")
+    yield from _session_links(records, nodes, episodes_by_day)
+    yield from _journal_links(records, caps, episodes_by_day)
     yield from _workspace_links(records, nodes)
 
 
@@ -134,15 +137,14 @@ def _episode_links(
             yield _link(eid, fact_id, "same_day", 1)
 
 
-def _session_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
+def _session_links(
+    records: Records, nodes: GraphNodes, episodes_by_day: dict[str, list[str]]
+) -> Iterator[Link]:
     names = [
         (re.compile(rf"(?<![\w]){re.escape(normalize_name(p.name))}(?![\w])"), f"project:{p.name}")
         for p in records.projects
         if len(normalize_name(p.name)) >= 2
     ]
-    episodes_by_day: dict[str, list[str]] = {}
-    for episode in nodes.episodes:
-        episodes_by_day.setdefault(day_of(episode.date), []).append(f"episode:{episode.id}")
     for session in nodes.sessions:
         sid = f"session:{session.name}"
         words = normalize_name(f"{session.name} {session.title}")
@@ -153,10 +155,9 @@ def _session_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
             yield _link(sid, episode_id, "same_day", 1)
 
 
-def _journal_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
-    episodes_by_day: dict[str, list[str]] = {}
-    for episode in nodes.episodes:
-        episodes_by_day.setdefault(day_of(episode.date), []).append(f"episode:{episode.id}")
+def _journal_links(
+    records: Records, caps: Caps, episodes_by_day: dict[str, list[str]]
+) -> Iterator[Link]:
     facts_by_day: dict[str, list[str]] = {}
     for fact in sorted(records.facts, key=lambda f: (f.created_at is None, f.created_at, f.id)):
         facts_by_day.setdefault(day_of(fact.created_at), []).append(f"fact:{fact.id}")
