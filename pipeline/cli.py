@@ -6,13 +6,14 @@ Only this module prints errors: a ``VaultsyncError`` becomes one ``error: …`` 
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
 
@@ -52,11 +53,33 @@ class _ReportedError(click.ClickException):
 
 
 class _Group(click.Group):
+    # The knowledge queries and search live in their own packages, imported only when one of
+    # their commands runs (or help lists them): a sync must not pay for loading them.
+    lazy: ClassVar[dict[str, str]] = {}
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except VaultsyncError as error:
             raise _ReportedError.of(error) from error
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, _, name = self.lazy[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+class _TopGroup(_Group):
+    lazy: ClassVar[dict[str, str]] = {
+        "query": "pipeline.knowledge.cli:query",
+        "search": "pipeline.search.cli:search",
+        "registry": "pipeline.search.cli:registry",
+        "serve": "pipeline.search.cli:serve",
+    }
 
 
 def state_option(command: F) -> F:
@@ -85,7 +108,7 @@ def _workspace(state: str | None) -> tuple[Path, Caps]:
     return state_dir(state), caps_from_env()
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_TopGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vaultsync")
 def cli() -> None:
     """ChatCLI memory stores → one knowledge graph → an Obsidian vault kept in sync in git."""
@@ -520,19 +543,6 @@ def bench_generate(notes: int, seed: int, directory: Path) -> None:
         f"wrote {directory}: {size.facts} facts, {size.documents} documents in "
         f"{size.contexts} contexts, {size.episodes} episodes, {size.topics} topics"
     )
-
-
-def _register_groups() -> None:
-    # The knowledge queries and search live in their own packages; importing their commands is
-    # cheap (they import the model, SQLite or the web server only when they run).
-    from pipeline.knowledge.cli import query
-    from pipeline.search.cli import registry, search, serve
-
-    for command in (query, search, registry, serve):
-        cli.add_command(command)
-
-
-_register_groups()
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,10 +47,15 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _PLAIN = re.compile(r"[^./\\\x00][^/\\\x00]*(?:/[^./\\\x00][^/\\\x00]*)*")
 
 StatKey = tuple[int, int, int]
+"""``(size, mtime_ns, inode)`` of a regular file."""
 # A file modified within this window of the stat cache's own write may have changed without its
 # stat data showing it (1-2 s timestamp granularity), so it is hashed, never trusted.
 RACY_NS = 2_000_000_000
-"""``(size, mtime_ns, inode)`` of a regular file."""
+
+
+def stat_key(found: os.stat_result) -> StatKey:
+    """The stat data that tell whether a file changed since they were taken."""
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
 def blob_id(data: bytes) -> str:

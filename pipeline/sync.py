@@ -51,12 +51,14 @@ from pipeline.manifest import (
     load_manifest,
 )
 from pipeline.model import NoteSpec
+from pipeline.parallel import split_map
 from pipeline.plan import (
     ABSENT,
     Action,
     FileKind,
     FileState,
     Plan,
+    Step,
     differs,
     history_questions,
     next_manifest,
@@ -210,15 +212,22 @@ def _render(plan: Plan) -> _Rendered:
     writes: dict[str, bytes] = {}
     blobs: dict[str, str] = {}
     same: dict[str, str | None] = {}
-    for step in plan.steps:
-        if step.spec is not None and step.action in (Action.CREATE, Action.UPDATE):
-            data = step.spec.render()
-            blob = blob_id(data)
-            if step.state.kind is FileKind.FILE and step.state.blob == blob:
-                same[step.path] = blob
-            else:
-                writes[step.path], blobs[step.path] = data, blob
+    steps = [s for s in plan.steps if s.spec is not None and s.action in _RENDERED]
+    for step, data in zip(steps, split_map(_render_step, steps), strict=True):
+        blob = blob_id(data)
+        if step.state.kind is FileKind.FILE and step.state.blob == blob:
+            same[step.path] = blob
+        else:
+            writes[step.path], blobs[step.path] = data, blob
     return _Rendered(writes=writes, blobs=blobs, same=same)
+
+
+_RENDERED = (Action.CREATE, Action.UPDATE)
+
+
+def _render_step(step: Step) -> bytes:
+    assert step.spec is not None  # noqa: S101 - _render passes only steps with a spec
+    return step.spec.render()
 
 
 def _pending(plan: Plan, rendered: _Rendered, manifest: Manifest) -> tuple[str, ...]:
@@ -422,7 +431,7 @@ def sync_vault(
             )
             when = clock() if clock is not None else None
             sha = found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
-            synced = found.sync_index(changes)
+            synced = found.sync_index(changes, written=applied.written)
         _save_cache(fs, look, applied.written, rendered.blobs, applied.removed, inputs=inputs)
         if synced:
             fs.remove_control(JOURNAL)

@@ -28,13 +28,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pygit2
 from pygit2 import IndexEntry
 from pygit2.enums import DeltaStatus, FileMode, SortMode
 
 from pipeline.errors import VaultWriteError
-from pipeline.manifest import CONTROL_DIR, MANIFEST, blob_id
+from pipeline.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
+from pipeline.parallel import split_map
 
 TRAILER = "Vaultsync-Sync"
 FALLBACK_NAME = "vaultsync"
@@ -55,12 +57,49 @@ class EditOrigin:
     """The file on disk differs from ``HEAD``."""
 
 
-def _kind(path: Path) -> str | None:
-    """``"file"``, ``"other"`` (symlink, folder…) or ``None`` (nothing there); never follows."""
+def _lstat(path: Path) -> os.stat_result | None:
+    """The path's own stat data (a symlink is not followed), or ``None``: nothing there."""
     try:
-        return "file" if stat.S_ISREG(path.lstat().st_mode) else "other"
+        return path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+class _StatEntry(IndexEntry):
+    """An index entry with the file's stat data, as ``git add`` records them.
+
+    ``Index.add(path)`` would read and hash the file again; for a file this sync just wrote
+    and whose stat data are still those of that write, the blob is known.  pygit2's entries
+    carry no stat fields, so they are filled in on the C structure it builds.
+    """
+
+    def __init__(self, path: str, blob: pygit2.Oid, mode: FileMode, found: os.stat_result) -> None:
+        super().__init__(path, blob, mode)
+        self.found = found
+
+    def _to_c(self) -> Any:  # pygit2's cffi structure and the path buffer it must outlive
+        centry, keep = super()._to_c()
+        found, low = self.found, 0xFFFFFFFF  # the index keeps the low 32 bits, as git does
+        centry.ctime.seconds, centry.ctime.nanoseconds = divmod(found.st_ctime_ns, 10**9)
+        centry.mtime.seconds, centry.mtime.nanoseconds = divmod(found.st_mtime_ns, 10**9)
+        centry.dev, centry.ino = found.st_dev & low, found.st_ino & low
+        centry.uid, centry.gid = found.st_uid & low, found.st_gid & low
+        centry.file_size = found.st_size & low
+        return centry, keep
+
+
+class _BlobWriter:
+    """Writes a blob into a repository; each process (``split_map`` forks) opens its own."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.path = repo.path
+        self.opened = {os.getpid(): repo}
+
+    def __call__(self, data: bytes) -> str:
+        pid = os.getpid()
+        if pid not in self.opened:
+            self.opened[pid] = pygit2.Repository(self.path)
+        return str(self.opened[pid].create_blob(data))
 
 
 class VaultRepo:
@@ -214,6 +253,12 @@ class VaultRepo:
         ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
         """
         signature = self._signature(when)
+        present_data = sorted((rel, data) for rel, data in changes.items() if data is not None)
+        written = split_map(_BlobWriter(self.repo), [data for _rel, data in present_data])
+        blobs = {
+            rel: pygit2.Oid(hex=blob)
+            for (rel, _data), blob in zip(present_data, written, strict=True)
+        }
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
             index = pygit2.Index()
@@ -228,7 +273,7 @@ class VaultRepo:
                         index.remove(path)
                         counts["removed"] += counted
                     continue
-                blob = self.repo.create_blob(data)
+                blob = blobs[rel]
                 if present and index[path].id == blob:
                     continue
                 mode = index[path].mode if present else FileMode.BLOB
@@ -255,29 +300,43 @@ class VaultRepo:
                     ) from err
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
 
-    def sync_index(self, changes: Mapping[str, bytes | None], *, timeout: float = 2.0) -> bool:
+    def sync_index(
+        self,
+        changes: Mapping[str, bytes | None],
+        *,
+        written: Mapping[str, StatKey] | None = None,
+        timeout: float = 2.0,
+    ) -> bool:
         """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only.
 
         Stat data are recorded when the file on disk is ours; a file the user changed gets our
-        blob in the index (their change shows as unstaged). ``False`` if the index stayed locked
-        for ``timeout`` seconds (the caller keeps its journal and retries next time).
+        blob in the index (their change shows as unstaged). ``written`` holds the stat data of
+        the files this sync wrote: a file that still has them is ours without being read again.
+        ``False`` if the index stayed locked for ``timeout`` seconds (the caller keeps its
+        journal and retries next time).
         """
         workdir = Path(self.repo.workdir)
+        written = written or {}
         deadline = time.monotonic() + timeout
         while True:
             index = self.repo.index
             index.read(force=True)
             for rel, data in changes.items():
                 path = self.prefix + rel
-                kind = _kind(workdir / path)
+                found = _lstat(workdir / path)
+                is_file = found is not None and stat.S_ISREG(found.st_mode)
                 if data is None:
-                    if path in index and kind is None:
+                    if path in index and found is None:
                         index.remove(path)
-                elif kind == "file" and str(pygit2.hashfile(str(workdir / path))) == blob_id(data):
+                    continue
+                blob = pygit2.Oid(hex=blob_id(data))
+                mode = index[path].mode if path in index else FileMode.BLOB
+                if is_file and found is not None and written.get(rel) == stat_key(found):
+                    index.add(_StatEntry(path, blob, mode, found))
+                elif is_file and pygit2.hashfile(str(workdir / path)) == blob:
                     index.add(path)
                 else:
-                    mode = index[path].mode if path in index else FileMode.BLOB
-                    index.add(IndexEntry(path, pygit2.Oid(hex=blob_id(data)), mode))
+                    index.add(IndexEntry(path, blob, mode))
             try:
                 index.write()
                 return True

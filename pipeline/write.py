@@ -55,7 +55,16 @@ from pathlib import Path
 from types import TracebackType
 
 from pipeline.errors import VaultWriteError
-from pipeline.manifest import CONTROL_DIR, LOCK, RACY_NS, StatCache, StatKey, blob_id, check_path
+from pipeline.manifest import (
+    CONTROL_DIR,
+    LOCK,
+    RACY_NS,
+    StatCache,
+    StatKey,
+    blob_id,
+    check_path,
+    stat_key,
+)
 from pipeline.plan import ABSENT, FileKind, FileState
 
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
@@ -83,10 +92,6 @@ class Applied:
     written: dict[str, StatKey] = field(default_factory=dict)
     removed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
-
-
-def _stat_key(st: os.stat_result) -> StatKey:
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _split(rel: str, *, control: bool = False) -> tuple[tuple[str, ...], str]:
@@ -174,7 +179,7 @@ class VaultFS:
             if not stat.S_ISREG(st.st_mode):
                 states[path] = FileState(kind=FileKind.OTHER, detail="not a regular file")
                 continue
-            key = _stat_key(st)
+            key = stat_key(st)
             hit = cache.entries.get(path)
             if hit is not None and hit[0] == key and st.st_mtime_ns < limit:
                 blob = hit[1]
@@ -204,7 +209,7 @@ class VaultFS:
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             return None
-        return _stat_key(st) if stat.S_ISREG(st.st_mode) else (-1, -1, -1)
+        return stat_key(st) if stat.S_ISREG(st.st_mode) else (-1, -1, -1)
 
     def _stage(self, folder: tuple[str, ...], data: bytes) -> tuple[str, StatKey]:
         """Write ``data`` to a new temp file in ``folder``: its name and stat data."""
@@ -222,7 +227,7 @@ class VaultFS:
             view = memoryview(data)
             while view:
                 view = view[os.write(out, view) :]
-            key = _stat_key(os.fstat(out))
+            key = stat_key(os.fstat(out))
         finally:
             os.close(out)
         return temp, key

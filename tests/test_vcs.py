@@ -13,7 +13,7 @@ import pytest
 from pygit2.enums import ConfigLevel
 
 from pipeline.errors import VaultWriteError
-from pipeline.manifest import blob_id
+from pipeline.manifest import blob_id, stat_key
 from pipeline.vcs import FALLBACK_EMAIL, FALLBACK_NAME, TRAILER, VaultRepo
 
 WHEN = datetime(2026, 10, 24, 12, 0, tzinfo=timezone(timedelta(hours=2)))
@@ -134,6 +134,41 @@ class TestCommit:
         repo.commit({"a.md": b"ours\n"}, fingerprint="x")
         assert repo.sync_index({"a.md": b"ours\n"})
         assert git(tmp_path, "status", "--porcelain") == " M a.md\n"
+
+    def test_written_files_enter_the_index_with_their_stat_data(self, tmp_path: Path) -> None:
+        """Files still as we wrote them are indexed unread, and git trusts their stat data."""
+        notes = {f"n/{i:03}.md": f"note {i}\n".encode() for i in range(300)}
+        write(tmp_path, notes)
+        repo = opened(tmp_path)
+        assert repo.commit(dict(notes), fingerprint="x") is not None
+        written = {rel: stat_key((tmp_path / rel).lstat()) for rel in notes}
+        assert repo.sync_index(dict(notes), written=written)
+        # diff-files trusts the index's stat data without refreshing them: any wrong field shows.
+        assert git(tmp_path, "diff-files", "--name-only") == ""
+        assert git(tmp_path, "status", "--porcelain") == ""
+        assert git(tmp_path, "ls-files", "--stage", "n/007.md").split()[1] == blob_id(b"note 7\n")
+
+    def test_stat_data_that_changed_are_not_trusted(self, tmp_path: Path) -> None:
+        """A file edited after our write (its stat data moved on) shows as modified, not clean."""
+        write(tmp_path, {"a.md": b"ours\n"})
+        repo = opened(tmp_path)
+        repo.commit({"a.md": b"ours\n"}, fingerprint="x")
+        written = {"a.md": stat_key((tmp_path / "a.md").lstat())}
+        write(tmp_path, {"a.md": b"user edit after our write\n"})
+        assert repo.sync_index({"a.md": b"ours\n"}, written=written)
+        assert git(tmp_path, "status", "--porcelain") == " M a.md\n"
+
+    def test_many_blobs_commit_the_same_tree(self, tmp_path: Path) -> None:
+        """A commit of many notes (blobs written by two processes) has exactly their blobs."""
+        notes = {f"{i:04}.md": f"body {i}\n".encode() for i in range(500)}
+        repo = opened(tmp_path)
+        sha = repo.commit(dict(notes), fingerprint="x")
+        assert sha is not None
+        tree = repo.repo[sha].peel(pygit2.Commit).tree
+        assert {entry.name: str(entry.id) for entry in tree} == {
+            rel: blob_id(data) for rel, data in notes.items()
+        }
+        assert git(tmp_path, "fsck", "--no-dangling") == ""
 
     def test_removed_paths_leave_the_index(self, tmp_path: Path) -> None:
         """A path we removed from disk and HEAD leaves the index; status is clean."""
