@@ -5,7 +5,8 @@ Two detectors, merged:
 * **kingfisher** (``kingfisher_sdk``): hundreds of provider rules (GitHub, Slack, Stripe, JWT,
   credential URIs…), about 5 ms per MB.  Loading its rules costs ~0.3 s warm and ~3 s cold, so
   they are loaded once per process, and only when a text holds a *candidate* (a run of at least
-  16 token characters mixing letters and digits): notes that need no scan never pay for it.
+  16 token characters mixing letters and digits, other than one of our ids, a path of short
+  parts or a file name): notes that need no scan never pay for it.
   Only ``visible`` findings count (the others are parts of a finding, such as an account id).
   Its offsets are UTF-8 byte offsets and are mapped back to characters here.
 * **Our own patterns** for what kingfisher does not report (libraries.md §4, re-measured):
@@ -75,6 +76,14 @@ _HEX_ID = re.compile(r"(?:ep_)?[0-9a-f]{24}")
 _TOKEN_RUN = re.compile(r"(?<![A-Za-z0-9_\-+/=.~])[A-Za-z0-9_\-+/=.~]{16,}")
 _HAS_DIGIT = re.compile(r"[0-9]")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
+# A path of short parts (``Projects/project003``, ``/docs/v2/page103.md``,
+# ``//example.com/a/b2``) or a file name (``page103.md``): the most common candidates in notes
+# (wikilink targets, links, file names), and never a secret on their own: no part is long
+# enough to hold one.
+_SHORT_PATH = re.compile(
+    r"/*(?:[A-Za-z0-9_.~-]{1,15}/+)+[A-Za-z0-9_.~-]{0,15}"
+    r"|[A-Za-z0-9_~-]{1,15}\.[A-Za-z][A-Za-z0-9]{0,4}"
+)
 
 _scanner_lock = threading.Lock()
 _scanner: Any = None
@@ -101,7 +110,12 @@ def _kingfisher() -> Any:
 def _needs_kingfisher(text: str) -> bool:
     for match in _TOKEN_RUN.finditer(text):
         run = match.group()
-        if _HAS_DIGIT.search(run) and _HAS_LETTER.search(run) and not _HEX_ID.fullmatch(run):
+        if (
+            _HAS_DIGIT.search(run)
+            and _HAS_LETTER.search(run)
+            and not _HEX_ID.fullmatch(run)
+            and not _SHORT_PATH.fullmatch(run)
+        ):
             return True
     return False
 

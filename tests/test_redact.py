@@ -108,18 +108,30 @@ class TestKingfisher:
         assert redact(text) == f"aws_access_key_id = {MASK}\naws_secret_access_key = {MASK}\n"
 
     def test_rules_load_only_when_needed(self) -> None:
-        """Text without a candidate token never loads the rules (nor imports kingfisher)."""
+        """Text without a candidate token (prose, our ids, paths) never loads the rules."""
         code = (
             "import sys\n"
             "from pipeline import redact\n"
             "assert redact.redact('plain prose, password: choose one well') is not None\n"
             "assert redact.redact('id 5e0c1b9a7d3f2e4c8a6b0d1f') is not None\n"
+            "assert redact.redact('see [v2](/docs/section12/page103.md) and '\n"
+            "                     'https://example.com/v1/guide2 and [[Projects/project003]]') "
+            "is not None\n"
             "print(redact._scanner_loaded, 'kingfisher_sdk' in sys.modules)\n"
         )
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout
         assert out.split() == ["False", "False"]
+
+    def test_secret_beside_a_path_is_still_found(self) -> None:
+        """A path is no candidate, but a token in the same text still gets the text scanned."""
+        text = f"see /docs/section1/page103.md then use {GITHUB_PAT}"
+        assert redact(text) == f"see /docs/section1/page103.md then use {MASK}"
+
+    def test_long_parts_are_candidates_even_with_an_extension(self) -> None:
+        """A run with a part long enough to hold a token is scanned, extension or not."""
+        assert redact(f"{GITHUB_PAT}.md") == f"{MASK}.md"
 
 
 class TestProperties:
