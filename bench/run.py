@@ -38,7 +38,12 @@ RAISED_CAPS = {
 
 
 def timed(command: list[str], *, env: dict[str, str], cwd: Path | None = None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one command, which must succeed."""
+    """Wall seconds and peak RSS (KiB) of one command, which must succeed.
+
+    The file system is flushed first: a sync ends with ``syncfs``, which would otherwise also
+    pay for the previous command's unwritten data (git's loose objects, a deleted vault).
+    """
+    os.sync()
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -200,7 +205,8 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         f"# vaultsync benchmark, {meta['date']}",
         "",
         f"Machine: {meta['machine']}, {meta['cpus']} CPUs, Python {meta['python']}. "
-        f"Whole commands, wall time, median of {meta['runs']} runs.",
+        f"Whole commands, wall time, median of {meta['runs']} runs, the file system flushed "
+        "(`sync`) before each.",
         "",
         "| " + " | ".join(label for _, label, _ in columns) + " |",
         "|" + "---|" * len(columns),
