@@ -8,7 +8,13 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from pipeline.cache import graph_fingerprint, load_graph, save_graph
+from pipeline.cache import (
+    graph_fingerprint,
+    load_graph,
+    load_parsed_texts,
+    save_graph,
+    save_parsed_texts,
+)
 from pipeline.documents import context_documents
 from pipeline.errors import UsageError
 from pipeline.extract import read_state
@@ -39,8 +45,10 @@ def build(state: Path, caps: Caps) -> tuple[Records, Build]:
     """Read the stores and build the graph, refreshing the ``graph.json`` cache."""
     fingerprint = graph_fingerprint(state, caps)
     records = read_records(state)
-    built = build_graph(records, caps, fingerprint=fingerprint)
+    known = load_parsed_texts(state)
+    built = build_graph(records, caps, fingerprint=fingerprint, known=known)
     save_graph(state, built.graph)
+    save_parsed_texts(state, built.documents, known)
     return records, built
 
 

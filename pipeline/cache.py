@@ -1,5 +1,10 @@
 """Graph ⇄ ``memory/graph.json``, reused while the stores' fingerprint is unchanged; edge.
 
+Beside it, ``memory/graph-documents.json`` keeps what parsing each document's text gave (title,
+summary, links), by a digest of the text: a rebuild after a change in some other store, or in a
+few documents, parses only the texts it has not seen (seed 002: "derived once per context
+revision").
+
 The file has exactly this shape, so other tools can read it::
 
     {"schema": 2, "fingerprint": "…",
@@ -18,15 +23,18 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pipeline.documents import DocumentNote, ParsedText
 from pipeline.extract import store_fingerprint
 from pipeline.model import Graph, Kind, Link, Node, Origin
 from pipeline.quick import tree_digest
 from pipeline.settings import Caps
 
 GRAPH_SCHEMA = 2
+DOCUMENTS_SCHEMA = 1
 
 
 @functools.cache
@@ -100,13 +108,71 @@ def load_graph(state: Path, fingerprint: str) -> Graph | None:
 
 def save_graph(state: Path, graph: Graph) -> bool:
     """Write the cache atomically (0600); ``False`` when the state directory is not writable."""
-    target = graph_path(state)
+    return _replace(graph_path(state), graph_to_json(graph))
+
+
+def documents_path(state: Path) -> Path:
+    """Where parsed document texts are kept: ``<state>/memory/graph-documents.json``."""
+    return state / "memory" / "graph-documents.json"
+
+
+def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
+    """Texts parsed by the last build (``text_digest`` → result); empty when unusable.
+
+    The file is ``{"schema": 1, "code": "…", "texts": {digest: [title, summary, [link
+    destinations], [wikilink targets]]}}``, discarded whole when vaultsync's code changed.
+    """
+    try:
+        document = json.loads(documents_path(state).read_bytes())
+        if (
+            not isinstance(document, dict)
+            or document.get("schema") != DOCUMENTS_SCHEMA
+            or document.get("code") != code_fingerprint()
+        ):
+            return {}
+        return {
+            str(digest): ParsedText(
+                title=str(title),
+                summary=str(summary),
+                link_dests=tuple(str(d) for d in dests),
+                link_targets=tuple(str(t) for t in targets),
+            )
+            for digest, (title, summary, dests, targets) in document["texts"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def save_parsed_texts(
+    state: Path, documents: Iterable[DocumentNote], known: Mapping[str, ParsedText]
+) -> bool:
+    """Keep the parsed texts of this build's documents, and only those.
+
+    The file never outgrows the stores; nothing is written when the texts are the ``known`` ones.
+    """
+    texts = {doc.digest: doc.parsed for doc in documents if doc.digest}
+    if texts.keys() == known.keys():
+        return True
+    document = {
+        "schema": DOCUMENTS_SCHEMA,
+        "code": code_fingerprint(),
+        "texts": {
+            digest: [p.title, p.summary, list(p.link_dests), list(p.link_targets)]
+            for digest, p in sorted(texts.items())
+        },
+    }
+    data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return _replace(documents_path(state), data)
+
+
+def _replace(target: Path, data: bytes) -> bool:
+    """Write ``data`` to ``target`` atomically (0600); ``False`` when that is not possible."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".graph.json.", suffix=".tmp")
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(graph_to_json(graph))
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             Path(temp).replace(target)

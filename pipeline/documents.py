@@ -8,15 +8,17 @@ path is kept relative to the folder the context's documents share.  Links are *f
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from pipeline.codespans import code_mask
-from pipeline.mdlinks import MdLink, common_root, parse_markdown_links
+from pipeline.mdlinks import common_root, parse_markdown_links
 from pipeline.model import Context, Document
 from pipeline.text import shorten
-from pipeline.wikilinks import WikiLink, parse_wikilinks
+from pipeline.wikilinks import parse_wikilinks
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".mdx", ".markdown"})
 SUMMARY_LIMIT = 200
@@ -26,6 +28,23 @@ _TITLE_LINE = re.compile(r"^title[ \t]*:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _ATX_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _SETEXT_UNDERLINE = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")
 _NOT_PROSE = re.compile(r"^[ ]{0,3}(?:[-*+>|]|\d+[.)]|<|!\[|```|~~~|\[[^\]]*\]:)")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedText:
+    """What a document's text alone gives, whatever its name or context: worth keeping."""
+
+    title: str
+    """Front-matter ``title``, else the first heading, else ``""``."""
+    summary: str
+    link_dests: tuple[str, ...]
+    """Markdown link and reference-definition destinations outside code, in order."""
+    link_targets: tuple[str, ...]
+    """Non-empty wikilink targets outside code, in order."""
+
+
+NOT_PARSED = ParsedText(title="", summary="", link_dests=(), link_targets=())
+"""A file that is not Markdown: shown as code, no title, summary or links."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,10 +60,15 @@ class DocumentNote:
     title: str
     stem: str
     """The file name without extension: the document's alias."""
-    summary: str
     markdown: bool
-    wikilinks: tuple[WikiLink, ...]
-    mdlinks: tuple[MdLink, ...]
+    digest: str
+    """Of the text that was parsed (``""`` for a file that is not Markdown)."""
+    parsed: ParsedText
+
+    @property
+    def summary(self) -> str:
+        """The first prose line (at most ``SUMMARY_LIMIT`` characters)."""
+        return self.parsed.summary
 
 
 def document_node_id(context_id: str, source: str) -> str:
@@ -57,44 +81,72 @@ def is_markdown(path: str) -> bool:
     return PurePosixPath(path).suffix.lower() in MARKDOWN_SUFFIXES
 
 
-def context_documents(context: Context, limit: int) -> tuple[DocumentNote, ...]:
-    """The first ``limit`` documents of a context (in source order), with paths and links."""
+def text_digest(text: str) -> str:
+    """The key a parsed text is remembered by."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def context_documents(
+    context: Context, limit: int, known: Mapping[str, ParsedText] | None = None
+) -> tuple[DocumentNote, ...]:
+    """The first ``limit`` documents of a context (in source order), with paths and links.
+
+    ``known`` maps ``text_digest`` → ``ParsedText`` of texts parsed before (seed 002: documents
+    are derived once per revision); a text found there is not parsed again.
+    """
     documents = context.documents[:limit]
     posix = [doc.source.replace("\\", "/") for doc in documents]
     root = common_root(posix)
     cut = len(root) + 1 if root else 0
     return tuple(
-        _document_note(context.id, doc, path[cut:])
+        _document_note(context.id, doc, path[cut:], known or {})
         for doc, path in zip(documents, posix, strict=True)
     )
 
 
-def _document_note(context_id: str, doc: Document, path: str) -> DocumentNote:
+def _document_note(
+    context_id: str, doc: Document, path: str, known: Mapping[str, ParsedText]
+) -> DocumentNote:
     name = PurePosixPath(path).name
     stem = PurePosixPath(name).stem if "." in name.lstrip(".") else name
     markdown = is_markdown(path)
-    text = doc.content
-    body = text
-    front_title = ""
+    digest = text_digest(doc.content) if markdown else ""
+    parsed = NOT_PARSED
     if markdown:
-        match = _FRONT_MATTER.match(text)
-        if match:
-            body = text[match.end() :]
-            front_title = _front_matter_title(match.group(1))
-    title = front_title or (_first_heading(body) if markdown else "") or name
-    # One code mask serves both link parsers; plain-text files carry no links at all.
-    mask = code_mask(text) if markdown and ("[" in text) else None
+        found = known.get(digest)
+        parsed = found if found is not None else parse_text(doc.content)
     return DocumentNote(
         node_id=document_node_id(context_id, doc.source),
         context_id=context_id,
         source=doc.source,
         path=path,
-        title=title,
+        title=parsed.title or name,
         stem=stem,
-        summary=_first_prose_line(body) if markdown else "",
         markdown=markdown,
-        wikilinks=parse_wikilinks(text, mask=mask) if mask is not None else (),
-        mdlinks=parse_markdown_links(text, mask=mask) if mask is not None else (),
+        digest=digest,
+        parsed=parsed,
+    )
+
+
+def parse_text(text: str) -> ParsedText:
+    """Title, summary and links of a Markdown text."""
+    body = text
+    front_title = ""
+    match = _FRONT_MATTER.match(text)
+    if match:
+        body = text[match.end() :]
+        front_title = _front_matter_title(match.group(1))
+    # One code mask serves both link parsers.
+    mask = code_mask(text) if "[" in text else None
+    return ParsedText(
+        title=front_title or _first_heading(body),
+        summary=_first_prose_line(body),
+        link_dests=tuple(md.dest for md in parse_markdown_links(text, mask=mask))
+        if mask is not None
+        else (),
+        link_targets=tuple(w.target for w in parse_wikilinks(text, mask=mask) if w.target)
+        if mask is not None
+        else (),
     )
 
 

@@ -9,10 +9,10 @@ origins give the same triple the one a person is more likely to care about is ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pipeline.documents import DocumentNote, context_documents
+from pipeline.documents import DocumentNote, ParsedText, context_documents
 from pipeline.graphnodes import GraphNodes, build_nodes
 from pipeline.linkstore import follow_supersession, supersession_map
 from pipeline.mdlinks import DocPathIndex, resolve_document_link
@@ -52,9 +52,19 @@ class Build:
     """``(source node id, target as written)`` for every wikilink that names no note yet."""
 
 
-def build_graph(records: Records, caps: Caps, *, fingerprint: str = "") -> Build:
-    """Build the knowledge graph of seed 002 from extracted records."""
-    documents = _capped_documents(records, caps)
+def build_graph(
+    records: Records,
+    caps: Caps,
+    *,
+    fingerprint: str = "",
+    known: Mapping[str, ParsedText] | None = None,
+) -> Build:
+    """Build the knowledge graph of seed 002 from extracted records.
+
+    ``known``: documents' texts parsed by an earlier build (``text_digest`` → ``ParsedText``),
+    not parsed again; the graph is the same with or without them.
+    """
+    documents = _capped_documents(records, caps, known or {})
     nodes = build_nodes(records, caps, documents)
     resolver = build_resolver(nodes.nodes, documents)
     links: dict[tuple[str, str, str], Link] = {}
@@ -77,14 +87,16 @@ def build_graph(records: Records, caps: Caps, *, fingerprint: str = "") -> Build
     )
 
 
-def _capped_documents(records: Records, caps: Caps) -> tuple[DocumentNote, ...]:
+def _capped_documents(
+    records: Records, caps: Caps, known: Mapping[str, ParsedText]
+) -> tuple[DocumentNote, ...]:
     # Contexts created first keep their documents (Records sorts contexts by creation time).
     documents: list[DocumentNote] = []
     for context in sorted(records.contexts, key=lambda c: (c.created_at or ZERO_TIME, c.id)):
         room = min(caps.docs_per_context, caps.docs_total - len(documents))
         if room <= 0:
             break
-        documents.extend(context_documents(context, room))
+        documents.extend(context_documents(context, room, known))
     return tuple(documents)
 
 
@@ -111,17 +123,14 @@ def _document_links(
         node_of = {doc.path: doc.node_id for doc in docs}
         for doc in docs:
             targets: dict[str, Origin] = {}
-            for md in doc.mdlinks:
-                path = resolve_document_link(md.dest, doc.path, index)
+            for dest in doc.parsed.link_dests:
+                path = resolve_document_link(dest, doc.path, index)
                 if path is not None and node_of[path] != doc.node_id:
                     targets.setdefault(node_of[path], Origin.MARKDOWN)
-            for wiki in doc.wikilinks:
-                target = (
-                    resolver.resolve_wikilink(wiki.target, doc.node_id) if wiki.target else None
-                )
+            for written in doc.parsed.link_targets:
+                target = resolver.resolve_wikilink(written, doc.node_id)
                 if target is None:
-                    if wiki.target:
-                        unresolved.append((doc.node_id, wiki.target))
+                    unresolved.append((doc.node_id, written))
                 elif target != doc.node_id:
                     # A wikilink outranks a markdown link to the same document.
                     targets[target] = targets.get(target, Origin.WIKILINK)

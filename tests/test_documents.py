@@ -83,5 +83,5 @@ class TestLinks:
         docs = context_documents(
             ctx(("d/a.md", "see [[b]] and [x](b.md)"), ("d/b.sh", "echo [[a]] [x](a.md)")), 10
         )
-        assert len(docs[0].wikilinks) == 1 and len(docs[0].mdlinks) == 1
-        assert docs[1].wikilinks == () and docs[1].mdlinks == ()
+        assert docs[0].parsed.link_targets == ("b",) and docs[0].parsed.link_dests == ("b.md",)
+        assert docs[1].parsed.link_targets == () and docs[1].parsed.link_dests == ()
