@@ -21,10 +21,12 @@ vault size), stopping once every path is answered or after ``max_commits``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -36,13 +38,16 @@ from pygit2.enums import DeltaStatus, FileMode, SortMode
 
 from pipeline.errors import VaultWriteError
 from pipeline.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
-from pipeline.parallel import split_map
+from pipeline.packfile import build_packs
 
 TRAILER = "Vaultsync-Sync"
 FALLBACK_NAME = "vaultsync"
 FALLBACK_EMAIL = "vaultsync@localhost"
 MAX_COMMITS = 10_000
 _FILE_MODES = (FileMode.BLOB, FileMode.BLOB_EXECUTABLE)
+PACK_AT = 100
+"""From this many blobs on, a sync stores them as a pack (git too keeps fewer loose: see
+``transfer.unpackLimit``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +68,23 @@ def _lstat(path: Path) -> os.stat_result | None:
         return path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _place(folder: Path, name: str, data: bytes) -> None:
+    """Write a read-only file atomically and durably (git's own packs are 0444)."""
+    fd, name_of_temp = tempfile.mkstemp(dir=folder, prefix="tmp_pack_")
+    temp = Path(name_of_temp)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        temp.chmod(0o444)
+        temp.replace(folder / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
 
 
 class _StatEntry(IndexEntry):
@@ -86,20 +108,6 @@ class _StatEntry(IndexEntry):
         centry.uid, centry.gid = found.st_uid & low, found.st_gid & low
         centry.file_size = found.st_size & low
         return centry, keep
-
-
-class _BlobWriter:
-    """Writes a blob into a repository; each process (``split_map`` forks) opens its own."""
-
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.path = repo.path
-        self.opened = {os.getpid(): repo}
-
-    def __call__(self, data: bytes) -> str:
-        pid = os.getpid()
-        if pid not in self.opened:
-            self.opened[pid] = pygit2.Repository(self.path)
-        return str(self.opened[pid].create_blob(data))
 
 
 class VaultRepo:
@@ -253,12 +261,13 @@ class VaultRepo:
         ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
         """
         signature = self._signature(when)
-        present_data = sorted((rel, data) for rel, data in changes.items() if data is not None)
-        written = split_map(_BlobWriter(self.repo), [data for _rel, data in present_data])
         blobs = {
-            rel: pygit2.Oid(hex=blob)
-            for (rel, _data), blob in zip(present_data, written, strict=True)
+            rel: pygit2.Oid(hex=blob_id(data)) for rel, data in changes.items() if data is not None
         }
+        try:
+            self._store_blobs([data for data in changes.values() if data is not None])
+        except (pygit2.GitError, OSError) as err:
+            raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
             index = pygit2.Index()
@@ -299,6 +308,35 @@ class VaultRepo:
                         hint="if no git command is running, remove the stale .git/*.lock file",
                     ) from err
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
+
+    def _store_blobs(self, blobs: Sequence[bytes]) -> None:
+        """Store the blobs: loose when few, else as packs (one file, not one per note)."""
+        objects = self._objects_dir()
+        if len(blobs) < PACK_AT or objects is None:
+            for data in blobs:
+                self.repo.create_blob(data)
+            return
+        folder = objects / "pack"
+        folder.mkdir(exist_ok=True)
+        for pack in build_packs(blobs):
+            # The .pack first: readers find a pack through its .idx, so never see half of it.
+            _place(folder, f"pack-{pack.name}.pack", pack.pack)
+            _place(folder, f"pack-{pack.name}.idx", pack.index)
+
+    def _objects_dir(self) -> Path | None:
+        """``.git/objects``, when that is where new objects go; else ``None`` (loose objects).
+
+        Not for a linked worktree, nor an object directory set through the environment.
+        """
+        git_dir = Path(self.repo.path)
+        objects = git_dir / "objects"
+        if (
+            (git_dir / "commondir").exists()
+            or "GIT_OBJECT_DIRECTORY" in os.environ
+            or not objects.is_dir()
+        ):
+            return None
+        return objects
 
     def sync_index(
         self,

@@ -14,7 +14,7 @@ from pygit2.enums import ConfigLevel
 
 from pipeline.errors import VaultWriteError
 from pipeline.manifest import blob_id, stat_key
-from pipeline.vcs import FALLBACK_EMAIL, FALLBACK_NAME, TRAILER, VaultRepo
+from pipeline.vcs import FALLBACK_EMAIL, FALLBACK_NAME, PACK_AT, TRAILER, VaultRepo
 
 WHEN = datetime(2026, 10, 24, 12, 0, tzinfo=timezone(timedelta(hours=2)))
 
@@ -158,8 +158,8 @@ class TestCommit:
         assert repo.sync_index({"a.md": b"ours\n"}, written=written)
         assert git(tmp_path, "status", "--porcelain") == " M a.md\n"
 
-    def test_many_blobs_commit_the_same_tree(self, tmp_path: Path) -> None:
-        """A commit of many notes (blobs written by two processes) has exactly their blobs."""
+    def test_many_notes_are_stored_as_one_pack(self, tmp_path: Path) -> None:
+        """From ``PACK_AT`` notes on, the blobs go to a pack, not one loose file each."""
         notes = {f"{i:04}.md": f"body {i}\n".encode() for i in range(500)}
         repo = opened(tmp_path)
         sha = repo.commit(dict(notes), fingerprint="x")
@@ -168,7 +168,29 @@ class TestCommit:
         assert {entry.name: str(entry.id) for entry in tree} == {
             rel: blob_id(data) for rel, data in notes.items()
         }
-        assert git(tmp_path, "fsck", "--no-dangling") == ""
+        objects = tmp_path / ".git" / "objects"
+        assert len(list((objects / "pack").glob("pack-*.idx"))) == 1
+        assert git(tmp_path, "count-objects", "-v").splitlines()[0] == "count: 2"  # tree, commit
+        assert git(tmp_path, "fsck", "--strict", "--full", "--no-dangling") == ""
+
+    def test_few_notes_stay_loose(self, tmp_path: Path) -> None:
+        """Below ``PACK_AT`` notes, blobs are loose objects as libgit2 writes them."""
+        repo = opened(tmp_path)
+        repo.commit({f"{i}.md": f"{i}".encode() for i in range(PACK_AT - 1)}, fingerprint="x")
+        assert not list((tmp_path / ".git" / "objects" / "pack").glob("pack-*"))
+
+    def test_linked_worktree_gets_loose_objects(self, tmp_path: Path) -> None:
+        """In a linked worktree the objects live elsewhere: the blobs are written through git."""
+        main = tmp_path / "main"
+        main.mkdir()
+        git(main, "init", "-q", "-b", "main")
+        git(main, "commit", "-q", "--allow-empty", "-m", "start")
+        git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+        repo = opened(tmp_path / "wt")
+        notes = {f"v/{i}.md": f"{i}".encode() for i in range(PACK_AT + 50)}
+        assert repo.commit(notes, fingerprint="x") is not None
+        assert git(tmp_path / "wt", "fsck", "--strict", "--no-dangling") == ""
+        assert git(tmp_path / "wt", "show", "HEAD:v/7.md") == "7"
 
     def test_removed_paths_leave_the_index(self, tmp_path: Path) -> None:
         """A path we removed from disk and HEAD leaves the index; status is clean."""
