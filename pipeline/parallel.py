@@ -25,6 +25,7 @@ import gc
 import os
 import pickle
 import signal
+import struct
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
@@ -54,9 +55,9 @@ def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MI
     if pid == 0:  # pragma: no cover - runs in the helper, which leaves through os._exit
         _helper(work, items[1::2], read_end, write_end)
     os.close(write_end)
-    received: list[bytes] = []
-    reader = threading.Thread(target=_drain, args=(read_end, received), daemon=True)
-    reader.start()  # drain while working: the helper would block on a full pipe otherwise
+    received: list[object] = []
+    reader = threading.Thread(target=_receive, args=(read_end, received), daemon=True)
+    reader.start()  # read while working: the helper would block on a full pipe otherwise
     try:
         mine = [work(item) for item in items[0::2]]
     except BaseException:
@@ -65,24 +66,27 @@ def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MI
         raise
     finally:
         reader.join()
-        os.close(read_end)
         _, status = os.waitpid(pid, 0)
-    theirs = _decode(b"".join(received), status, len(items) // 2)
+    complete = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    theirs = received if complete and len(received) == len(items) // 2 else []
     out: list[R] = []
     for index, item in enumerate(items):
         if index % 2 == 0:
             out.append(mine[index // 2])
             continue
-        result = theirs[index // 2] if theirs is not None else _FAILED
+        result = theirs[index // 2] if theirs else _FAILED
         out.append(work(item) if isinstance(result, _Failed) else cast("R", result))
     return out
 
 
 _in_helper = False
+_FRAME = struct.Struct(">Q")
+_BATCH = 256
+"""Results pickled per frame: the helper never holds more than one batch in pickled form."""
 
 
 def _helper(work: Callable[[T], R], share: Sequence[T], read_end: int, write_end: int) -> None:
-    """The helper's whole life: do its share, send it, leave without cleanup."""
+    """The helper's whole life: do its share, send it in frames, leave without cleanup."""
     global _in_helper  # noqa: PLW0603 - a helper never forks helpers of its own
     _in_helper = True
     code = 1
@@ -90,15 +94,16 @@ def _helper(work: Callable[[T], R], share: Sequence[T], read_end: int, write_end
         os.close(read_end)
         _die_with_parent()
         gc.disable()  # short-lived: collecting would only copy the parent's pages
-        results: list[object] = []
-        for item in share:
-            try:
-                results.append(work(item))
-            except Exception:  # the parent redoes the item and raises its error
-                results.append(_FAILED)
-        data = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
+            for start in range(0, len(share), _BATCH):
+                batch: list[object] = []
+                for item in share[start : start + _BATCH]:
+                    try:
+                        batch.append(work(item))
+                    except Exception:  # the parent redoes the item and raises its error
+                        batch.append(_FAILED)
+                data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+                pipe.write(_FRAME.pack(len(data)) + data)
         code = 0
     finally:
         os._exit(code)
@@ -111,17 +116,18 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _drain(fd: int, into: list[bytes]) -> None:
-    while chunk := os.read(fd, 1 << 20):
-        into.append(chunk)
-
-
-def _decode(data: bytes, status: int, count: int) -> list[object] | None:
-    """The helper's results, or ``None`` when it did not finish cleanly."""
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return None
-    try:
-        results = pickle.loads(data)  # noqa: S301 - our own child wrote it, through a pipe
-    except (pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-        return None
-    return results if isinstance(results, list) and len(results) == count else None
+def _receive(fd: int, into: list[object]) -> None:
+    """Read the helper's frames until it closes the pipe; stop at the first damaged one."""
+    with os.fdopen(fd, "rb") as pipe:
+        while len(head := pipe.read(_FRAME.size)) == _FRAME.size:
+            (size,) = _FRAME.unpack(head)
+            data = pipe.read(size)
+            try:
+                batch = pickle.loads(data)  # noqa: S301 - our own child wrote it, through a pipe
+            except (pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+                into.clear()
+                return
+            if not isinstance(batch, list):
+                into.clear()
+                return
+            into.extend(batch)

@@ -35,6 +35,7 @@ from jinja2.loaders import split_template_path
 from pipeline.errors import ConfigError, TemplateError
 from pipeline.layout import HOME_PATH, vault_paths
 from pipeline.model import Graph, Kind, Node, NoteSpec, Records
+from pipeline.parallel import split_map
 from pipeline.quick import files_digest, inputs_digest
 from pipeline.yamlfm import is_yaml_list, yaml_scalar
 from renderers import RENDERERS, context, home, topic
@@ -279,17 +280,23 @@ def build_note_specs(
             fingerprints[template] = template_fingerprint(env, template)
         return fingerprints[template]
 
+    noted = [node for node in graph.nodes if node.kind in RENDERERS and node.id in paths]
+    for template in sorted({RENDERERS[node.kind].template for node in noted}):
+        fingerprint(template)
+
+    def key_of(node: Node) -> str:
+        renderer = RENDERERS[node.kind]
+        return _note_key(node, renderer, inputs, fingerprints[renderer.template])
+
     specs: list[NoteSpec] = []
-    for node in graph.nodes:
-        renderer = RENDERERS.get(node.kind)
-        if renderer is None or node.id not in paths:
-            continue
+    for node, key in zip(noted, split_map(key_of, noted), strict=True):
+        renderer = RENDERERS[node.kind]
         path = paths[node.id]
         specs.append(
             NoteSpec(
                 path=path,
                 node_id=node.id,
-                key=_note_key(node, renderer, inputs, fingerprint(renderer.template)),
+                key=key,
                 render=functools.partial(
                     _render,
                     env,

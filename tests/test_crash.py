@@ -30,7 +30,7 @@ from pipeline.write import TEMP_PATTERN
 
 DRIVER = Path(__file__).with_name("syncdriver.py")
 SEED = 7
-COUNT = 60
+COUNT = 240  # enough that a sync writes packs (>= PACK_AT blobs) and renders in two processes
 SENTINEL = b"outside the vault: never touched\n"
 USER_FILES = {
     note_path(5): b"my uncommitted edit\n",
