@@ -3,9 +3,10 @@
 Usage: python bench/run.py [--sizes 2800,10000] [--runs 5] [--out bench/results]
 
 Per size it writes a store with ``pipeline.synthetic`` (seeded, deterministic), then measures:
-graph build cold and warm in-process and the size of graph.json; first sync, no-op sync, sync
-after changing one fact, sync after adding one document and ``check`` as whole commands (wall
-time, median of ``--runs``, interpreter start included); the peak RSS of a first sync; and, in
+graph build cold, rebuilt (parsed document texts kept) and warm in-process, and the size of
+graph.json; first sync, no-op sync, sync after changing one fact, sync after adding one
+document and ``check`` as whole commands (wall time, median of ``--runs``, interpreter start
+included, the file system flushed before each); the peak RSS of a first sync; and, in
 the same run, ``git add -A && git commit`` of the same rendered tree and ``git status
 --porcelain`` on the synced vault.  Past 10,000 notes the seed's caps bind, so they are raised
 through their settings (``VAULTSYNC_CAP_*``) and the results say so.
@@ -58,23 +59,32 @@ def median(samples: list[float]) -> float:
 
 
 def in_process(state: Path, env: dict[str, str]) -> dict[str, float]:
-    """Graph build cold (stores read and built) and warm (graph.json reused), in one process."""
+    """Graph build in one process: cold (nothing kept), rebuild (a store changed: the parsed
+    document texts are kept) and warm (graph.json reused)."""
     code = f"""
 import json, os, sys, time
 from pathlib import Path
 from pipeline import app, cache
 from pipeline.settings import caps_from_env
 state = Path({str(state)!r}); caps = caps_from_env()
-cache.graph_path(state).unlink(missing_ok=True)
+cache.graph_path(state).unlink(missing_ok=True); cache.documents_path(state).unlink(missing_ok=True)
 t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
 from pipeline.graph import build_graph
 built = build_graph(records, caps); t2 = time.perf_counter()
+cache.save_parsed_texts(state, built.documents, {{}})
+rebuild = []
+for _ in range(5):
+    t = time.perf_counter()
+    build_graph(records, caps, known=cache.load_parsed_texts(state))
+    rebuild.append(time.perf_counter() - t)
+rebuild.sort()
 app.current_graph(state, caps)
 warm = []
 for _ in range(5):
     t = time.perf_counter(); g = app.current_graph(state, caps); warm.append(time.perf_counter() - t)
 warm.sort()
 print(json.dumps({{"extract_s": t1 - t0, "build_cold_s": t2 - t1, "build_warm_s": warm[2],
+  "build_rebuild_s": rebuild[2],
   "graph_json_bytes": cache.graph_path(state).stat().st_size, "nodes": len(built.graph.nodes),
   "links": len(built.graph.links),
   "documents": sum(1 for n in built.graph.nodes if n.kind.value == "doc")}}))
@@ -98,6 +108,15 @@ def add_one_document(state: Path, run: int) -> None:
     context["files"].append({"Path": f"docs/added/page-{run}.md", "Content": body,
                              "Size": len(body), "Type": "Markdown"})  # fmt: skip
     path.write_text(json.dumps(context, indent=2))
+
+
+def phases(state: Path, vault: Path, env: dict[str, str]) -> dict[str, float]:
+    """Seconds per stage of one sync, in-process (``bench/phases.py``)."""
+    target = vault.parent / "phases.json"
+    os.sync()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "phases.py"), str(state), str(vault),
+                    "--json", str(target)], env=env, check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    return dict(json.loads(target.read_text()))
 
 
 def git_floor(vault: Path, work: Path, env: dict[str, str], runs: int) -> float:
@@ -143,11 +162,14 @@ def bench_size(notes: int, runs: int) -> dict[str, Any]:
         [timed([*VAULTSYNC, "check", "--state", str(state), "--vault", str(vault)], env=env)[0]
          for _ in range(runs)]
     )  # fmt: skip
+    row["phases_first"] = phases(state, work / "vault-phases", env)
     samples = []
     for run in range(runs):
         change_one_fact(state, run)
         samples.append(timed(sync, env=env)[0])
     row["one_fact_sync_s"] = median(samples)
+    change_one_fact(state, runs)
+    row["phases_one_fact"] = phases(state, vault, env)
     samples = []
     for run in range(runs):
         add_one_document(state, run)
@@ -161,6 +183,7 @@ def bench_size(notes: int, runs: int) -> dict[str, Any]:
     row["noop_over_git_status"] = row["noop_sync_s"] / row["git_status_s"]
     for run in range(1, runs):
         shutil.rmtree(work / f"vault-{run}", ignore_errors=True)
+    shutil.rmtree(work / "vault-phases", ignore_errors=True)
     return row
 
 
@@ -193,6 +216,7 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     columns = [
         ("notes", "notes", "{:,}"), ("links", "links", "{:,}"), ("documents", "docs", "{:,}"),
         ("extract_s", "extract", "{:.3f} s"), ("build_cold_s", "build cold", "{:.3f} s"),
+        ("build_rebuild_s", "rebuild", "{:.3f} s"),
         ("build_warm_s", "build warm", "{:.4f} s"), ("graph_json_bytes", "graph.json", "{:,} B"),
         ("first_sync_s", "first sync", "{:.2f} s"), ("git_floor_s", "git floor", "{:.2f} s"),
         ("first_sync_over_floor", "first/floor", "{:.2f}×"),
@@ -212,7 +236,9 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "|" + "---|" * len(columns),
     ]
     for row in rows:
-        lines.append("| " + " | ".join(fmt.format(row[key]) for key, _, fmt in columns) + " |")
+        cells = (fmt.format(row[key]) if key in row else "—" for key, _, fmt in columns)
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += _phase_table(rows)
     lines += ["", "## Targets", ""]
     for row in rows:
         targets = (
@@ -231,6 +257,28 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         if row["caps_raised"]:
             lines.append(f"- {row['notes']:,} notes: caps raised ({', '.join(RAISED_CAPS)}).")
     return "\n".join(lines) + "\n"
+
+
+def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Where the time of a first sync and of a one-fact sync goes (``bench/phases.py``)."""
+    timed_rows = [row for row in rows if "phases_first" in row]
+    if not timed_rows:
+        return []
+    header, names = ["stage"], list(timed_rows[0]["phases_first"])
+    for row in timed_rows:
+        header += [f"{row['notes']:,}: first sync", f"{row['notes']:,}: one fact"]
+    lines = ["", "## Where the time goes", "",
+             "One sync in-process, wall seconds per stage (`bench/phases.py`); the total "
+             "includes interpreter start.", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
+    for name in names:
+        cells = [name]
+        for row in timed_rows:
+            cells += [
+                f"{row[key].get(name, 0.0):.3f}" for key in ("phases_first", "phases_one_fact")
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 EXTRAS = {

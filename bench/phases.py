@@ -1,0 +1,91 @@
+"""Where one sync's time goes: ``python bench/phases.py STATE VAULT [--json FILE]``.
+
+Runs one ``vaultsync sync`` in this process with a wall-clock timer around each stage —
+imports, the stores' digest, extract, graph build, graph.json, layout and note keys, the
+vault scan and plan, render, write, commit, index — and prints them (or writes JSON).  The
+stages are timed by wrapping their public functions, so the pipeline itself carries no timing
+code; the total is the whole sync, the stages add up to most of it.
+"""
+
+from __future__ import annotations
+
+import time
+
+T0 = time.perf_counter()
+
+import argparse  # noqa: E402 - imports are part of what is measured
+import functools  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pipeline import app, cache, graph, quick, render, sync, vcs, write  # noqa: E402
+from pipeline.settings import caps_from_env  # noqa: E402
+
+IMPORTS = time.perf_counter() - T0
+STAGES: list[tuple[str, Any, str]] = [
+    ("stores' digest", quick, "sync_inputs"),
+    ("extract", app, "read_records"),
+    ("graph build", graph, "build_graph"),
+    ("graph.json", cache, "save_graph"),
+    ("layout + keys", render, "build_note_specs"),
+    ("scan + plan", sync, "_look"),
+    ("render", sync, "_render"),
+    ("write", write.VaultFS, "apply"),
+    ("commit", vcs.VaultRepo, "commit"),
+    ("index", vcs.VaultRepo, "sync_index"),
+]
+
+
+def timed(times: dict[str, float], name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            times[name] = times.get(name, 0.0) + time.perf_counter() - start
+
+    return run
+
+
+def measure(state: Path, vault: Path) -> dict[str, float]:
+    """Seconds per stage of one sync of ``state`` into ``vault``, plus ``total``."""
+    times: dict[str, float] = {"imports": IMPORTS}
+    for name, owner, attribute in STAGES:
+        setattr(owner, attribute, timed(times, name, getattr(owner, attribute)))
+    # app imported these by name: point its names at the timed ones too.
+    for module, name in (
+        (graph, "build_graph"),
+        (cache, "save_graph"),
+        (render, "build_note_specs"),
+    ):
+        setattr(app, name, getattr(module, name))
+    caps = caps_from_env()
+    inputs = quick.sync_inputs(state, caps, None)
+    specs = app.vault_specs(state, caps)
+    sync.sync_vault(vault, specs, inputs=inputs)
+    times["total"] = time.perf_counter() - T0
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("state", type=Path)
+    parser.add_argument("vault", type=Path)
+    parser.add_argument("--json", type=Path, help="write the figures here instead of printing")
+    args = parser.parse_args()
+    times = measure(args.state, args.vault)
+    if args.json:
+        args.json.write_text(json.dumps(times, indent=2) + "\n")
+        return
+    for name, seconds in times.items():
+        print(f"{name:16} {seconds:8.3f} s")
+
+
+if __name__ == "__main__":
+    main()
