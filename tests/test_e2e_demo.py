@@ -168,3 +168,22 @@ def test_graph_export_prints_the_documented_shape(demo_state: Path) -> None:
     keys = [(l["from"], l["to"], l["rel"]) for l in graph["links"]]
     assert keys == sorted(keys)
     assert set(graph["links"][0]) == {"from", "to", "rel", "origin", "weight"}
+
+
+def test_entry_point_keeps_exit_codes_and_output(tmp_path: Path) -> None:
+    """The console entry point (which leaves through os._exit) keeps codes and flushed output."""
+    state = tmp_path / "state"
+    (state / "memory").mkdir(parents=True)
+    (state / "memory" / "memory_index.json").write_text("[{]")
+    command = [sys.executable, "-m", "pipeline", "sync", "--state", str(state)]
+    proc = subprocess.run(
+        [*command, "--vault", str(tmp_path / "v")], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 4
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("error: ") and "memory_index.json:1:" in proc.stderr
+    assert not (tmp_path / "v").exists()
+    usage = subprocess.run(
+        [*command, "--no-such-option"], capture_output=True, text=True, check=False
+    )
+    assert usage.returncode == 2 and "No such option" in usage.stderr
