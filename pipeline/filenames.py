@@ -33,6 +33,7 @@ collide, so unidecode is not used.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -80,6 +81,7 @@ _RESERVED = re.compile(
 _UNLIMITED = 1 << 20
 
 
+@functools.lru_cache(maxsize=1 << 16)  # folder names and ids repeat across thousands of notes
 def _clean(text: str) -> str:
     """Rules 1 to 5 without the length bound."""
     if _CLEAN.fullmatch(text) and not _RESERVED.fullmatch(text):

@@ -93,7 +93,7 @@ def _helper(work: Callable[[T], R], share: Sequence[T], read_end: int, write_end
     try:
         os.close(read_end)
         _die_with_parent()
-        gc.disable()  # short-lived: collecting would only copy the parent's pages
+        gc.freeze()  # collect what the work leaves, never walk (and copy) the parent's objects
         with os.fdopen(write_end, "wb") as pipe:
             for start in range(0, len(share), _BATCH):
                 batch: list[object] = []

@@ -184,6 +184,23 @@ def rewrite_wikilinks(text: str, replace: Callable[[WikiLink], str | None]) -> s
     return "".join(pieces)
 
 
+# Characters that never change how a link reads back: no brackets, alias bar, fragment marks,
+# backticks (code spans), backslashes (escapes) or line breaks.
+_PLAIN_PART = re.compile(r"[^\[\]|#^`\\\r\n]+")
+
+
+def reads_back_plainly(path: str, label: str | None) -> bool:
+    """Whether ``[[path|label]]`` surely reads back as exactly this path and label.
+
+    The common case (a vault path and a title) needs no parse to be checked.
+    """
+    return (
+        _PLAIN_PART.fullmatch(path) is not None
+        and path == path.strip()
+        and (label is None or (_PLAIN_PART.fullmatch(label) is not None and label == label.strip()))
+    )
+
+
 def format_wikilink(
     path_without_md: str,
     *,
@@ -219,6 +236,8 @@ def format_wikilink(
     fragment = f"#{heading}" if heading is not None else f"#^{block}" if block is not None else ""
     alias = "" if label is None else ("\\|" if escaped_pipe else "|") + label
     source = f"{'!' if embed else ''}[[{path_without_md}{fragment}{alias}]]"
+    if not fragment and not escaped_pipe and reads_back_plainly(path_without_md, label):
+        return source
     links = parse_wikilinks(source)
     if not links or (
         links[0].start,

@@ -124,9 +124,12 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 _WIKILINK_TARGET = re.compile(r"\[\[((?:[^\[\]\n|#]|\[(?!\[)|\](?!\]))*)")
 
 
+_BREAKS = re.compile("[\r\n\t\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029]")
+
+
 def one_line(text: str) -> str:
     """``text`` with every line break and tab turned into a space, trimmed."""
-    if any(c in text for c in "\r\n\t\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029"):
+    if _BREAKS.search(text):
         return " ".join(text.split())
     return text.strip()
 
