@@ -107,8 +107,24 @@ def load_graph(state: Path, fingerprint: str) -> Graph | None:
 
 
 def save_graph(state: Path, graph: Graph) -> bool:
-    """Write the cache atomically (0600); ``False`` when the state directory is not writable."""
+    """Write the cache atomically (0600); ``False`` when the state directory is not writable.
+
+    A file that already holds this fingerprint is left alone: the same stores, caps and code
+    build the same graph, so rewriting it (60 MB at 100,000 notes) would change nothing.
+    """
+    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint):
+        return True
     return _replace(graph_path(state), graph_to_json(graph))
+
+
+def _holds(path: Path, fingerprint: str) -> bool:
+    """Whether the graph file at ``path`` starts as ``graph_to_json`` writes this fingerprint."""
+    head = f'{{"schema":{GRAPH_SCHEMA},"fingerprint":"{fingerprint}",'.encode()
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(head)) == head
+    except OSError:
+        return False
 
 
 def documents_path(state: Path) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from pipeline.cache import (
     graph_to_json,
     load_graph,
     load_parsed_texts,
+    save_graph,
     save_parsed_texts,
 )
 from pipeline.documents import ParsedText, text_digest
@@ -118,6 +120,16 @@ class TestReuse:
         assert graph_fingerprint(tmp_path, Caps()) != graph_fingerprint(
             tmp_path, Caps(episodes=301)
         )
+
+    def test_same_fingerprint_is_not_rewritten(self, tmp_path: Path) -> None:
+        """A file already holding the graph's fingerprint is left as it is; another is replaced."""
+        assert save_graph(tmp_path, GRAPH)
+        before = graph_path(tmp_path).stat()
+        assert save_graph(tmp_path, GRAPH)
+        assert graph_path(tmp_path).stat().st_ino == before.st_ino
+        assert save_graph(tmp_path, replace(GRAPH, fingerprint="abd"))
+        assert graph_path(tmp_path).stat().st_ino != before.st_ino
+        assert load_graph(tmp_path, "abd") is not None
 
     def test_unwritable_cache_still_answers(self, tmp_path: Path) -> None:
         """When graph.json cannot be written the graph is still built and returned."""
