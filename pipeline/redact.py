@@ -6,7 +6,8 @@ Two detectors, merged:
   credential URIs…), about 5 ms per MB.  Loading its rules costs ~0.3 s warm and ~3 s cold, so
   they are loaded once per process, and only when a text holds a *candidate* (a run of at least
   16 token characters mixing letters and digits, other than one of our ids, a path of short
-  parts or a file name): notes that need no scan never pay for it.
+  parts or a file name; or a word such as ``Authorization`` or ``api-key`` that kingfisher's
+  context rules key on): notes that need no scan never pay for it.
   Only ``visible`` findings count (the others are parts of a finding, such as an account id).
   Its offsets are UTF-8 byte offsets and are mapped back to characters here.
 * **Our own patterns** for what kingfisher does not report (libraries.md §4, re-measured):
@@ -41,6 +42,14 @@ Span = tuple[int, int]
 _AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 _URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>`]+:(?P<secret>[^\s/?#@\"'<>`]+)@")
 _BEARER = re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])")
+# An HTTP Authorization header's credentials (Basic, Token, Digest), however short.
+_AUTH_HEADER = re.compile(
+    r"\bAuthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:Basic|Token|Digest)[ \t]+"
+    r"(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)",
+    re.IGNORECASE,
+)
+# Credentials, not a word of prose: a digit, an inner capital, or a base64 sign.
+_LOOKS_ENCODED = re.compile(r"[0-9+/=]|.[A-Z]")
 _PRIVATE_KEY = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[ \t]*\r?\n")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # An assignment to a secret-like name: the name must END with one of these words
@@ -85,6 +94,14 @@ _SHORT_PATH = re.compile(
     r"|[A-Za-z0-9_~-]{1,15}\.[A-Za-z][A-Za-z0-9]{0,4}"
 )
 
+# Words that kingfisher's context rules key on (``curl -H "Authorization: Basic …"``, ``X-Api-Key``,
+# ``kind: Secret``): a secret after one of them may be too short to be a candidate itself.
+# (Assignments to password, secret or token names are our own patterns' job.)
+_CONTEXT = re.compile(
+    r"authori[sz]ation|api[-_ ]?key|x-api|credential|bearer|basic[ \t]|kind:[ \t]*secret",
+    re.IGNORECASE,
+)
+
 _scanner_lock = threading.Lock()
 _scanner: Any = None
 _scanner_loaded = False
@@ -108,6 +125,8 @@ def _kingfisher() -> Any:
 
 
 def _needs_kingfisher(text: str) -> bool:
+    if _CONTEXT.search(text):
+        return True
     for match in _TOKEN_RUN.finditer(text):
         run = match.group()
         if (
@@ -234,6 +253,12 @@ def _own_spans(text: str) -> list[Span]:
         )
     if "Bearer" in text:
         spans.extend(m.span("secret") for m in _BEARER.finditer(text))
+    if "uthori" in text or "UTHORI" in text:
+        spans.extend(
+            m.span("secret")
+            for m in _AUTH_HEADER.finditer(text)
+            if _LOOKS_ENCODED.search(m.group("secret"))
+        )
     if "PRIVATE KEY" in text:
         spans.extend(_private_key_spans(text))
     spans.extend(_assignment_spans(text))

@@ -129,6 +129,27 @@ class TestKingfisher:
         text = f"see /docs/section1/page103.md then use {GITHUB_PAT}"
         assert redact(text) == f"see /docs/section1/page103.md then use {MASK}"
 
+    def test_context_words_get_a_text_scanned(self) -> None:
+        """A secret too short to be a candidate is still found after a word rules key on."""
+        text = 'curl https://api.example.com/v2/users1 -H "Authorization: Basic dXNlcjpwYXNz"'
+        assert (
+            redact(text)
+            == f'curl https://api.example.com/v2/users1 -H "Authorization: Basic {MASK}"'
+        )
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("Authorization: Token abc12345xyz", f"Authorization: Token {MASK}"),
+            ('authorization="basic dXNlcjpwYXNz"', f'authorization="basic {MASK}"'),
+            ("the Authorization: Basic scheme is weak", "the Authorization: Basic scheme is weak"),
+            ("Authorization: Basic credentials", "Authorization: Basic credentials"),
+        ],
+    )
+    def test_authorization_header(self, text: str, expected: str) -> None:
+        """An Authorization header's credentials are masked; prose after it is not."""
+        assert redact(text) == expected
+
     def test_long_parts_are_candidates_even_with_an_extension(self) -> None:
         """A run with a part long enough to hold a token is scanned, extension or not."""
         assert redact(f"{GITHUB_PAT}.md") == f"{MASK}.md"
