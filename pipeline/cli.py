@@ -239,9 +239,12 @@ def _vault_specs(
 def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
     """On a terminal, count rendered notes on stderr; cron and CI stay silent."""
     rendered = [0]
+    parent = os.getpid()
 
     def counted(render: Callable[[], bytes]) -> Callable[[], bytes]:
         def run() -> bytes:
+            if os.getpid() != parent:  # a rendering helper (pipeline.parallel) stays quiet
+                return render()
             rendered[0] += 1
             if rendered[0] % 250 == 0:
                 click.echo(f"\rrendering… {rendered[0]} notes", err=True, nl=False)

@@ -86,3 +86,28 @@ def test_parent_error_kills_helper() -> None:
         parallel.split_map(work, range(300), min_items=2)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_first_failure_in_item_order_is_raised() -> None:
+    """When items of both shares fail, the error is the plain loop's: the first in order."""
+
+    def work(n: int) -> int:
+        if n in (7, 10):
+            raise ValueError(f"item {n}")
+        return n
+
+    with pytest.raises(ValueError, match="item 7"):
+        parallel.split_map(work, range(300), min_items=2)
+
+
+def test_stuck_helper_is_killed_and_its_share_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper that never finishes is killed past the deadline; the results are complete."""
+    parent = os.getpid()
+
+    def work(n: int) -> int:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGSTOP)
+        return n
+
+    monkeypatch.setattr(parallel, "MIN_WAIT", 0.2)
+    assert parallel.split_map(work, range(300), min_items=2) == list(range(300))
