@@ -1,4 +1,4 @@
-"""Blobs → a git packfile and its index (pack format 2, index format 2), as bytes; pure.
+"""Blobs → a git packfile (written to a given stream) and its index (formats 2); no other I/O.
 
 Why: a first sync (or any sync that writes many notes) stores thousands of blobs.  Through
 pygit2 each becomes a loose object — its own compressed file in ``.git/objects/xx/`` — and
@@ -6,7 +6,7 @@ creating those files costs ~140 µs each, more than rendering the note.  libgit2
 packs of objects that are already stored (``PackBuilder``) and pygit2 does not expose its
 indexer, so the pack is built here: git's simplest, stable on-disk format (a header, one
 zlib-deflated entry per object, a SHA-1 trailer; an index of sorted ids, CRC-32s and offsets).
-``vcs`` writes both files; 2,800 blobs take ~60 ms instead of ~400 ms, and git (``fsck
+``vcs`` gives the file to write to; 2,800 blobs take ~60 ms instead of ~400 ms, and git (``fsck
 --strict``), libgit2 and pygit2 read them like any pack.  No deltas: notes are small, and
 ``git gc`` repacks them later like any other objects.
 
@@ -19,24 +19,24 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 BLOB = 3
 """The object type number of a blob in a pack entry header."""
 MAX_OFFSET = 0x7FFFFFFF
-"""Offsets above this need the index's 64-bit table: the caller starts another pack instead."""
+"""Offsets above this need the index's 64-bit table: ``plan_packs`` starts another pack."""
 LEVEL = 1
 """zlib level: notes are small text, so level 1 is within a few percent of 6 and 3-4× faster."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Pack:
-    """A pack and its index, ready to be written as ``pack-<name>.pack`` / ``.idx``."""
+    """What a written pack needs beside it: its name and its index."""
 
     name: str
     """The hex SHA-1 of the pack's content (its trailer): git's name for it."""
-    pack: bytes
     index: bytes
     ids: tuple[str, ...]
     """The hex ids of the blobs it holds, sorted."""
@@ -60,33 +60,60 @@ def _entry_header(size: int) -> bytes:
     return bytes(out)
 
 
-def build_packs(blobs: Iterable[bytes], *, max_offset: int = MAX_OFFSET) -> tuple[Pack, ...]:
-    """Every distinct blob, in as few packs as keep each offset within 31 bits."""
-    packs: list[Pack] = []
-    entries: list[tuple[bytes, int, int]] = []
-    chunks: list[bytes] = []
-    size = 12  # the header
+def _bound(data: bytes) -> int:
+    """The most a blob's entry can take: deflate grows incompressible data by ~0.03 %."""
+    return len(data) + len(data) // 1000 + 64
+
+
+def plan_packs(blobs: Iterable[bytes], *, max_offset: int = MAX_OFFSET) -> list[list[bytes]]:
+    """The distinct blobs, grouped so that every entry of a pack starts within 31 bits."""
+    groups: list[list[bytes]] = []
     seen: set[bytes] = set()
+    size = max_offset + 1
     for data in blobs:
         oid = blob_oid(data)
         if oid in seen:
             continue
         seen.add(oid)
+        if size > max_offset:
+            groups.append([])
+            size = 12  # the pack header
+        groups[-1].append(data)
+        size += _bound(data)
+    return groups
+
+
+def write_pack(blobs: Sequence[bytes], out: BinaryIO) -> Pack:
+    """Write one pack of distinct ``blobs`` to ``out`` entry by entry; its name and index.
+
+    Nothing but the entries' ids, CRCs and offsets is kept: a pack of 100,000 notes never
+    exists whole in memory.
+    """
+    digest = hashlib.sha1(usedforsecurity=False)
+
+    def emit(chunk: bytes) -> None:
+        out.write(chunk)
+        digest.update(chunk)
+
+    emit(b"PACK" + struct.pack(">II", 2, len(blobs)))
+    entries: list[tuple[bytes, int, int]] = []
+    offset = 12
+    for data in blobs:
         chunk = _entry_header(len(data)) + zlib.compress(data, LEVEL)
-        if entries and size > max_offset:
-            packs.append(_finish(entries, chunks))
-            entries, chunks, size = [], [], 12
-        entries.append((oid, zlib.crc32(chunk), size))
-        chunks.append(chunk)
-        size += len(chunk)
-    if entries:
-        packs.append(_finish(entries, chunks))
-    return tuple(packs)
+        entries.append((blob_oid(data), zlib.crc32(chunk), offset))
+        emit(chunk)
+        offset += len(chunk)
+    trailer = digest.digest()
+    out.write(trailer)
+    return Pack(name=trailer.hex(), index=_index(entries, trailer), ids=_ids(entries))
 
 
-def _finish(entries: list[tuple[bytes, int, int]], chunks: list[bytes]) -> Pack:
-    body = b"".join([b"PACK", struct.pack(">II", 2, len(entries)), *chunks])
-    trailer = hashlib.sha1(body, usedforsecurity=False).digest()
+def _ids(entries: list[tuple[bytes, int, int]]) -> tuple[str, ...]:
+    return tuple(sorted(oid.hex() for oid, _crc, _offset in entries))
+
+
+def _index(entries: list[tuple[bytes, int, int]], trailer: bytes) -> bytes:
+    """Index format 2: fanout, sorted ids, CRC-32s, 31-bit offsets, both checksums."""
     entries = sorted(entries)
     counts = [0] * 256
     for oid, _crc, _offset in entries:
@@ -106,10 +133,4 @@ def _finish(entries: list[tuple[bytes, int, int]], chunks: list[bytes]) -> Pack:
             trailer,
         ]
     )
-    index += hashlib.sha1(index, usedforsecurity=False).digest()
-    return Pack(
-        name=trailer.hex(),
-        pack=body + trailer,
-        index=index,
-        ids=tuple(oid.hex() for oid, _crc, _offset in entries),
-    )
+    return index + hashlib.sha1(index, usedforsecurity=False).digest()

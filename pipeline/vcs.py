@@ -26,11 +26,11 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pygit2
 from pygit2 import IndexEntry
@@ -38,7 +38,7 @@ from pygit2.enums import DeltaStatus, FileMode, SortMode
 
 from pipeline.errors import VaultWriteError
 from pipeline.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
-from pipeline.packfile import build_packs
+from pipeline.packfile import plan_packs, write_pack
 
 TRAILER = "Vaultsync-Sync"
 FALLBACK_NAME = "vaultsync"
@@ -70,21 +70,35 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _place(folder: Path, name: str, data: bytes) -> None:
-    """Write a read-only file atomically and durably (git's own packs are 0444)."""
+@contextlib.contextmanager
+def _placed(folder: Path) -> Iterator[tuple[BinaryIO, Callable[[str], None]]]:
+    """A temp file in ``folder`` to write, renamed to the name given once written and durable.
+
+    Read-only, like git's own packs. On an error the temp file is removed.
+    """
     fd, name_of_temp = tempfile.mkstemp(dir=folder, prefix="tmp_pack_")
     temp = Path(name_of_temp)
+    final: list[str] = []
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle, final.append
             handle.flush()
             os.fsync(handle.fileno())
         temp.chmod(0o444)
-        temp.replace(folder / name)
+        temp.replace(folder / final[-1])
     except BaseException:
         with contextlib.suppress(OSError):
             temp.unlink()
         raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the names just placed in ``folder`` durable."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class _StatEntry(IndexEntry):
@@ -92,7 +106,10 @@ class _StatEntry(IndexEntry):
 
     ``Index.add(path)`` would read and hash the file again; for a file this sync just wrote
     and whose stat data are still those of that write, the blob is known.  pygit2's entries
-    carry no stat fields, so they are filled in on the C structure it builds.
+    carry no stat fields, so they are filled in on the C structure it builds.  An edit of the
+    same size within the same timestamp tick as our write would go unseen by git, exactly as
+    after ``git add`` itself (git's racy-clean window); vaultsync's own stat cache hashes such
+    files on the next sync (``RACY_NS``), so the edit is still kept.
     """
 
     def __init__(self, path: str, blob: pygit2.Oid, mode: FileMode, found: os.stat_result) -> None:
@@ -318,10 +335,15 @@ class VaultRepo:
             return
         folder = objects / "pack"
         folder.mkdir(exist_ok=True)
-        for pack in build_packs(blobs):
+        for group in plan_packs(blobs):
             # The .pack first: readers find a pack through its .idx, so never see half of it.
-            _place(folder, f"pack-{pack.name}.pack", pack.pack)
-            _place(folder, f"pack-{pack.name}.idx", pack.index)
+            with _placed(folder) as (handle, name_of):
+                pack = write_pack(group, handle)
+                name_of(f"pack-{pack.name}.pack")
+            with _placed(folder) as (handle, name_of):
+                handle.write(pack.index)
+                name_of(f"pack-{pack.name}.idx")
+        _sync_folder(folder)
 
     def _objects_dir(self) -> Path | None:
         """``.git/objects``, when that is where new objects go; else ``None`` (loose objects).

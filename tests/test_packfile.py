@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import os
+import struct
 import subprocess
 from pathlib import Path
 
@@ -11,16 +14,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.manifest import blob_id
-from pipeline.packfile import Pack, _entry_header, build_packs
+from pipeline.packfile import MAX_OFFSET, Pack, _entry_header, plan_packs, write_pack
 
 
-def install(repo_dir: Path, packs: tuple[Pack, ...]) -> pygit2.Repository:
-    """Write packs where git looks for them and open the repository."""
+def install(repo_dir: Path, blobs: list[bytes], *, max_offset: int = MAX_OFFSET) -> list[Pack]:
+    """Write the blobs' packs where git looks for them, as vcs does; the packs written."""
     repo = pygit2.init_repository(str(repo_dir))
     folder = Path(repo.path) / "objects" / "pack"
-    for pack in packs:
-        (folder / f"pack-{pack.name}.pack").write_bytes(pack.pack)
+    packs = []
+    for group in plan_packs(blobs, max_offset=max_offset):
+        stream = io.BytesIO()
+        pack = write_pack(group, stream)
+        (folder / f"pack-{pack.name}.pack").write_bytes(stream.getvalue())
         (folder / f"pack-{pack.name}.idx").write_bytes(pack.index)
+        packs.append(pack)
+    return packs
+
+
+def opened(repo_dir: Path) -> pygit2.Repository:
     return pygit2.Repository(str(repo_dir))
 
 
@@ -33,9 +44,7 @@ def git(repo_dir: Path, *args: str) -> str:
 def test_git_verifies_and_reads_every_blob(tmp_path: Path) -> None:
     """``git verify-pack`` and ``fsck --strict`` accept the pack; ``cat-file`` gives each blob."""
     blobs = [f"note {i}\n".encode() * (i + 1) for i in range(300)]
-    packs = build_packs(blobs)
-    install(tmp_path, packs)
-    (pack,) = packs
+    (pack,) = install(tmp_path, blobs)
     git(tmp_path, "verify-pack", str(tmp_path / ".git/objects/pack" / f"pack-{pack.name}.idx"))
     git(tmp_path, "fsck", "--strict", "--full")
     for data in blobs[::37]:
@@ -52,23 +61,25 @@ def test_pygit2_reads_back_exact_bytes(
 ) -> None:
     """Any bytes (empty, binary, any size) come back exactly, each id as git computes it."""
     folder = tmp_path_factory.mktemp("pack")
-    repo = install(folder, build_packs(blobs))
+    install(folder, blobs)
+    repo = opened(folder)
     for data in blobs:
         assert repo[pygit2.Oid(hex=blob_id(data))].read_raw() == data
 
 
 def test_duplicates_are_stored_once() -> None:
     """The same bytes twice make one entry."""
-    (pack,) = build_packs([b"same\n", b"other\n", b"same\n"])
-    assert len(pack.ids) == 2
+    (group,) = plan_packs([b"same\n", b"other\n", b"same\n"])
+    assert write_pack(group, io.BytesIO()).ids == tuple(
+        sorted(blob_id(d) for d in (b"same\n", b"other\n"))
+    )
 
 
 def test_offsets_past_the_limit_start_another_pack(tmp_path: Path) -> None:
     """When the next offset would not fit the index, the rest goes to another valid pack."""
     blobs = [bytes([i]) * 5000 for i in range(40)]
-    packs = build_packs(blobs, max_offset=400)
-    assert len(packs) > 1
-    repo = install(tmp_path, packs)
+    assert len(install(tmp_path, blobs, max_offset=12_000)) > 1
+    repo = opened(tmp_path)
     git(tmp_path, "fsck", "--strict", "--full")
     assert all(repo[pygit2.Oid(hex=blob_id(data))].read_raw() == data for data in blobs)
 
@@ -79,3 +90,15 @@ def test_entry_header_sizes() -> None:
     assert _entry_header(15) == bytes([0x3F])
     assert _entry_header(16) == bytes([0xB0, 0x01])
     assert _entry_header(1 << 20) == bytes([0xB0, 0x80, 0x80, 0x04])
+
+
+def test_incompressible_blobs_stay_within_the_offset_limit() -> None:
+    """Random bytes deflate to more than their size; every offset still fits the limit."""
+    blobs = [os.urandom(1000) for _ in range(30)]
+    limit = 5000
+    for group in plan_packs(blobs, max_offset=limit):
+        pack = write_pack(group, io.BytesIO())
+        count = len(pack.ids)
+        start = 8 + 256 * 4 + 24 * count  # header, fanout, ids, CRCs
+        offsets = struct.unpack(f">{count}I", pack.index[start : start + 4 * count])
+        assert max(offsets) <= limit
