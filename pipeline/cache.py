@@ -18,6 +18,7 @@ written (a read-only state directory), the graph is simply not cached.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.documents import DocumentNote, ParsedText
-from pipeline.extract import store_fingerprint
+from pipeline.extract import source_files, store_fingerprint
+from pipeline.manifest import RACY_NS
 from pipeline.model import Graph, Kind, Link, Node, Origin
 from pipeline.quick import tree_digest
 from pipeline.settings import Caps
@@ -110,21 +112,36 @@ def save_graph(state: Path, graph: Graph) -> bool:
     """Write the cache atomically (0600); ``False`` when the state directory is not writable.
 
     A file that already holds this fingerprint is left alone: the same stores, caps and code
-    build the same graph, so rewriting it (60 MB at 100,000 notes) would change nothing.
+    build the same graph, so rewriting it (60 MB at 100,000 notes) would change nothing.  Not
+    when it was written within ``RACY_NS`` of a store's change, though: an edit in the same
+    timestamp tick may keep a store's size and mtime, hence the fingerprint, and only a
+    rewrite repairs that.
     """
-    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint):
+    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state):
         return True
     return _replace(graph_path(state), graph_to_json(graph))
 
 
-def _holds(path: Path, fingerprint: str) -> bool:
-    """Whether the graph file at ``path`` starts as ``graph_to_json`` writes this fingerprint."""
+def _holds(path: Path, fingerprint: str, state: Path) -> bool:
+    """Whether ``path`` holds this fingerprint, written well after the stores last changed."""
     head = f'{{"schema":{GRAPH_SCHEMA},"fingerprint":"{fingerprint}",'.encode()
     try:
         with path.open("rb") as handle:
-            return handle.read(len(head)) == head
+            if handle.read(len(head)) != head:
+                return False
+            written = os.fstat(handle.fileno()).st_mtime_ns
     except OSError:
         return False
+    return written - _last_change(state) > RACY_NS
+
+
+def _last_change(state: Path) -> int:
+    """The newest mtime (ns) among the stores that exist."""
+    newest = 0
+    for store in source_files(state):
+        with contextlib.suppress(OSError):
+            newest = max(newest, store.stat().st_mtime_ns)
+    return newest
 
 
 def documents_path(state: Path) -> Path:

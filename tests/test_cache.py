@@ -131,6 +131,14 @@ class TestReuse:
         assert graph_path(tmp_path).stat().st_ino != before.st_ino
         assert load_graph(tmp_path, "abd") is not None
 
+    def test_rewritten_while_a_store_change_is_recent(self, tmp_path: Path) -> None:
+        """Within the racy window of a store's change the file is rewritten, fingerprint or not."""
+        write_topics(tmp_path, ["telemetry"])  # changed just now
+        assert save_graph(tmp_path, GRAPH)
+        before = graph_path(tmp_path).stat().st_ino
+        assert save_graph(tmp_path, GRAPH)
+        assert graph_path(tmp_path).stat().st_ino != before
+
     def test_unwritable_cache_still_answers(self, tmp_path: Path) -> None:
         """When graph.json cannot be written the graph is still built and returned."""
         write_topics(tmp_path, ["telemetry"])
