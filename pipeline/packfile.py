@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -42,11 +42,6 @@ class Pack:
     """The hex ids of the blobs it holds, sorted."""
 
 
-def blob_oid(data: bytes) -> bytes:
-    """The raw 20-byte id git gives ``data`` as a blob."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
-
-
 def _entry_header(size: int) -> bytes:
     """Type and inflated size: 3 type bits and 4 size bits, then 7 size bits per byte."""
     out = bytearray()
@@ -65,26 +60,26 @@ def _bound(data: bytes) -> int:
     return len(data) + len(data) // 1000 + 64
 
 
-def plan_packs(blobs: Iterable[bytes], *, max_offset: int = MAX_OFFSET) -> list[list[bytes]]:
-    """The distinct blobs, grouped so that every entry of a pack starts within 31 bits."""
-    groups: list[list[bytes]] = []
-    seen: set[bytes] = set()
+def plan_packs(
+    blobs: Mapping[str, bytes], *, max_offset: int = MAX_OFFSET
+) -> list[list[tuple[str, bytes]]]:
+    """The blobs (git blob id → bytes), grouped so that every pack's offsets fit 31 bits.
+
+    The ids are the caller's (``manifest.blob_id``): it has computed them already.
+    """
+    groups: list[list[tuple[str, bytes]]] = []
     size = max_offset + 1
-    for data in blobs:
-        oid = blob_oid(data)
-        if oid in seen:
-            continue
-        seen.add(oid)
+    for oid, data in blobs.items():
         if size > max_offset:
             groups.append([])
             size = 12  # the pack header
-        groups[-1].append(data)
+        groups[-1].append((oid, data))
         size += _bound(data)
     return groups
 
 
-def write_pack(blobs: Sequence[bytes], out: BinaryIO) -> Pack:
-    """Write one pack of distinct ``blobs`` to ``out`` entry by entry; its name and index.
+def write_pack(blobs: Sequence[tuple[str, bytes]], out: BinaryIO) -> Pack:
+    """Write one pack of distinct ``(id, bytes)`` blobs to ``out``, entry by entry.
 
     Nothing but the entries' ids, CRCs and offsets is kept: a pack of 100,000 notes never
     exists whole in memory.
@@ -98,9 +93,9 @@ def write_pack(blobs: Sequence[bytes], out: BinaryIO) -> Pack:
     emit(b"PACK" + struct.pack(">II", 2, len(blobs)))
     entries: list[tuple[bytes, int, int]] = []
     offset = 12
-    for data in blobs:
+    for oid, data in blobs:
         chunk = _entry_header(len(data)) + zlib.compress(data, LEVEL)
-        entries.append((blob_oid(data), zlib.crc32(chunk), offset))
+        entries.append((bytes.fromhex(oid), zlib.crc32(chunk), offset))
         emit(chunk)
         offset += len(chunk)
     trailer = digest.digest()

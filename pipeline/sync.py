@@ -430,8 +430,13 @@ def sync_vault(
                 manifest_bytes=manifest_bytes,
             )
             when = clock() if clock is not None else None
-            sha = found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when) or ""
-            synced = found.sync_index(changes, written=applied.written)
+            # _change_set keeps only bytes whose blob is the new manifest's: hashed already.
+            known = {p: entries[p].blob for p, data in changes.items() if data and p in entries}
+            sha = (
+                found.commit(changes, fingerprint=blob_id(manifest_bytes), when=when, known=known)
+                or ""
+            )
+            synced = found.sync_index(changes, written=applied.written, known=known)
         _save_cache(fs, look, applied.written, rendered.blobs, applied.removed, inputs=inputs)
         if synced:
             fs.remove_control(JOURNAL)

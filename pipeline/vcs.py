@@ -26,7 +26,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -68,6 +68,16 @@ def _lstat(path: Path) -> os.stat_result | None:
         return path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _blob_ids(
+    changes: Mapping[str, bytes | None], known: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The blob id of every path with bytes: the caller's where it has one, else hashed."""
+    known = known or {}
+    return {
+        rel: known.get(rel) or blob_id(data) for rel, data in changes.items() if data is not None
+    }
 
 
 @contextlib.contextmanager
@@ -270,19 +280,24 @@ class VaultRepo:
         return pygit2.Signature(name, email, int(moment.timestamp()), minutes)
 
     def commit(
-        self, changes: Mapping[str, bytes | None], *, fingerprint: str, when: datetime | None = None
+        self,
+        changes: Mapping[str, bytes | None],
+        *,
+        fingerprint: str,
+        when: datetime | None = None,
+        known: Mapping[str, str] | None = None,
     ) -> str | None:
         """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``.
+
+        ``known``: blob ids the caller already has for some of those paths (not hashed again).
 
         Returns the new commit's id, or ``None`` when the tree would not change. Raises
         ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
         """
         signature = self._signature(when)
-        blobs = {
-            rel: pygit2.Oid(hex=blob_id(data)) for rel, data in changes.items() if data is not None
-        }
+        ids = _blob_ids(changes, known)
         try:
-            self._store_blobs([data for data in changes.values() if data is not None])
+            self._store_blobs({ids[rel]: data for rel, data in changes.items() if data is not None})
         except (pygit2.GitError, OSError) as err:
             raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
         for _attempt in range(5):
@@ -299,7 +314,7 @@ class VaultRepo:
                         index.remove(path)
                         counts["removed"] += counted
                     continue
-                blob = blobs[rel]
+                blob = pygit2.Oid(hex=ids[rel])
                 if present and index[path].id == blob:
                     continue
                 mode = index[path].mode if present else FileMode.BLOB
@@ -326,11 +341,11 @@ class VaultRepo:
                     ) from err
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
 
-    def _store_blobs(self, blobs: Sequence[bytes]) -> None:
-        """Store the blobs: loose when few, else as packs (one file, not one per note)."""
+    def _store_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Store the blobs (id → bytes): loose when few, else as packs (not one file per note)."""
         objects = self._objects_dir()
         if len(blobs) < PACK_AT or objects is None:
-            for data in blobs:
+            for data in blobs.values():
                 self.repo.create_blob(data)
             return
         folder = objects / "pack"
@@ -365,6 +380,7 @@ class VaultRepo:
         changes: Mapping[str, bytes | None],
         *,
         written: Mapping[str, StatKey] | None = None,
+        known: Mapping[str, str] | None = None,
         timeout: float = 2.0,
     ) -> bool:
         """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only.
@@ -377,6 +393,7 @@ class VaultRepo:
         """
         workdir = Path(self.repo.workdir)
         written = written or {}
+        ids = _blob_ids(changes, known)
         deadline = time.monotonic() + timeout
         while True:
             index = self.repo.index
@@ -389,7 +406,7 @@ class VaultRepo:
                     if path in index and found is None:
                         index.remove(path)
                     continue
-                blob = pygit2.Oid(hex=blob_id(data))
+                blob = pygit2.Oid(hex=ids[rel])
                 mode = index[path].mode if path in index else FileMode.BLOB
                 if is_file and found is not None and written.get(rel) == stat_key(found):
                     index.add(_StatEntry(path, blob, mode, found))

@@ -17,12 +17,17 @@ from pipeline.manifest import blob_id
 from pipeline.packfile import MAX_OFFSET, Pack, _entry_header, plan_packs, write_pack
 
 
+def by_id(blobs: list[bytes]) -> dict[str, bytes]:
+    """Blobs keyed by their git id, as vcs hands them over (the same bytes twice: one key)."""
+    return {blob_id(data): data for data in blobs}
+
+
 def install(repo_dir: Path, blobs: list[bytes], *, max_offset: int = MAX_OFFSET) -> list[Pack]:
     """Write the blobs' packs where git looks for them, as vcs does; the packs written."""
     repo = pygit2.init_repository(str(repo_dir))
     folder = Path(repo.path) / "objects" / "pack"
     packs = []
-    for group in plan_packs(blobs, max_offset=max_offset):
+    for group in plan_packs(by_id(blobs), max_offset=max_offset):
         stream = io.BytesIO()
         pack = write_pack(group, stream)
         (folder / f"pack-{pack.name}.pack").write_bytes(stream.getvalue())
@@ -69,7 +74,7 @@ def test_pygit2_reads_back_exact_bytes(
 
 def test_duplicates_are_stored_once() -> None:
     """The same bytes twice make one entry."""
-    (group,) = plan_packs([b"same\n", b"other\n", b"same\n"])
+    (group,) = plan_packs(by_id([b"same\n", b"other\n", b"same\n"]))
     assert write_pack(group, io.BytesIO()).ids == tuple(
         sorted(blob_id(d) for d in (b"same\n", b"other\n"))
     )
@@ -96,7 +101,7 @@ def test_incompressible_blobs_stay_within_the_offset_limit() -> None:
     """Random bytes deflate to more than their size; every offset still fits the limit."""
     blobs = [os.urandom(1000) for _ in range(30)]
     limit = 5000
-    for group in plan_packs(blobs, max_offset=limit):
+    for group in plan_packs(by_id(blobs), max_offset=limit):
         pack = write_pack(group, io.BytesIO())
         count = len(pack.ids)
         start = 8 + 256 * 4 + 24 * count  # header, fanout, ids, CRCs
