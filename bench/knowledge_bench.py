@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python bench/knowledge_bench.py [VAULT] [--synced N | --generate N]
                                               [--json FILE] [--no-obsidiantools]
 
-VAULT is a vault folder.  Without it, the script writes ``pipeline.synthetic``'s 10,000-note
+VAULT is a vault folder.  Without it, the script writes ``vaultsync.synthetic``'s 10,000-note
 store (seed 7, as ``make bench``) and syncs it with ``vaultsync sync`` into ``bench/out/``
 (``--synced N`` for another size), or with ``--generate N`` writes N notes directly in the
 shape vaultsync writes (front matter, about 300 words, wikilinks in the text, a ``## Links``
@@ -45,8 +45,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.knowledge.idea import LinkForm  # noqa: E402
-from pipeline.knowledge.scan import CACHE_NAME, load_model  # noqa: E402
+from vaultsync.knowledge.idea import LinkForm  # noqa: E402
+from vaultsync.knowledge.scan import CACHE_NAME, load_model  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 OT_VENV = OUT / "obsidiantools-venv"
@@ -225,7 +225,7 @@ def _process_seconds(vault: Path) -> float:
     """One whole process: interpreter start, imports, load_model."""
     script = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2]);"
-        "from pipeline.knowledge.scan import load_model; load_model(Path(sys.argv[1]))"
+        "from vaultsync.knowledge.scan import load_model; load_model(Path(sys.argv[1]))"
     )
     started = time.perf_counter()
     subprocess.run([sys.executable, "-c", script, str(vault), str(ROOT)], check=True)
@@ -474,11 +474,11 @@ def report(figures: dict[str, Any]) -> str:
 
 
 def synced_vault(notes: int) -> Path:
-    """The vault ``vaultsync sync`` writes from ``pipeline.synthetic``'s store (as ``make bench``).
+    """The vault ``vaultsync sync`` writes from ``vaultsync.synthetic``'s store (as ``make bench``).
 
     Reused when already there (``bench/out/knowledge-synced-N/vault``).
     """
-    from pipeline.synthetic import generate_store  # only for this mode
+    from vaultsync.synthetic import generate_store  # only for this mode
 
     work = OUT / f"knowledge-synced-{notes}"
     vault = work / "vault"
@@ -502,7 +502,7 @@ def main() -> None:
         type=int,
         default=10_000,
         metavar="N",
-        help="without VAULT: sync pipeline.synthetic's N-note store and read that vault",
+        help="without VAULT: sync vaultsync.synthetic's N-note store and read that vault",
     )
     parser.add_argument(
         "--generate",

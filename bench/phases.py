@@ -16,20 +16,20 @@ T0 = time.perf_counter()
 import argparse  # noqa: E402 - imports are part of what is measured
 import functools  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from pipeline import app, cache, graph, quick, render, sync, vcs, write  # noqa: E402
-from pipeline.settings import caps_from_env  # noqa: E402
+from vaultsync.core.settings import caps_from_env  # noqa: E402
+from vaultsync.graph import build as graph  # noqa: E402
+from vaultsync.graph import cache, load  # noqa: E402
+from vaultsync.render import specs as render  # noqa: E402
+from vaultsync.vault import quick, sync, vcs, write  # noqa: E402
 
 IMPORTS = time.perf_counter() - T0
 STAGES: list[tuple[str, Any, str]] = [
     ("stores' digest", quick, "sync_inputs"),
-    ("extract", app, "read_records"),
+    ("extract", load, "read_records"),
     ("graph build", graph, "build_graph"),
     ("graph.json", cache, "save_graph"),
     ("layout + keys", render, "build_note_specs"),
@@ -58,16 +58,16 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
     times: dict[str, float] = {"imports": IMPORTS}
     for name, owner, attribute in STAGES:
         setattr(owner, attribute, timed(times, name, getattr(owner, attribute)))
-    # app imported these by name: point its names at the timed ones too.
-    for module, name in (
-        (graph, "build_graph"),
-        (cache, "save_graph"),
-        (render, "build_note_specs"),
+    # load and render imported these by name: point their names at the timed ones too.
+    for target, module, name in (
+        (load, graph, "build_graph"),
+        (load, cache, "save_graph"),
+        (render, load, "build"),
     ):
-        setattr(app, name, getattr(module, name))
+        setattr(target, name, getattr(module, name))
     caps = caps_from_env()
     inputs = quick.sync_inputs(state, caps, None)
-    specs = app.vault_specs(state, caps)
+    specs = render.vault_specs(state, caps)
     sync.sync_vault(vault, specs, inputs=inputs)
     times["total"] = time.perf_counter() - T0
     return times

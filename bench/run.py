@@ -2,7 +2,7 @@
 
 Usage: python bench/run.py [--sizes 2800,10000] [--runs 5] [--out bench/results]
 
-Per size it writes a store with ``pipeline.synthetic`` (seeded, deterministic), then measures:
+Per size it writes a store with ``vaultsync.synthetic`` (seeded, deterministic), then measures:
 graph build cold, rebuilt (parsed document texts kept) and warm in-process, and the size of
 graph.json; first sync, no-op sync, sync after changing one fact, sync after adding one
 document and ``check`` as whole commands (wall time, median of ``--runs``, interpreter start
@@ -114,12 +114,13 @@ def in_process(state: Path, env: dict[str, str]) -> dict[str, float]:
     code = f"""
 import json, os, sys, time
 from pathlib import Path
-from pipeline import app, cache
-from pipeline.settings import caps_from_env
+from vaultsync.graph import cache
+from vaultsync.graph import load as app
+from vaultsync.core.settings import caps_from_env
 state = Path({str(state)!r}); caps = caps_from_env()
 cache.graph_path(state).unlink(missing_ok=True); cache.documents_path(state).unlink(missing_ok=True)
 t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
-from pipeline.graph import build_graph
+from vaultsync.graph.build import build_graph
 built = build_graph(records, caps); t2 = time.perf_counter()
 cache.save_parsed_texts(state, built.documents, {{}})
 rebuild = []
@@ -182,7 +183,7 @@ def git_floor(vault: Path, work: Path, env: dict[str, str], runs: int) -> float:
 
 
 def bench_size(notes: int, runs: int) -> dict[str, Any]:
-    from pipeline.synthetic import generate_store
+    from vaultsync.synthetic import generate_store
 
     work = OUT / f"n{notes}"
     shutil.rmtree(work, ignore_errors=True)

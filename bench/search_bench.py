@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python bench/search_bench.py --generate 10000 [...]
 
 VAULT is a synced vault (the 10,000-note vault of ``make bench``).  With ``--generate N`` a
-synthetic store of N notes (``pipeline.synthetic``, seed 7) is synced into
+synthetic store of N notes (``vaultsync.synthetic``, seed 7) is synced into
 ``bench/out/search-N/vault`` first (kept for the next run).  The vault's notes are only read;
 its search index (``.vaultsync/search.db``) is rebuilt.
 
@@ -40,11 +40,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.search.index import index_path, update_index  # noqa: E402
-from pipeline.search.model import SearchQuery  # noqa: E402
-from pipeline.search.query import match_expression  # noqa: E402
-from pipeline.search.reader import IndexReader  # noqa: E402
-from pipeline.synthetic import generate_store  # noqa: E402
+from vaultsync.search.index import index_path, update_index  # noqa: E402
+from vaultsync.search.model import SearchQuery  # noqa: E402
+from vaultsync.search.query import match_expression  # noqa: E402
+from vaultsync.search.reader import IndexReader  # noqa: E402
+from vaultsync.synthetic import generate_store  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 RAISED_CAPS = {

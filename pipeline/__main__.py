@@ -1,5 +1,5 @@
 """``python -m pipeline`` runs the CLI."""
 
-from pipeline.cli import main
+from vaultsync.cli.main import main
 
 main()

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from pipeline.model import Kind
-from renderers import (
+from vaultsync.core.model import Kind
+from vaultsync.renderers import (
     card,
     context,
     document,
@@ -24,7 +24,7 @@ from renderers import (
     skill,
     topic,
 )
-from renderers.base import Renderer
+from vaultsync.renderers.base import Renderer
 
 __all__ = ["RENDERERS"]
 

@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypedDict
 
-from pipeline.codespans import fenced_blocks
-from pipeline.model import Graph, Kind, Link, Node, Origin
-from pipeline.redact import redact
-from pipeline.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
-from pipeline.yamlfm import FieldValue, clean_fields
-from renderers.records import RecordIndex
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.redact import redact
+from vaultsync.links.codespans import fenced_blocks
+from vaultsync.links.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
+from vaultsync.render.yamlfm import FieldValue, clean_fields
+from vaultsync.renderers.records import RecordIndex
 
 __all__ = [
     "PRIVATE",
@@ -50,7 +50,7 @@ PRIVATE = "\u2039private\u203a"
 
 
 class Resolver(Protocol):
-    """Names a note for a ``[[target]]`` written in a note (``pipeline.resolve.Resolver``)."""
+    """Names a note for a ``[[target]]`` written in a note (``graph.resolve.Resolver``)."""
 
     def resolve_wikilink(self, target: str, source_id: str) -> str | None:
         """The node id ``target`` names when written in ``source_id``, or ``None``."""
@@ -119,7 +119,7 @@ _NEWLINES = re.compile(r"\r\n?")
 _BACKTICKS = re.compile(r"`+")
 _FENCE_OPEN = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
-# The target part of a wikilink, as pipeline.wikilinks reads it: no "[[" inside, a single "]"
+# The target part of a wikilink, as vaultsync.links.wikilinks reads it: no "[[" inside, a single "]"
 # allowed, up to the label's "|" or the fragment's "#".
 _WIKILINK_TARGET = re.compile(r"\[\[((?:[^\[\]\n|#]|\[(?!\[)|\](?!\]))*)")
 

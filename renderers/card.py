@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypedDict
 
-from pipeline.model import Card, Node, format_time
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context, one_line, prepare_text
+from vaultsync.core.model import Card, Node, format_time
+from vaultsync.renderers.base import (
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    one_line,
+    prepare_text,
+)
 
 TEMPLATE = "card.md.j2"
 

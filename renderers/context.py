@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import Context, Kind, Node
-from renderers.base import (
+from vaultsync.core.model import Context, Kind, Node
+from vaultsync.renderers.base import (
     LinkItem,
     NoteContext,
     Renderer,

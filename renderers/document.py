@@ -1,6 +1,6 @@
 """Document node → ``document.md.j2`` context: the file's full content, safe to show; pure.
 
-* Secrets are masked (:mod:`pipeline.redact`) before anything else looks at the text.
+* Secrets are masked (:mod:`vaultsync.core.redact`) before anything else looks at the text.
 * At most ``MAX_BYTES`` (1 MiB) of content per note, cut on a character boundary (at a line
   end when one is near) and followed by a notice; a fence left open by the cut is closed.
 * Markdown (by file extension, as the graph decides: ``.md``, ``.mdx``, ``.markdown``) stays
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from pipeline.documents import is_markdown
-from pipeline.model import Node
-from pipeline.redact import redact
-from renderers.base import (
+from vaultsync.core.model import Node
+from vaultsync.core.redact import redact
+from vaultsync.graph.documents import is_markdown
+from vaultsync.renderers.base import (
     NoteContext,
     Renderer,
     RenderInputs,
@@ -29,7 +29,7 @@ from renderers.base import (
     rewrite_links,
     trim_block,
 )
-from renderers.records import DocumentRecord
+from vaultsync.renderers.records import DocumentRecord
 
 TEMPLATE = "document.md.j2"
 MAX_BYTES = 1 << 20

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import Fact, Node
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
+from vaultsync.core.model import Fact, Node
+from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
 
 TEMPLATE = "fact.md.j2"
 

@@ -1,6 +1,6 @@
 """The whole graph → ``home.md.j2`` context: the vault's map of content (``Home.md``); pure.
 
-The index card (counts by kind and hubs, :mod:`pipeline.graphstats`), then links to every
+The index card (counts by kind and hubs, :mod:`vaultsync.graph.stats`), then links to every
 profile, project, topic, context, skill, card, journal note and session.  Facts, episodes and
 documents are reached from those notes; listing them would make Home as large as the vault.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from pipeline.graphstats import index_card
-from pipeline.model import Kind
-from pipeline.redact import redact
-from pipeline.yamlfm import FieldValue, clean_fields
-from renderers.base import LinkItem, RenderInputs, sorted_notes
+from vaultsync.core.model import Kind
+from vaultsync.core.redact import redact
+from vaultsync.graph.stats import index_card
+from vaultsync.render.yamlfm import FieldValue, clean_fields
+from vaultsync.renderers.base import LinkItem, RenderInputs, sorted_notes
 
 TEMPLATE = "home.md.j2"
 

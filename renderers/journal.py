@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import JournalNote, Node
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
+from vaultsync.core.model import JournalNote, Node
+from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
 
 TEMPLATE = "journal.md.j2"
 

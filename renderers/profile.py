@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from pipeline.model import Node, Profile, ProfileField
-from pipeline.redact import redact
-from renderers.base import PRIVATE, NoteContext, Renderer, RenderInputs, base_context, one_line
+from vaultsync.core.model import Node, Profile, ProfileField
+from vaultsync.core.redact import redact
+from vaultsync.renderers.base import (
+    PRIVATE,
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    one_line,
+)
 
 TEMPLATE = "profile.md.j2"
 

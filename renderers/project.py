@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import Node, Project
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
+from vaultsync.core.model import Node, Project
+from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
 
 TEMPLATE = "project.md.j2"
 

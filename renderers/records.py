@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TypeVar
 
-from pipeline.model import (
+from vaultsync.core.model import (
     Card,
     Context,
     Document,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.model import Node, Session
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context
+from vaultsync.core.model import Node, Session
+from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context
 
 TEMPLATE = "session.md.j2"
 

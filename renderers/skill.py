@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import Node, Skill
-from renderers.base import NoteContext, Renderer, RenderInputs, base_context, one_line, prepare_text
+from vaultsync.core.model import Node, Skill
+from vaultsync.renderers.base import (
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    one_line,
+    prepare_text,
+)
 
 TEMPLATE = "skill.md.j2"
 

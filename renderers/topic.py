@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipeline.model import Node, Topic
-from renderers.base import (
+from vaultsync.core.model import Node, Topic
+from vaultsync.renderers.base import (
     LinkItem,
     NoteContext,
     Renderer,

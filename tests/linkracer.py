@@ -13,7 +13,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipeline.linkstore import LinkStore
+from vaultsync.drawn.store import LinkStore
 
 
 def main(argv: list[str]) -> int:

@@ -21,11 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from pipeline.model import NoteSpec  # noqa: E402
+from vaultsync.core.model import NoteSpec
 
 FIXED_TIME = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)
 LATE_PATH = "Late/late.md"
@@ -80,7 +76,7 @@ def synthetic_specs(seed: int, generation: int, count: int) -> list[NoteSpec]:
 
 def _die_at(phase: str) -> None:
     """Patch the sync so that the process SIGKILLs itself at ``phase``."""
-    from pipeline import manifest, vcs, write
+    from vaultsync.vault import manifest, vcs, write
 
     def die() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
@@ -126,7 +122,7 @@ def _die_at(phase: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Run one sync; exit 0 when it finished."""
-    from pipeline.sync import sync_vault
+    from vaultsync.vault.sync import sync_vault
 
     vault, seed, generation, count = Path(argv[0]), int(argv[1]), int(argv[2]), int(argv[3])
     if len(argv) > 5 and argv[4] == "--die-at":

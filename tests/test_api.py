@@ -4,44 +4,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
-
-from pipeline.errors import ConfigError
-from pipeline.linkstore import read_links
-from pipeline.search.server import check_binding, is_loopback, make_app
-from tests.conftest import DEMO_STORE
-from tests.test_search_support import demo_vault
+from helpers import DEMO_STORE, serving
+from vaults import demo_vault
+from vaultsync.core.errors import ConfigError
+from vaultsync.drawn.store import read_links
+from vaultsync.search.server import check_binding, is_loopback, make_app
 
 GATEWAY = "Contexts/handbook/guide/gateway.md"
-
-
-@contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Run ``app`` with uvicorn on 127.0.0.1 and a free port; yield its base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +220,7 @@ class TestServing:
         self, api: httpx.Client, demo: tuple[Path, Path]
     ) -> None:
         """Reads answer at once while a sync holds the vault lock."""
-        from pipeline.write import VaultFS
+        from vaultsync.vault.write import VaultFS
 
         with VaultFS(demo[1]) as fs, fs.lock(timeout=1.0):
             start = time.monotonic()

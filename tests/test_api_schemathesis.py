@@ -14,14 +14,12 @@ from typing import Any
 
 import pytest
 import schemathesis
+from helpers import DEMO_STORE, serving
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-
-from pipeline.search.server import make_app
-from tests.conftest import DEMO_STORE
-from tests.test_api import serving
-from tests.test_search_support import demo_vault
+from vaults import demo_vault
+from vaultsync.search.server import make_app
 
 EXAMPLES = 30
 OPERATIONS = [

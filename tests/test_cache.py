@@ -9,9 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from pipeline.app import build, current_graph, read_records
-from pipeline.cache import (
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.settings import Caps
+from vaultsync.graph.build import build_graph
+from vaultsync.graph.cache import (
     documents_path,
     graph_fingerprint,
     graph_from_json,
@@ -22,10 +23,8 @@ from pipeline.cache import (
     save_graph,
     save_parsed_texts,
 )
-from pipeline.documents import ParsedText, text_digest
-from pipeline.graph import build_graph
-from pipeline.model import Graph, Kind, Link, Node, Origin
-from pipeline.settings import Caps
+from vaultsync.graph.documents import ParsedText, text_digest
+from vaultsync.graph.load import build, current_graph, read_records
 
 GRAPH = Graph(
     nodes=(

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from pipeline.cli import cli, split_link_arguments
-from pipeline.errors import UsageError
-from tests.conftest import DEMO_STORE
+from helpers import DEMO_STORE
+from vaultsync.cli.main import cli, split_link_arguments
+from vaultsync.core.errors import UsageError
 
 
 @pytest.fixture

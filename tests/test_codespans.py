@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.codespans import code_mask, fenced_blocks, is_in_code, overlaps_code
+from vaultsync.links.codespans import code_mask, fenced_blocks, is_in_code, overlaps_code
 
 
 def code_texts(text: str) -> list[str]:

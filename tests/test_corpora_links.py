@@ -13,11 +13,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote
 
-# tests/ is not a package, so pytest puts tests/ itself on sys.path and ``tests.conftest`` is
-# not importable; ``conftest`` is the module pytest already loaded.
-from conftest import corpus
-
-from pipeline.mdlinks import (
+from helpers import corpus
+from vaultsync.links.mdlinks import (
     DestKind,
     DocPathIndex,
     MdLink,
@@ -26,8 +23,8 @@ from pipeline.mdlinks import (
     parse_markdown_links,
     resolve_document_link,
 )
-from pipeline.pathresolve import ObsidianIndex
-from pipeline.wikilinks import WikiLink, parse_wikilinks
+from vaultsync.links.pathresolve import ObsidianIndex
+from vaultsync.links.wikilinks import WikiLink, parse_wikilinks
 
 DOC_SHAPES = ("md", "extensionless", "html", "folder")
 

@@ -22,11 +22,10 @@ from pathlib import Path
 import pygit2
 import pytest
 from syncdriver import FIXED_TIME, LATE_PATH, note_path, synthetic_specs
-
-from pipeline.errors import VaultWriteError
-from pipeline.manifest import CACHE, JOURNAL, LOCK
-from pipeline.sync import sync_vault
-from pipeline.write import TEMP_PATTERN
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.vault.manifest import CACHE, JOURNAL, LOCK
+from vaultsync.vault.sync import sync_vault
+from vaultsync.vault.write import TEMP_PATTERN
 
 DRIVER = Path(__file__).with_name("syncdriver.py")
 SEED = 7

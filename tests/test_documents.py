@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.documents import context_documents, document_node_id
-from pipeline.model import Context, Document
+from vaultsync.core.model import Context, Document
+from vaultsync.graph.documents import context_documents, document_node_id
 
 
 def ctx(*docs: tuple[str, str]) -> Context:

@@ -10,8 +10,7 @@ from pathlib import Path
 import pygit2
 import pytest
 from click.testing import CliRunner
-
-from pipeline.cli import cli
+from vaultsync.cli.main import cli
 
 
 def run(*args: str) -> tuple[int, str, str]:

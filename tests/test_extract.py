@@ -7,11 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import StoreError
-from pipeline.extract import read_state, store_fingerprint
-from pipeline.model import Records
-from tests.conftest import build_tree, dumps
+from helpers import build_tree, dumps
+from vaultsync.core.errors import StoreError
+from vaultsync.core.model import Records
+from vaultsync.extract import read_state, store_fingerprint
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
 

@@ -6,13 +6,12 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers import build_tree
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.errors import SealedStoreError, StoreError
-from pipeline.extract import read_state
-from pipeline.extract.jsonio import SEAL_MAGIC, load_json, parse_time
-from tests.conftest import build_tree
+from vaultsync.core.errors import SealedStoreError, StoreError
+from vaultsync.extract import read_state
+from vaultsync.extract.jsonio import SEAL_MAGIC, load_json, parse_time
 
 INDEX = "memory/memory_index.json"
 

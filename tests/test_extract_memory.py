@@ -6,13 +6,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import StoreError
-from pipeline.extract import read_state
-from pipeline.extract.memory import episode_id, fact_id, normalize_status
-from pipeline.model import ProfileField
-from pipeline.privacy import PRIVATE_TERMS, is_private_key, key_words
-from tests.conftest import build_tree, dumps
+from helpers import build_tree, dumps
+from vaultsync.core.errors import StoreError
+from vaultsync.core.model import ProfileField
+from vaultsync.core.privacy import PRIVATE_TERMS, is_private_key, key_words
+from vaultsync.extract import read_state
+from vaultsync.extract.memory import episode_id, fact_id, normalize_status
 
 FACT = {
     "id": "5e0c1b9a7d3f2e4c8a6b0d1f",

@@ -7,12 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import StoreError
-from pipeline.extract import read_state
-from pipeline.extract.workspace import card_sort_key, normalize_column
-from pipeline.model import Document
-from tests.conftest import build_tree, dumps
+from helpers import build_tree, dumps
+from vaultsync.core.errors import StoreError
+from vaultsync.core.model import Document
+from vaultsync.extract import read_state
+from vaultsync.extract.workspace import card_sort_key, normalize_column
 
 
 class TestJournal:

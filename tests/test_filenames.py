@@ -8,8 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathvalidate import is_valid_filename, sanitize_filename
-
-from pipeline.filenames import MAX_NAME_BYTES, is_safe_component, note_filename, safe_component
+from vaultsync.render.filenames import (
+    MAX_NAME_BYTES,
+    is_safe_component,
+    note_filename,
+    safe_component,
+)
 
 LINK_BREAKERS = ("#", "|", "^", "[", "]", ":", "%%", "\\", "/", "`")
 

@@ -8,9 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pipeline.graph import build_graph
-from pipeline.model import (
+from vaultsync.core.model import (
     Card,
     Context,
     Document,
@@ -27,7 +25,8 @@ from pipeline.model import (
     Skill,
     Topic,
 )
-from pipeline.settings import Caps
+from vaultsync.core.settings import Caps
+from vaultsync.graph.build import build_graph
 
 T0 = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-
-from pipeline.errors import NoteReferenceError, UsageError
-from pipeline.knowledge.cli import query
+from vaultsync.cli.knowledge import query
+from vaultsync.core.errors import NoteReferenceError, UsageError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "knowledge"
 

@@ -18,16 +18,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import DEMO_STORE, corpus
-
-from pipeline.knowledge import queries as q
-from pipeline.knowledge.cli import query
-from pipeline.knowledge.idea import LinkForm
-from pipeline.knowledge.model import KnowledgeModel
-from pipeline.knowledge.properties import read_properties
-from pipeline.knowledge.scan import load_model, walk_vault
-from pipeline.mdlinks import DestKind, classify_destination, parse_markdown_links
-from pipeline.wikilinks import parse_wikilinks
+from helpers import DEMO_STORE, corpus
+from vaultsync.cli.knowledge import query
+from vaultsync.knowledge import queries as q
+from vaultsync.knowledge.idea import LinkForm
+from vaultsync.knowledge.model import KnowledgeModel
+from vaultsync.knowledge.properties import read_properties
+from vaultsync.knowledge.scan import load_model, walk_vault
+from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
+from vaultsync.links.wikilinks import parse_wikilinks
 
 ROOT = Path(__file__).resolve().parent.parent
 

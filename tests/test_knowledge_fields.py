@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.knowledge.fields import parse_inline_fields
+from vaultsync.knowledge.fields import parse_inline_fields
 
 
 def pairs(text: str) -> list[tuple[str, str]]:

@@ -6,10 +6,10 @@ import functools
 from collections.abc import Iterable
 from pathlib import Path
 
-from pipeline.knowledge import queries as q
-from pipeline.knowledge.lifecycle import State
-from pipeline.knowledge.model import Idea, KnowledgeModel
-from pipeline.knowledge.scan import load_model
+from vaultsync.knowledge import queries as q
+from vaultsync.knowledge.lifecycle import State
+from vaultsync.knowledge.model import Idea, KnowledgeModel
+from vaultsync.knowledge.scan import load_model
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "knowledge"
 

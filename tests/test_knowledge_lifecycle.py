@@ -5,8 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
-from pipeline.knowledge.lifecycle import (
+from vaultsync.knowledge.lifecycle import (
     FALLBACK_STATE,
     TRANSITIONS,
     State,

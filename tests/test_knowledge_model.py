@@ -6,11 +6,10 @@ from collections.abc import Iterable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pipeline.knowledge.claims import Source
-from pipeline.knowledge.idea import LinkForm, parse_note
-from pipeline.knowledge.lifecycle import State
-from pipeline.knowledge.model import KnowledgeModel
+from vaultsync.knowledge.claims import Source
+from vaultsync.knowledge.idea import LinkForm, parse_note
+from vaultsync.knowledge.lifecycle import State
+from vaultsync.knowledge.model import KnowledgeModel
 
 
 def model_of(tree: dict[str, str], attachments: Iterable[str] = ()) -> KnowledgeModel:

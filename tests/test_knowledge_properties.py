@@ -5,9 +5,8 @@ from __future__ import annotations
 import yaml  # type: ignore[import-untyped,unused-ignore]  # no stubs installed
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pipeline.knowledge.properties import property_strings, property_text, read_properties
-from pipeline.yamlfm import yaml_scalar
+from vaultsync.knowledge.properties import property_strings, property_text, read_properties
+from vaultsync.render.yamlfm import yaml_scalar
 
 
 class TestSplit:

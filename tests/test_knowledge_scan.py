@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import UsageError
-from pipeline.knowledge.scan import CACHE_NAME, load_model
+from vaultsync.core.errors import UsageError
+from vaultsync.knowledge.scan import CACHE_NAME, load_model
 
 OLD = 1_600_000_000_000_000_000  # 2020: far from any cache's scan time, so never racy
 

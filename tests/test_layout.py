@@ -9,10 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathvalidate import is_valid_filename
-
-from pipeline.filenames import MAX_NAME_BYTES
-from pipeline.layout import HOME_PATH, short_id, vault_paths
-from pipeline.model import (
+from vaultsync.core.model import (
     Card,
     Context,
     Document,
@@ -29,6 +26,8 @@ from pipeline.model import (
     Skill,
     Topic,
 )
+from vaultsync.render.filenames import MAX_NAME_BYTES
+from vaultsync.render.layout import HOME_PATH, short_id, vault_paths
 
 T = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)
 

@@ -16,23 +16,22 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.errors import LinkStoreError, SealedStoreError, StoreError
-from pipeline.linkfile import LinkFile, StoredLink, Tombstone, dump_document, settle
-from pipeline.linkrules import (
+from vaultsync.core.errors import LinkStoreError, SealedStoreError, StoreError
+from vaultsync.core.model import ExplicitLink, Fact
+from vaultsync.drawn.fileformat import LinkFile, StoredLink, Tombstone, dump_document, settle
+from vaultsync.drawn.rules import (
     MAX_NOTE_BYTES,
     normalize_note,
     relation_slug,
     superseded_ids,
 )
-from pipeline.linkstore import (
+from vaultsync.drawn.store import (
     LinkStore,
     follow_supersession,
     links_path,
     read_links,
     supersession_map,
 )
-from pipeline.model import ExplicitLink, Fact
 
 ROOT = Path(__file__).resolve().parent.parent
 T0 = datetime(2026, 10, 1, 10, 0, tzinfo=UTC)

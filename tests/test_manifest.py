@@ -8,9 +8,8 @@ import pygit2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.errors import UnsafePathError
-from pipeline.manifest import (
+from vaultsync.core.errors import UnsafePathError
+from vaultsync.vault.manifest import (
     Entry,
     Journal,
     blob_id,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.mdlinks import (
+from vaultsync.links.mdlinks import (
     DestKind,
     DocPathIndex,
     MdLink,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.mentions import MentionFinder, is_linkable_name
+from vaultsync.graph.mentions import MentionFinder, is_linkable_name
 
 
 def targets(finder: MentionFinder, text: str) -> list[str]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.names import normalize_name, slugify_relation
+from vaultsync.links.names import normalize_name, slugify_relation
 
 
 class TestNormalizeName:

@@ -1,4 +1,4 @@
-"""``pipeline.packfile``: packs that git, libgit2 and pygit2 read back exactly."""
+"""``vaultsync.vault.packfile``: packs that git, libgit2 and pygit2 read back exactly."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pygit2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from pipeline.manifest import blob_id
-from pipeline.packfile import MAX_OFFSET, Pack, _entry_header, plan_packs, write_pack
+from vaultsync.vault.manifest import blob_id
+from vaultsync.vault.packfile import MAX_OFFSET, Pack, _entry_header, plan_packs, write_pack
 
 
 def by_id(blobs: list[bytes]) -> dict[str, bytes]:

@@ -1,4 +1,4 @@
-"""``pipeline.parallel.split_map``: the same answers as a plain loop, whatever the helper does."""
+"""``core.parallel.split_map``: the same answers as a plain loop, whatever the helper does."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import os
 import signal
 
 import pytest
-
-from pipeline import parallel
-from pipeline.errors import TemplateError
+from vaultsync.core import parallel
+from vaultsync.core.errors import TemplateError
 
 
 def test_results_in_order() -> None:

@@ -6,8 +6,7 @@ import random
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.pathresolve import ObsidianIndex
+from vaultsync.links.pathresolve import ObsidianIndex
 
 # The vault of the observations in obsidian-links.md §2, plus attachments and odd names.
 VAULT = (

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from syncdriver import make_spec
-
-from pipeline.errors import UnsafePathError, VaultWriteError
-from pipeline.manifest import Entry, Journal, Manifest, blob_id
-from pipeline.model import NoteSpec
-from pipeline.plan import (
+from vaultsync.core.errors import UnsafePathError, VaultWriteError
+from vaultsync.core.model import NoteSpec
+from vaultsync.vault.manifest import Entry, Journal, Manifest, blob_id
+from vaultsync.vault.plan import (
     ABSENT,
     Action,
     FileKind,

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from pipeline.errors import NoteReferenceError
-from pipeline.model import Graph, Kind, Link, Node, Origin
-from pipeline.query import document_links, find_note, local_graph
+from vaultsync.core.errors import NoteReferenceError
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.graph.query import document_links, find_note, local_graph
 
 
 def node(nid: str, kind: Kind, title: str, *aliases: str) -> Node:

@@ -7,11 +7,10 @@ import sys
 import time
 
 import pytest
-from conftest import corpus
+from helpers import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pipeline.redact import MASK, find_secrets, redact
+from vaultsync.core.redact import MASK, find_secrets, redact
 
 GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
 AWS_ID = "AKIA" + "2OGYBAH6STMMNXNN"
@@ -111,7 +110,7 @@ class TestKingfisher:
         """Text without a candidate token (prose, our ids, paths) never loads the rules."""
         code = (
             "import sys\n"
-            "from pipeline import redact\n"
+            "from vaultsync.core import redact\n"
             "assert redact.redact('plain prose, password: choose one well') is not None\n"
             "assert redact.redact('id 5e0c1b9a7d3f2e4c8a6b0d1f') is not None\n"
             "assert redact.redact('see [v2](/docs/section12/page103.md) and '\n"

@@ -18,14 +18,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from samples import render_vault, sample
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension
-from test_render import render_vault, sample
-
-from pipeline.app import read_records
-from pipeline.graph import build_graph
-from pipeline.render import build_note_specs, make_environment
-from pipeline.settings import Caps
+from vaultsync.core.settings import Caps
+from vaultsync.graph.build import build_graph
+from vaultsync.graph.load import read_records
+from vaultsync.render.specs import build_note_specs, make_environment
 
 
 class MarkdownSnapshot(SingleFileSnapshotExtension):

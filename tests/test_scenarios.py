@@ -28,11 +28,10 @@ from typing import Any
 
 import pytest
 from syncdriver import FIXED_TIME, make_spec
-
-from pipeline import errors
-from pipeline.manifest import MANIFEST, load_manifest
-from pipeline.model import NoteSpec
-from pipeline.sync import SyncReport, sync_vault, vault_status
+from vaultsync.core import errors
+from vaultsync.core.model import NoteSpec
+from vaultsync.vault.manifest import MANIFEST, load_manifest
+from vaultsync.vault.sync import SyncReport, sync_vault, vault_status
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
 REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted")

@@ -10,10 +10,9 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-
-from pipeline.search.cli import registry, search, serve
-from tests.conftest import DEMO_STORE
-from tests.test_search_support import demo_vault, write_vault
+from helpers import DEMO_STORE
+from vaults import demo_vault, write_vault
+from vaultsync.cli.search import registry, search, serve
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +27,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture
 def vaultsync() -> click.Group:
     """The ``vaultsync`` group with the search commands, as the lead registers them."""
-    from pipeline.cli import cli
+    from vaultsync.cli.main import cli
 
     for command in (search, registry, serve):
         if command.name not in cli.commands:

@@ -10,15 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import VaultWriteError
-from pipeline.search import index as index_module
-from pipeline.search.index import index_path, update_index
-from pipeline.search.model import SearchQuery
-from pipeline.search.reader import IndexNotReady, IndexReader, read_repairing
-from pipeline.search.registry import NoteText, read_note
-from pipeline.write import VaultFS
-from tests.test_search_support import age, engine_note, touch_later, write_vault
+from vaults import age, engine_note, touch_later, write_vault
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.search import index as index_module
+from vaultsync.search.index import index_path, update_index
+from vaultsync.search.model import SearchQuery
+from vaultsync.search.reader import IndexNotReady, IndexReader, read_repairing
+from vaultsync.search.registry import NoteText, read_note
+from vaultsync.vault.write import VaultFS
 
 
 def hits(vault: Path, text: str) -> list[str]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.search.links import extract_links, link_context, name_key, path_name_key
+from vaultsync.search.links import extract_links, link_context, name_key, path_name_key
 
 
 def kinds(body: str, *, engine: bool = False) -> list[tuple[str, str]]:

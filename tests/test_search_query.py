@@ -7,9 +7,8 @@ import sqlite3
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.errors import UsageError
-from pipeline.search.query import Edge, match_expression, normalize_folder, rank_linked
+from vaultsync.core.errors import UsageError
+from vaultsync.search.query import Edge, match_expression, normalize_folder, rank_linked
 
 
 @pytest.fixture(scope="module")

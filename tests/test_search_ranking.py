@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from pipeline.search.index import update_index
-from pipeline.search.model import SearchQuery, SearchResult
-from pipeline.search.reader import IndexReader, NoteNotFound
-from tests.test_search_support import age, engine_note, write_vault
+from vaults import age, engine_note, write_vault
+from vaultsync.search.index import update_index
+from vaultsync.search.model import SearchQuery, SearchResult
+from vaultsync.search.reader import IndexReader, NoteNotFound
 
 
 def indexed(root: Path, notes: dict[str, str], engine: dict[str, str] | None = None) -> IndexReader:

@@ -7,11 +7,10 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.search.frontmatter import split_front_matter, string_list
-from pipeline.search.registry import IdClaim, assign_ids, read_note, scan_vault
-from pipeline.yamlfm import yaml_scalar
-from tests.test_search_support import write_vault
+from vaults import write_vault
+from vaultsync.render.yamlfm import yaml_scalar
+from vaultsync.search.frontmatter import split_front_matter, string_list
+from vaultsync.search.registry import IdClaim, assign_ids, read_note, scan_vault
 
 
 class TestSplitFrontMatter:

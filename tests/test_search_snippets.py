@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from pipeline.search.query import parse_query
-from pipeline.search.snippets import WINDOW, cut_snippet, fold
+from vaultsync.search.query import parse_query
+from vaultsync.search.snippets import WINDOW, cut_snippet, fold
 
 
 def snippet(body: str, query: str) -> str:

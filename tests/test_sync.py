@@ -12,12 +12,12 @@ from pathlib import Path
 import pygit2
 import pytest
 from syncdriver import FIXED_TIME, make_spec
-
-from pipeline.errors import UnsafePathError, VaultWriteError
-from pipeline.manifest import CACHE, JOURNAL, MANIFEST, Entry, Journal, dump_journal
-from pipeline.model import NoteSpec
-from pipeline.sync import check_vault, sync_vault, vault_status
-from pipeline.write import RACY_NS, VaultFS
+from vaultsync.core.errors import UnsafePathError, VaultWriteError
+from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.model import NoteSpec
+from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, Entry, Journal, dump_journal
+from vaultsync.vault.sync import check_vault, sync_vault, vault_status
+from vaultsync.vault.write import VaultFS
 
 
 def notes(count: int, version: int = 1, calls: list[str] | None = None) -> list[NoteSpec]:
@@ -107,36 +107,29 @@ class TestSync:
         assert (vault / "a.md").stat().st_ino == inode
         assert '"key": "k2"' in (vault / MANIFEST).read_text()
 
-    def test_no_op_performance_2800_notes(self, tmp_path: Path) -> None:
-        """A no-op sync of 2,800 notes is stat-only: well under 100 ms."""
+    def test_no_op_sync_reads_no_note(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A no-op sync of 2,800 aged notes decides from stat data: it reads no note's bytes.
+
+        (How long it takes is measured by ``make bench``, never asserted here.)
+        """
         vault = tmp_path / "vault"
         specs = notes(2800)
         sync_vault(vault, specs)
         age(vault)
         sync_vault(vault, specs)  # re-hashes the aged files once and rewrites the stat cache
-        best = min(self._timed(vault, specs) for _ in range(5))
-        print(f"no-op sync of 2,800 notes: {best * 1000:.1f} ms")
-        assert best < 0.1
+        reads: list[str] = []
+        original = VaultFS._read
 
-    @staticmethod
-    def _timed(vault: Path, specs: list[NoteSpec]) -> float:
-        started = time.perf_counter()
+        def counting(dir_fd: int, name: str) -> bytes:
+            reads.append(name)
+            return original(dir_fd, name)
+
+        monkeypatch.setattr(VaultFS, "_read", staticmethod(counting))
         report = sync_vault(vault, specs)
-        elapsed = time.perf_counter() - started
         assert report.unchanged == len(specs)
-        return elapsed
-
-    @pytest.mark.slow
-    def test_no_op_performance_100k_notes(self, tmp_path: Path) -> None:
-        """A no-op sync of 100,000 notes stays well under 3 s."""
-        vault = tmp_path / "vault"
-        specs = [make_spec(f"N{i % 500}/n{i}.md", f"note {i}\n") for i in range(100_000)]
-        sync_vault(vault, specs)
-        age(vault)
-        sync_vault(vault, specs)
-        best = min(self._timed(vault, specs) for _ in range(2))
-        print(f"no-op sync of 100,000 notes: {best:.2f} s")
-        assert best < 3
+        assert reads == []
 
     def test_dry_run_writes_nothing(self, tmp_path: Path) -> None:
         """A dry run reports the plan and creates not even the vault folder."""

@@ -6,13 +6,12 @@ import hashlib
 from pathlib import Path
 
 from click.testing import CliRunner
-
-from pipeline.app import read_records
-from pipeline.cli import cli
-from pipeline.graph import build_graph
-from pipeline.model import Kind
-from pipeline.settings import Caps
-from pipeline.synthetic import generate_store
+from vaultsync.cli.main import cli
+from vaultsync.core.model import Kind
+from vaultsync.core.settings import Caps
+from vaultsync.graph.build import build_graph
+from vaultsync.graph.load import read_records
+from vaultsync.synthetic import generate_store
 
 
 def tree_digest(root: Path) -> str:

@@ -12,10 +12,9 @@ from pathlib import Path
 import pygit2
 import pytest
 from pygit2.enums import ConfigLevel
-
-from pipeline.errors import VaultWriteError
-from pipeline.manifest import blob_id, stat_key
-from pipeline.vcs import FALLBACK_EMAIL, FALLBACK_NAME, PACK_AT, TRAILER, VaultRepo
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.vault.manifest import blob_id, stat_key
+from vaultsync.vault.vcs import FALLBACK_EMAIL, FALLBACK_NAME, PACK_AT, TRAILER, VaultRepo
 
 WHEN = datetime(2026, 10, 24, 12, 0, tzinfo=timezone(timedelta(hours=2)))
 

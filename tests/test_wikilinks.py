@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from pipeline.wikilinks import WikiLink, format_wikilink, parse_wikilinks, rewrite_wikilinks
+from vaultsync.links.wikilinks import WikiLink, format_wikilink, parse_wikilinks, rewrite_wikilinks
 
 
 def one(text: str) -> WikiLink:

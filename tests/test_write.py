@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from pipeline.errors import UnsafePathError, VaultWriteError
-from pipeline.manifest import CACHE, MANIFEST, StatCache, blob_id
-from pipeline.plan import ABSENT, FileKind, FileState
-from pipeline.write import RACY_NS, TEMP_PATTERN, VaultFS
+from vaultsync.core.errors import UnsafePathError, VaultWriteError
+from vaultsync.core.fsio import RACY_NS
+from vaultsync.vault.manifest import CACHE, MANIFEST, StatCache, blob_id
+from vaultsync.vault.plan import ABSENT, FileKind, FileState
+from vaultsync.vault.write import TEMP_PATTERN, VaultFS
 
 
 @pytest.fixture

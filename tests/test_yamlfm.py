@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
-
-from pipeline.model import ZERO_TIME
-from pipeline.yamlfm import clean_fields, yaml_scalar, yaml_str
+from vaultsync.core.model import ZERO_TIME
+from vaultsync.render.yamlfm import clean_fields, yaml_scalar, yaml_str
 
 TRICKY = [
     "yes",

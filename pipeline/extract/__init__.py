@@ -16,9 +16,9 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.errors import StoreError
-from pipeline.extract import contexts, journal, memory, workspace
-from pipeline.model import Records
+from vaultsync.core.errors import StoreError
+from vaultsync.core.model import Records
+from vaultsync.extract import contexts, journal, memory, workspace
 
 __all__ = ["LINKS", "read_state", "source_files", "store_fingerprint"]
 

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.extract.jsonio import (
+from vaultsync.core.model import Context, Document
+from vaultsync.extract.jsonio import (
     JSONObject,
     as_object,
     fail,
@@ -32,7 +33,6 @@ from pipeline.extract.jsonio import (
     unique_sorted,
     visible_entries,
 )
-from pipeline.model import Context, Document
 
 CONTEXTS = "contexts"
 DEFAULT_TYPE = "Text"

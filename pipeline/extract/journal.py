@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-from pipeline.extract.jsonio import read_text
-from pipeline.model import JournalNote, JournalPeriod
+from vaultsync.core.model import JournalNote, JournalPeriod
+from vaultsync.extract.jsonio import read_text
 
 MEMORY = "memory"
 WEEKLY = "weekly"

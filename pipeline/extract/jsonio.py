@@ -1,6 +1,6 @@
 r"""Store file → Python values, strictly; typed field access with one-line errors; reads files.
 
-Every reader in ``pipeline.extract`` goes through this module, so every malformed store fails
+Every reader in ``vaultsync.extract`` goes through this module, so every malformed store fails
 the same way: a ``StoreError`` whose message is ``<path>:<where>: <what>``, where *where* is
 ``line:column`` for JSON syntax errors, ``byte <offset>`` for invalid UTF-8 and a field path
 such as ``[3].tags[1]`` for type errors.  A sealed store (ChatCLI's at-rest encryption) raises
@@ -25,8 +25,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from pipeline.errors import SealedStoreError, StoreError
-from pipeline.model import ZERO_TIME
+from vaultsync.core.errors import SealedStoreError, StoreError
+from vaultsync.core.model import ZERO_TIME
 
 SEAL_MAGIC = b"CHATCLI_ENC_v1\n"
 """The first bytes of a file sealed by ChatCLI's ``pkg/atrest``."""

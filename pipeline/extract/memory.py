@@ -22,7 +22,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.extract.jsonio import (
+from vaultsync.core.model import Episode, Fact, Profile, ProfileField, ProfileValue, Project, Topic
+from vaultsync.core.privacy import is_private_key
+from vaultsync.extract.jsonio import (
     JSONObject,
     as_object,
     describe,
@@ -41,8 +43,6 @@ from pipeline.extract.jsonio import (
     unique_sorted,
     wrong,
 )
-from pipeline.model import Episode, Fact, Profile, ProfileField, ProfileValue, Project, Topic
-from pipeline.privacy import is_private_key
 
 INDEX = "memory/memory_index.json"
 TOMBSTONES = "memory/memory_tombstones.json"

@@ -23,8 +23,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-from pipeline.extract.jsonio import (
+from vaultsync.core.model import Card, CardNote, Session, Skill
+from vaultsync.extract.jsonio import (
     as_object,
     describe,
     fail,
@@ -40,7 +40,6 @@ from pipeline.extract.jsonio import (
     visible_entries,
     wrong,
 )
-from pipeline.model import Card, CardNote, Session, Skill
 
 SESSIONS = "sessions"
 SKILLS = "skills"

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.knowledge.fields import InlineField
-from pipeline.knowledge.properties import property_strings
+from vaultsync.knowledge.fields import InlineField
+from vaultsync.knowledge.properties import property_strings
 
 __all__ = [
     "CLAIM_KEYS",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.knowledge.claims import SourceRef
-from pipeline.knowledge.idea import LinkForm, LinkRef, NoteParse
+from vaultsync.knowledge.claims import SourceRef
+from vaultsync.knowledge.idea import LinkForm, LinkRef, NoteParse
 
 __all__ = ["VERSION", "decode", "encode"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.codespans import code_mask, is_in_code
+from vaultsync.links.codespans import code_mask, is_in_code
 
 __all__ = ["InlineField", "parse_inline_fields"]
 

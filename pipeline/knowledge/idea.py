@@ -2,19 +2,19 @@
 
 Contract: ``parse_note(data)`` never raises.  Its result depends on the note's bytes only —
 not on its path or on other notes — so it can be cached by content hash and reused after a
-rename; :mod:`pipeline.knowledge.model` resolves the links against the whole vault.
+rename; :mod:`vaultsync.knowledge.model` resolves the links against the whole vault.
 
 What is read (seed 004 and issue #6):
 
-* **Front matter** (:mod:`pipeline.knowledge.properties`): ``title``, ``state``, ``created``
+* **Front matter** (:mod:`vaultsync.knowledge.properties`): ``title``, ``state``, ``created``
   (else ``date``); semantic relation keys (``supports: ["[[X]]"]``); ``claim``/``source``; and
   every wikilink in any property (Obsidian counts property links as links).  A note with
   ``vaultsync_id`` is the engine's: its ``kind`` is kept, and its ``source`` property (where a
   document or skill came from, not evidence) is not read as a claim source.
 * **Body** (everything after the front matter): wikilinks and embeds
-  (:func:`pipeline.wikilinks.parse_wikilinks`), Markdown links whose destination is a path
-  (:mod:`pipeline.mdlinks`; URLs, ``mailto:`` and anchors are not note links), inline fields
-  (:mod:`pipeline.knowledge.fields`), and in an engine note the ``## Links`` section.  Code is
+  (:func:`vaultsync.links.wikilinks.parse_wikilinks`), Markdown links whose destination is a path
+  (:mod:`vaultsync.links.mdlinks`; URLs, ``mailto:`` and anchors are not note links), inline fields
+  (:mod:`vaultsync.knowledge.fields`), and in an engine note the ``## Links`` section.  Code is
   skipped by each parser.
 * **Link types.** A link inside a field whose key is in the vocabulary gets that type; one in
   the engine's ``## Links`` section gets the rendered relation; every other link is ``link``.
@@ -31,17 +31,17 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from urllib.parse import unquote
 
-from pipeline.knowledge.claims import SOURCE_KEYS, SourceRef, declared_claims
-from pipeline.knowledge.fields import InlineField, parse_inline_fields
-from pipeline.knowledge.properties import (
+from vaultsync.knowledge.claims import SOURCE_KEYS, SourceRef, declared_claims
+from vaultsync.knowledge.fields import InlineField, parse_inline_fields
+from vaultsync.knowledge.properties import (
     Properties,
     property_strings,
     property_text,
     read_properties,
 )
-from pipeline.knowledge.relations import LINK, links_section, semantic_type
-from pipeline.mdlinks import DestKind, classify_destination, parse_markdown_links
-from pipeline.wikilinks import parse_wikilinks
+from vaultsync.knowledge.relations import LINK, links_section, semantic_type
+from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
+from vaultsync.links.wikilinks import parse_wikilinks
 
 __all__ = ["LinkForm", "LinkRef", "NoteParse", "parse_note", "parse_text"]
 

@@ -1,14 +1,14 @@
 """Parsed notes + the vault's file list → the knowledge model (ideas, edges, adjacency); pure.
 
 Contract: ``KnowledgeModel.build(notes, files)`` resolves every link of every note with
-Obsidian's rules (:class:`pipeline.pathresolve.ObsidianIndex`: exact path, same folder,
+Obsidian's rules (:class:`vaultsync.links.pathresolve.ObsidianIndex`: exact path, same folder,
 shortest path; case-insensitive; over *all* vault files, so ``![[img.png]]`` resolves to the
 image) and derives one :class:`Idea` per note, keyed by vault path.
 
 * **Edges** join notes only: a link that resolves to an attachment is resolved but no edge; an
   unresolved link is no edge and is listed by :meth:`KnowledgeModel.unresolved`.  Every link a
   note writes is exactly one of resolved or unresolved (:meth:`KnowledgeModel.links`).
-* Edge rules are :func:`pipeline.knowledge.relations.typed_edges`'s: no self-links, ``(type,
+* Edge rules are :func:`vaultsync.knowledge.relations.typed_edges`'s: no self-links, ``(type,
   from, to)`` unique, typed beats plain.
 * **Maturity signals**: ``in_degree`` / ``out_degree`` count distinct neighbours along incoming
   / outgoing edges, ``degree`` the distinct neighbours either way (a note linked both ways
@@ -23,11 +23,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from pipeline.knowledge.claims import Claim, derive_claims
-from pipeline.knowledge.idea import LinkForm, NoteParse
-from pipeline.knowledge.lifecycle import FALLBACK_STATE, State, parse_state
-from pipeline.knowledge.relations import Edge, typed_edges
-from pipeline.pathresolve import ObsidianIndex
+from vaultsync.knowledge.claims import Claim, derive_claims
+from vaultsync.knowledge.idea import LinkForm, NoteParse
+from vaultsync.knowledge.lifecycle import FALLBACK_STATE, State, parse_state
+from vaultsync.knowledge.relations import Edge, typed_edges
+from vaultsync.links.pathresolve import ObsidianIndex
 
 __all__ = ["Idea", "KnowledgeModel", "Link", "Maturity", "note_name"]
 

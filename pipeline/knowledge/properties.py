@@ -9,7 +9,7 @@ the body starts, and a problem message when the block is there but unusable.
 * YAML is read with PyYAML's safe loader (its C version when built, about 30 µs for a note's
   block; ruamel.yaml's pure-Python safe loader takes about 0.5 ms, too slow for a 10,000-note
   vault read in seconds).  Safe loading runs no code; aliases are kept shared, not expanded.
-* **Fast path.** A block written exactly the way :mod:`pipeline.yamlfm` writes it — plain keys,
+* **Fast path.** A block written exactly as :mod:`~vaultsync.render.yamlfm` writes it — plain keys,
   JSON-compatible double-quoted strings, ``[]``, block lists of quoted strings, integers,
   ``true``/``false`` — is read line by line without the YAML loader (the engine's notes are
   most of a synced vault).  It accepts nothing the loader would read differently (property
@@ -121,7 +121,7 @@ def _scalar_value(raw: str) -> object:
 
 
 def _quick(block: str) -> dict[str, object] | None:
-    """The mapping of a block in :mod:`pipeline.yamlfm`'s exact shape, else None."""
+    """The mapping of a block in :mod:`vaultsync.render.yamlfm`'s exact shape, else None."""
     if _NOT_QUICK.search(block):
         return None
     values: dict[str, object] = {}

@@ -2,7 +2,7 @@
 
 Contract: every function reads the model's indexes and returns tuples in a stable order (by
 vault path unless said otherwise).  Terminology (seed 004, FR-5): an **orphan** has no incoming
-edge, a **leaf** no outgoing edge.  ``find_note`` raises :class:`~pipeline.errors.
+edge, a **leaf** no outgoing edge.  ``find_note`` raises :class:`~vaultsync.core.errors.
 NoteReferenceError` for a reference that names no note or several.
 """
 
@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from pipeline.errors import NoteReferenceError
-from pipeline.knowledge.claims import Claim, Source, source_key
-from pipeline.knowledge.lifecycle import State, next_states
-from pipeline.knowledge.model import Idea, KnowledgeModel, Link, note_name
-from pipeline.knowledge.relations import Edge
-from pipeline.names import normalize_name
-from pipeline.pathresolve import ObsidianIndex
-from pipeline.wikilinks import parse_wikilinks
+from vaultsync.core.errors import NoteReferenceError
+from vaultsync.knowledge.claims import Claim, Source, source_key
+from vaultsync.knowledge.lifecycle import State, next_states
+from vaultsync.knowledge.model import Idea, KnowledgeModel, Link, note_name
+from vaultsync.knowledge.relations import Edge
+from vaultsync.links.names import normalize_name
+from vaultsync.links.pathresolve import ObsidianIndex
+from vaultsync.links.wikilinks import parse_wikilinks
 
 __all__ = [
     "DEFAULT_HUB_DEGREE",
@@ -165,7 +165,7 @@ def find_note(model: KnowledgeModel, reference: str) -> str:
 
     Tried in order: a vault path (``.md`` optional); a link target as Obsidian resolves it
     from the vault root (``[[…]]`` brackets, heading and label allowed); a title or file name
-    compared as :func:`pipeline.names.normalize_name` compares names.
+    compared as :func:`vaultsync.links.names.normalize_name` compares names.
 
     Raises:
         NoteReferenceError: no note has that name, or several titles share it.

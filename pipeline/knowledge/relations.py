@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pipeline.codespans import code_mask, is_in_code
+from vaultsync.links.codespans import code_mask, is_in_code
 
 __all__ = [
     "LINK",

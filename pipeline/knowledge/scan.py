@@ -1,7 +1,7 @@
 """Vault folder → knowledge model, with a content-hash cache; the package's only I/O.
 
 Contract: ``load_model(vault)`` walks the vault, parses each Markdown note that the cache does
-not already know, builds :class:`~pipeline.knowledge.model.KnowledgeModel` and returns it with
+not already know, builds :class:`~vaultsync.knowledge.model.KnowledgeModel` and returns it with
 counts of what was read and parsed.  **It never writes to a note**: the one file it writes is
 ``<vault>/.vaultsync/knowledge-cache.json`` (atomically; skipped with ``cache=False`` and when
 the folder is read-only).
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import UsageError
-from pipeline.knowledge import codec
-from pipeline.knowledge.idea import NoteParse, parse_note
-from pipeline.knowledge.model import KnowledgeModel
+from vaultsync.core.errors import UsageError
+from vaultsync.knowledge import codec
+from vaultsync.knowledge.idea import NoteParse, parse_note
+from vaultsync.knowledge.model import KnowledgeModel
 
 __all__ = ["CACHE_NAME", "RACY_NS", "LoadedVault", "ScanStats", "load_model", "walk_vault"]
 
@@ -117,8 +117,8 @@ def walk_vault(vault: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
 
 def _parser_digest() -> str:
     """Digest of the parsing and resolving code: a change of any rule invalidates the cache."""
-    from pipeline import codespans, mdlinks, pathresolve, wikilinks  # noqa: PLC0415
-    from pipeline.knowledge import claims, fields, idea, model, properties, relations  # noqa: PLC0415
+    from vaultsync.knowledge import claims, fields, idea, model, properties, relations  # noqa: PLC0415
+    from vaultsync.links import codespans, mdlinks, pathresolve, wikilinks  # noqa: PLC0415
 
     digest = hashlib.sha256(str(codec.VERSION).encode())
     shared = (codespans, mdlinks, pathresolve, wikilinks)

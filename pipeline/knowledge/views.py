@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pipeline.knowledge.claims import Claim
-from pipeline.knowledge.lifecycle import State, parse_state
-from pipeline.knowledge.model import Idea, Link, note_name
-from pipeline.knowledge.queries import Question, SourceCount
-from pipeline.knowledge.relations import Edge
+from vaultsync.knowledge.claims import Claim
+from vaultsync.knowledge.lifecycle import State, parse_state
+from vaultsync.knowledge.model import Idea, Link, note_name
+from vaultsync.knowledge.queries import Question, SourceCount
+from vaultsync.knowledge.relations import Edge
 
 __all__ = [
     "claims_json",

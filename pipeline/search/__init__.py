@@ -14,19 +14,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pipeline.search.index import update_index
-    from pipeline.search.model import IndexReport
+    from vaultsync.search.index import update_index
+    from vaultsync.search.model import IndexReport
 
 __all__ = ["IndexReport", "update_index"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "update_index":
-        from pipeline.search.index import update_index  # noqa: PLC0415 - loaded on first use
+        from vaultsync.search.index import update_index  # noqa: PLC0415 - loaded on first use
 
         return update_index
     if name == "IndexReport":
-        from pipeline.search.model import IndexReport  # noqa: PLC0415
+        from vaultsync.search.model import IndexReport  # noqa: PLC0415
 
         return IndexReport
     raise AttributeError(name)

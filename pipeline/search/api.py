@@ -14,11 +14,11 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
   ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
   (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
 
-Errors are JSON (``pipeline.search.guard``): 404 no such note, 409 an ambiguous reference or a
+Errors are JSON (``vaultsync.search.guard``): 404 no such note, 409 an ambiguous reference or a
 refused link (store full, sealed, locked), 422 bad input (FastAPI's validation shape), 503 no
 index yet or an unreadable store; the token and ``Host`` rules are applied there too.
 
-Handlers never touch the vault's files: they read the index (``pipeline.search.reader``), so
+Handlers never touch the vault's files: they read the index (``vaultsync.search.reader``), so
 a running sync never blocks them and they see the last complete index.  A background thread
 refreshes the index every ``refresh`` seconds, skipping while a sync holds the vault.
 """
@@ -37,22 +37,22 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Response
 from fastapi import Path as PathParam
-
-from pipeline.app import current_graph
-from pipeline.errors import (
+from vaultsync.core.errors import (
     NoteReferenceError,
     UsageError,
     VaultsyncError,
 )
-from pipeline.linkstore import LinkStore
-from pipeline.model import Graph, Node
-from pipeline.query import find_note
-from pipeline.search.guard import AmbiguousReference, guard
-from pipeline.search.index import update_index
-from pipeline.search.model import NoteLink, SearchQuery
-from pipeline.search.query import match_expression
-from pipeline.search.reader import IndexReader, NoteNotFound, read_repairing
-from pipeline.search.schemas import (
+from vaultsync.core.model import Graph, Node
+from vaultsync.core.settings import caps_from_env
+from vaultsync.drawn.store import LinkStore
+from vaultsync.graph.load import current_graph
+from vaultsync.graph.query import find_note
+from vaultsync.search.guard import AmbiguousReference, guard
+from vaultsync.search.index import update_index
+from vaultsync.search.model import NoteLink, SearchQuery
+from vaultsync.search.query import match_expression
+from vaultsync.search.reader import IndexReader, NoteNotFound, read_repairing
+from vaultsync.search.schemas import (
     MAX_REF,
     DocumentDetailOut,
     DocumentOut,
@@ -64,7 +64,6 @@ from pipeline.search.schemas import (
     SearchIn,
     SearchItemOut,
 )
-from pipeline.settings import caps_from_env
 
 __all__ = ["create_app"]
 

@@ -21,8 +21,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.errors import VaultWriteError
-from pipeline.manifest import CONTROL_DIR
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.vault.manifest import CONTROL_DIR
 
 __all__ = [
     "BUSY_TIMEOUT",

@@ -6,7 +6,7 @@ after the closing line.  Without it, ``fields`` is empty and ``body`` is the who
 
 Two readers, one answer:
 
-* **The engine's own shape** (``pipeline.yamlfm``: every string double-quoted, lists as block
+* **The engine's own shape** (``render.yamlfm``: every string double-quoted, lists as block
   items of double-quoted strings, ``[]``, bare numbers and booleans) is read line by line with
   ``json.loads``: about a hundred times faster than a YAML parser, which matters when ten
   thousand notes are indexed at once.

@@ -26,8 +26,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-
-from pipeline.errors import (
+from vaultsync.core.errors import (
     ConfigError,
     LinkStoreError,
     NoteReferenceError,
@@ -36,8 +35,8 @@ from pipeline.errors import (
     VaultsyncError,
     VaultWriteError,
 )
-from pipeline.search.reader import IndexNotReady
-from pipeline.search.schemas import ErrorOut
+from vaultsync.search.reader import IndexNotReady
+from vaultsync.search.schemas import ErrorOut
 
 __all__ = ["OPEN_PATHS", "STATUS", "AmbiguousReference", "guard"]
 

@@ -1,14 +1,14 @@
 """Vault on disk → the search index ``<vault>/.vaultsync/search.db``; edge (files, SQLite).
 
 Contract: ``update_index(vault)`` brings the index in line with the vault's notes and returns an
-:class:`~pipeline.search.model.IndexReport`.  It is incremental: a note whose stat data are
+:class:`~vaultsync.search.model.IndexReport`.  It is incremental: a note whose stat data are
 unchanged is not read; one whose SHA-256 is unchanged is not re-parsed; only added, changed and
 removed notes touch the full-text table.  The whole update is **one transaction**, and the
 database runs in WAL mode, so a reader never waits for it and always sees the last complete
 state (before or after, never between).  A corrupt database, or one of an older schema, is
 deleted and rebuilt, never fatal.
 
-Tables (created in ``pipeline.search.database``):
+Tables (created in ``vaultsync.search.database``):
 
 * ``notes``: one row per note (the registry: id, path, title, kind, aliases, tags, hash,
   size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
@@ -17,10 +17,10 @@ Tables (created in ``pipeline.search.database``):
   remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
   content), so there are no triggers to get wrong (libraries.md §8).
 * ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
-  note the target resolves to now (Obsidian's rules, ``pipeline.pathresolve``).  A link is
+  note the target resolves to now (Obsidian's rules, ``vaultsync.links.pathresolve``).  A link is
   re-resolved when its source changes or a note of its target's name appears or goes.
 
-Locks: the update holds the vault lock **shared** (``pipeline.write.VaultFS.lock``) so it never
+Locks: the update holds the vault lock **shared** (``vault.write.VaultFS.lock``) so it never
 indexes a sync's half-written state; a sync in progress makes it wait ``wait`` seconds, then
 skip (the report says so).  A caller that already holds the vault lock passes
 ``vault_lock=False``.  Two updates run one after the other (``database.only_writer``).
@@ -37,18 +37,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import UsageError, VaultWriteError
-from pipeline.manifest import (
-    CONTROL_DIR,
-    GITIGNORE,
-    GITIGNORE_BYTES,
-    MANIFEST,
-    RACY_NS,
-    load_manifest,
-)
-from pipeline.names import normalize_name
-from pipeline.pathresolve import ObsidianIndex
-from pipeline.search.database import (
+from vaultsync.core.errors import UsageError, VaultWriteError
+from vaultsync.core.fsio import RACY_NS
+from vaultsync.links.names import normalize_name
+from vaultsync.links.pathresolve import ObsidianIndex
+from vaultsync.search.database import (
     DB_NAME,
     SCHEMA_VERSION,
     ForeignIndex,
@@ -60,9 +53,9 @@ from pipeline.search.database import (
     prepare,
     remove_database,
 )
-from pipeline.search.links import extract_links, name_key, path_name_key
-from pipeline.search.model import IndexReport
-from pipeline.search.registry import (
+from vaultsync.search.links import extract_links, name_key, path_name_key
+from vaultsync.search.model import IndexReport
+from vaultsync.search.registry import (
     FileStat,
     IdClaim,
     NoteText,
@@ -70,7 +63,14 @@ from pipeline.search.registry import (
     read_note,
     scan_vault,
 )
-from pipeline.write import VaultFS
+from vaultsync.vault.manifest import (
+    CONTROL_DIR,
+    GITIGNORE,
+    GITIGNORE_BYTES,
+    MANIFEST,
+    load_manifest,
+)
+from vaultsync.vault.write import VaultFS
 
 __all__ = ["DB_NAME", "LOCK_WAIT", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
 

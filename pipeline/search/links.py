@@ -3,7 +3,7 @@ r"""A note's body → its outgoing links with a context snippet and a link type;
 Contract: ``extract_links(body, engine=…)`` returns every link of the body in text order, each
 with the target as written (what ``ObsidianIndex.resolve`` takes), its ``link_type`` and a
 ``context`` of about 50 characters around it.  Resolution happens in the index
-(:mod:`pipeline.search.index`), which re-resolves a link whenever a note with its target's
+(:mod:`vaultsync.search.index`), which re-resolves a link whenever a note with its target's
 name appears or goes, so a link written before its target exists is found once it does
 (goclaw never stores unresolved links and keeps them lost).
 
@@ -11,9 +11,9 @@ Link types (the issue names the first three):
 
 * the **relation** of a line ``- in project → [[Projects/orbital|orbital]]`` in the ``## Links``
   section that closes every engine note, as a slug: ``in_project``, ``links_to``, ``part_of``;
-* ``wikilink`` for every other ``[[link]]`` outside code (``pipeline.wikilinks``);
+* ``wikilink`` for every other ``[[link]]`` outside code (``vaultsync.links.wikilinks``);
 * ``markdown`` for ``[text](path.md)`` and ``[label]: path.md`` to a path (URLs, ``mailto:``,
-  anchors and images are not links between notes; :mod:`pipeline.mdlinks`);
+  anchors and images are not links between notes; :mod:`vaultsync.links.mdlinks`);
 * ``embed`` for ``![[note]]``, which Obsidian also counts as a link.
 
 Context: 25 characters on each side of the link (the link itself in full), never past its
@@ -29,9 +29,9 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from pipeline.codespans import code_mask, is_in_code
-from pipeline.mdlinks import DestKind, classify_destination, parse_markdown_links
-from pipeline.wikilinks import WikiLink, parse_wikilinks
+from vaultsync.links.codespans import code_mask, is_in_code
+from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
+from vaultsync.links.wikilinks import WikiLink, parse_wikilinks
 
 __all__ = [
     "CONTEXT_SIDE",

@@ -8,7 +8,7 @@ Contract:
   two terms is an alternative (``AND`` binds tighter, as in FTS5).  Raises ``UsageError`` when
   nothing searchable is left (only punctuation, or only exclusions).
 * ``search_sql(query)`` is the statement and parameters: a note whose title or alias *is* the
-  query (``orbital``, ``telemetry security``; compared as ``pipeline.names.normalize_name``
+  query (``orbital``, ``telemetry security``; compared as ``vaultsync.links.names.normalize_name``
   does) comes first; then BM25 with column weights (title 10 > aliases, tags 6 > path 3 >
   body 1), ties broken by path so equal scores always come in the same order.  Kind and folder
   filters are part of the ``WHERE`` clause, so a limit counts only notes that pass them.  The
@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.errors import UsageError
-from pipeline.names import normalize_name
-from pipeline.search.model import Direction, SearchQuery
+from vaultsync.core.errors import UsageError
+from vaultsync.links.names import normalize_name
+from vaultsync.search.model import Direction, SearchQuery
 
 __all__ = [
     "BACKLINKS_CONSIDERED",
@@ -165,7 +165,7 @@ def search_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]]:
     """The ranked search statement for ``query`` and its parameters: ``(nid, bm25)`` rows.
 
     No ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
-    of 28 for a word in 7,000 notes); ``pipeline.search.snippets`` cuts the few shown.
+    of 28 for a word in 7,000 notes); ``vaultsync.search.snippets`` cuts the few shown.
     """
     where, params = filter_sql(query.kinds, query.folder)
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)

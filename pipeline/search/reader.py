@@ -20,10 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pipeline.errors import NoteReferenceError, VaultsyncError
-from pipeline.search.database import SCHEMA_VERSION, index_path, is_corruption
-from pipeline.search.index import update_index
-from pipeline.search.model import (
+from vaultsync.core.errors import NoteReferenceError, VaultsyncError
+from vaultsync.search.database import SCHEMA_VERSION, index_path, is_corruption
+from vaultsync.search.index import update_index
+from vaultsync.search.model import (
     Direction,
     Document,
     Hit,
@@ -33,7 +33,7 @@ from pipeline.search.model import (
     SearchQuery,
     SearchResult,
 )
-from pipeline.search.query import (
+from vaultsync.search.query import (
     BACKLINKS_CONSIDERED,
     TOP_FOR_LINKED,
     Edge,
@@ -42,7 +42,7 @@ from pipeline.search.query import (
     rank_linked,
     search_sql,
 )
-from pipeline.search.snippets import cut_snippet
+from vaultsync.search.snippets import cut_snippet
 
 __all__ = ["IndexDamaged", "IndexNotReady", "IndexReader", "NoteNotFound", "read_repairing"]
 

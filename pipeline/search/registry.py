@@ -35,9 +35,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.codespans import code_mask, is_in_code
-from pipeline.manifest import is_safe
-from pipeline.search.frontmatter import split_front_matter, string_list, string_value
+from vaultsync.links.codespans import code_mask, is_in_code
+from vaultsync.search.frontmatter import split_front_matter, string_list, string_value
+from vaultsync.vault.manifest import is_safe
 
 __all__ = [
     "USER_KIND",

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-
-from pipeline.search.model import Document
+from vaultsync.search.model import Document
 
 __all__ = [
     "DocumentDetailOut",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.errors import ConfigError, UsageError
+from vaultsync.core.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -69,7 +69,7 @@ def make_app(
     environ: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """The app ``run`` serves on ``host``, with the token and host rules applied."""
-    from pipeline.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
+    from vaultsync.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
 
     token = check_binding(host, environ)
     if not vault.is_dir():

@@ -1,0 +1,216 @@
+"""Query results → the text and JSON the CLI prints; pure.
+
+Text follows seed 002's examples (``@memory neighbors``, ``@memory map``, ``@knowledge links``);
+JSON carries the same facts with ids, for scripts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vaultsync.core.model import Graph, Node
+from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
+from vaultsync.graph.stats import counts_by_kind, hubs
+from vaultsync.vault.sync import StatusReport, SyncReport
+
+
+def _label(node: Node) -> str:
+    return f"[{node.kind.value}] {node.title}"
+
+
+def _relations(neighbour: Neighbour) -> str:
+    parts = []
+    for relation in neighbour.relations:
+        text = f"{relation.direction} {relation.rel}"
+        if relation.origin == "user":
+            text += " · linked by you" + (f": {relation.note}" if relation.note else "")
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def local_graph_text(view: LocalGraph) -> str:
+    """``Local graph of "<title>" (<id>):`` then neighbours and the second hop."""
+    lines = [f'Local graph of "{view.subject.title}" ({view.subject.id}):']
+    if not view.neighbours:
+        lines.append("  (no connected notes yet)")
+        return "\n".join(lines)
+    lines.append("Connected (→ links it writes, ← backlinks):")
+    lines.extend(f"  - {_label(n.node)}  ({_relations(n)})" for n in view.neighbours)
+    if view.second_hop:
+        titles = {n.node.id: n.node.title for n in view.neighbours}
+        lines.append("Two hops away:")
+        for node, via in view.second_hop:
+            through = ", ".join(titles.get(hop, hop) for hop in via[:3])
+            lines.append(f"  - {_label(node)}  (via {through})")
+        hidden = view.second_hop_total - len(view.second_hop)
+        if hidden > 0:
+            lines.append(f"  … and {hidden} more")
+    return "\n".join(lines)
+
+
+def local_graph_json(view: LocalGraph) -> dict[str, Any]:
+    """The local graph as plain data."""
+    return {
+        "note": _node_json(view.subject),
+        "neighbours": [
+            {
+                **_node_json(n.node),
+                "relations": [
+                    {
+                        "rel": r.rel,
+                        "direction": "out" if r.direction == "→" else "in",
+                        "origin": r.origin,
+                        "weight": r.weight,
+                        **({"note": r.note} if r.note else {}),
+                    }
+                    for r in n.relations
+                ],
+            }
+            for n in view.neighbours
+        ],
+        "second_hop": [{**_node_json(node), "via": list(via)} for node, via in view.second_hop],
+        "second_hop_total": view.second_hop_total,
+    }
+
+
+def map_text(graph: Graph) -> str:
+    """Node counts by kind and up to 8 hubs."""
+    if not graph.nodes:
+        return "The knowledge graph is empty so far."
+    counts = " · ".join(f"{kind.value} {count}" for kind, count in counts_by_kind(graph))
+    lines = [f"Knowledge graph: {len(graph.nodes)} notes, {len(graph.links)} links", f"  {counts}"]
+    top = hubs(graph)
+    if top:
+        lines.append("Hubs:")
+        lines.extend(f"  - {_label(h.node)}  ({h.degree} neighbours)" for h in top)
+    return "\n".join(lines)
+
+
+def map_json(graph: Graph) -> dict[str, Any]:
+    """Counts and hubs as plain data."""
+    return {
+        "notes": len(graph.nodes),
+        "links": len(graph.links),
+        "counts": {kind.value: count for kind, count in counts_by_kind(graph)},
+        "hubs": [
+            {**_node_json(h.node), "degree": h.degree, "weight": h.weight} for h in hubs(graph)
+        ],
+    }
+
+
+def _doc_path(node: Node) -> str:
+    return node.id.split(":", 2)[2]
+
+
+def document_links_text(view: DocumentLinks, summary: str) -> str:
+    """``<context> :: <path> — "<title>"`` then links to, linked from, and outside wikilinks."""
+    context = view.context.title if view.context else "?"
+    lines = [f'{context} :: {_doc_path(view.document)} — "{view.document.title}"']
+    if summary:
+        lines.append(f"  · {summary}")
+    for arrow, label, nodes in (
+        ("→", "links to", view.outgoing),
+        ("←", "linked from", view.incoming),
+    ):
+        lines.append(f"{arrow} {label} ({len(nodes)}):")
+        lines.extend(f'  - {_doc_path(n)} — "{n.title}"' for n in nodes)
+    if view.outside:
+        names = ", ".join(n.title for n in view.outside)
+        lines.append(
+            f"[[wikilinks]] to notes outside this base (see vaultsync graph neighbors): {names}"
+        )
+    return "\n".join(lines)
+
+
+def document_links_json(view: DocumentLinks, summary: str) -> dict[str, Any]:
+    """The document links view as plain data."""
+    return {
+        "document": {**_node_json(view.document), "summary": summary},
+        "context": _node_json(view.context) if view.context else None,
+        "links_to": [_node_json(n) for n in view.outgoing],
+        "linked_from": [_node_json(n) for n in view.incoming],
+        "outside": [_node_json(n) for n in view.outside],
+    }
+
+
+def _node_json(node: Node) -> dict[str, Any]:
+    return {"id": node.id, "kind": node.kind.value, "title": node.title}
+
+
+def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
+    """Nothing when nothing changed and nothing needs attention; else a short summary."""
+    lines: list[str] = []
+    verb = "would change" if report.dry_run else "synced"
+    if report.changed:
+        commit = f" (commit {report.commit[:10]})" if report.commit else ""
+        lines.append(
+            f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
+        )
+        if verbose:
+            for label, paths in (
+                ("+", report.created),
+                ("~", report.updated),
+                ("-", report.removed),
+            ):
+                lines.extend(f"  {label} {p}" for p in paths)
+    if report.recovered:
+        lines.append("finished the work of an interrupted sync")
+    if report.manifest_problem:
+        lines.append(f"warning: manifest unusable ({report.manifest_problem}); existing files kept")
+    for path in report.kept_edited:
+        lines.append(f"kept (edited by you): {path}")
+    if verbose:
+        lines.extend(f"kept deleted (deleted by you): {p}" for p in report.kept_deleted)
+    lines.extend(f"conflict: {c.path} — {c.reason}" for c in report.conflicts)
+    if not report.index_synced:
+        lines.append("warning: .git/index was locked; the next sync updates it")
+    return lines
+
+
+def status_text(report: StatusReport, vault: Path) -> str:
+    """What the vault keeps for the person, and what a sync would do."""
+    lines = [f"vault: {vault}"]
+    if report.manifest_problem:
+        lines.append(f"manifest unusable: {report.manifest_problem} (every existing file is kept)")
+    if report.edited:
+        lines.append(f"kept, edited by you ({len(report.edited)}):")
+        for edit in report.edited:
+            if edit.uncommitted or not edit.commit:
+                origin = "uncommitted edit"
+            else:
+                when = edit.when.date().isoformat() if edit.when else "?"
+                origin = f"edited in commit {edit.commit[:10]} on {when}"
+            lines.append(f"  - {edit.path} ({origin})")
+    if report.deleted:
+        lines.append(f"deleted by you, not re-created ({len(report.deleted)}):")
+        lines.extend(f"  - {path}" for path in report.deleted)
+    if report.conflicts:
+        lines.append(f"conflicts ({len(report.conflicts)}):")
+        lines.extend(f"  - {c.path}: {c.reason}" for c in report.conflicts)
+    if report.pending:
+        lines.append(f"a sync would change {len(report.pending)} notes (run `vaultsync sync`)")
+    else:
+        lines.append("in sync with the stores")
+    return "\n".join(lines)
+
+
+def status_json(report: StatusReport, vault: Path) -> dict[str, Any]:
+    """The status as plain data."""
+    return {
+        "vault": str(vault),
+        "edited": [
+            {
+                "path": e.path,
+                "commit": e.commit or None,
+                "when": e.when.isoformat() if e.when else None,
+                "uncommitted": e.uncommitted,
+            }
+            for e in report.edited
+        ],
+        "deleted": list(report.deleted),
+        "conflicts": [{"path": c.path, "reason": c.reason} for c in report.conflicts],
+        "pending": list(report.pending),
+        "manifest_problem": report.manifest_problem or None,
+    }

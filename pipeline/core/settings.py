@@ -1,0 +1,76 @@
+"""Settings: the graph's caps and where the state directory and the vault live; edge (reads env).
+
+Every cap defaults to seed 002's value and can be raised with an environment variable
+(``VAULTSYNC_CAP_<NAME>``), so a user with a larger memory keeps all of it in the graph.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from vaultsync.core.errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Caps:
+    """Size limits of the graph (seed 002 defaults)."""
+
+    episodes: int = 300
+    """The most recent episodes that become notes."""
+    sessions: int = 50
+    """The most recent sessions that become notes."""
+    docs_per_context: int = 2000
+    docs_total: int = 6000
+    """Documents in the whole graph; the contexts created first keep theirs."""
+    links_per_doc: int = 64
+    mentions_per_note: int = 8
+    same_day_per_daily: int = 20
+    """``same_day`` links a daily note draws to the episodes and facts of its day."""
+
+    def as_key(self) -> str:
+        """A stable text form, part of the graph fingerprint."""
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+def caps_from_env(environ: dict[str, str] | None = None) -> Caps:
+    """Read ``VAULTSYNC_CAP_<NAME>`` overrides; anything but a positive integer is refused."""
+    env = os.environ if environ is None else environ
+    caps = Caps()
+    changes: dict[str, int] = {}
+    for f in fields(caps):
+        var = f"VAULTSYNC_CAP_{f.name.upper()}"
+        raw = env.get(var)
+        if raw is None or raw == "":
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ConfigError(f"{var}={raw!r}: not a whole number") from None
+        if value < 1:
+            raise ConfigError(f"{var}={raw!r}: must be at least 1")
+        changes[f.name] = value
+    return replace(caps, **changes)
+
+
+def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path:
+    """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
+    env = os.environ if environ is None else environ
+    chosen = (
+        option or env.get("VAULTSYNC_STATE_DIR") or env.get("CHATCLI_STATE_DIR") or "~/.chatcli"
+    )
+    return Path(chosen).expanduser()
+
+
+def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = None) -> Path:
+    """The vault: ``--vault``, else env ``VAULTSYNC_VAULT_DIR``, ``CHATCLI_MEMORY_VAULT_DIR``.
+
+    Args:
+        option: the ``--vault`` value, if given.
+        state: the state directory (the default vault is ``vault`` inside it).
+        environ: the environment to read (``os.environ`` when ``None``).
+    """
+    env = os.environ if environ is None else environ
+    chosen = option or env.get("VAULTSYNC_VAULT_DIR") or env.get("CHATCLI_MEMORY_VAULT_DIR")
+    return Path(chosen).expanduser() if chosen else state / "vault"

@@ -1,0 +1,214 @@
+"""Records → Graph: every item a note, typed directed links, wikilinks and mentions resolved; pure.
+
+Seed 002, "Notes" and "Links".  The build runs in a fixed order — nodes, structural links,
+document links, wikilinks, mentions, explicit links — and sorts its output, so the graph does
+not depend on the order of the stores' records.  Links are unique by (from, to, rel); when two
+origins give the same triple the one a person is more likely to care about is kept
+(``ORIGIN_RANK``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from vaultsync.core.model import KIND_PRIORITY, ZERO_TIME, Graph, Kind, Link, Origin, Records
+from vaultsync.core.settings import Caps
+from vaultsync.drawn.rules import follow_supersession, supersession_map
+from vaultsync.graph.documents import DocumentNote, ParsedText, context_documents
+from vaultsync.graph.mentions import MentionFinder
+from vaultsync.graph.nodes import GraphNodes, build_nodes
+from vaultsync.graph.resolve import Resolver, build_resolver
+from vaultsync.graph.structure import structural_links
+from vaultsync.links.mdlinks import DocPathIndex, resolve_document_link
+from vaultsync.links.wikilinks import parse_wikilinks
+
+ORIGIN_RANK = {
+    Origin.USER: 0,
+    Origin.STRUCTURAL: 1,
+    Origin.WIKILINK: 2,
+    Origin.MARKDOWN: 3,
+    Origin.MENTION: 4,
+}
+LINKS_TO = "links_to"
+WIKILINK_WEIGHT = 1.5
+MENTION_WEIGHT = 1.0
+USER_WEIGHT = 2.0
+
+MENTION_TARGETS = frozenset({Kind.PROJECT, Kind.TOPIC, Kind.SKILL, Kind.KBCONTEXT, Kind.CONTEXT})
+MENTION_SOURCES = frozenset(
+    {Kind.FACT, Kind.TOPIC, Kind.EPISODE, Kind.PROJECT, Kind.CARD, Kind.NOTE}
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Build:
+    """A built graph with what later stages need beside it: the resolver and the documents."""
+
+    graph: Graph
+    resolver: Resolver
+    documents: tuple[DocumentNote, ...]
+    unresolved: tuple[tuple[str, str], ...]
+    """``(source node id, target as written)`` for every wikilink that names no note yet."""
+
+
+def build_graph(
+    records: Records,
+    caps: Caps,
+    *,
+    fingerprint: str = "",
+    known: Mapping[str, ParsedText] | None = None,
+) -> Build:
+    """Build the knowledge graph of seed 002 from extracted records.
+
+    ``known``: documents' texts parsed by an earlier build (``text_digest`` → ``ParsedText``),
+    not parsed again; the graph is the same with or without them.
+    """
+    documents = _capped_documents(records, caps, known or {})
+    nodes = build_nodes(records, caps, documents)
+    resolver = build_resolver(nodes.nodes, documents)
+    links: dict[tuple[str, str, str], Link] = {}
+    _add(links, structural_links(records, nodes, caps))
+    unresolved: list[tuple[str, str]] = []
+    _add(links, _document_links(documents, caps, resolver, unresolved))
+    _add(links, _wikilinks(nodes, resolver, unresolved))
+    _add(links, _mentions(nodes, caps, links))
+    _add(links, _explicit_links(records, nodes))
+    graph = Graph(
+        nodes=nodes.nodes,
+        links=tuple(sorted(links.values(), key=lambda link: link.key)),
+        fingerprint=fingerprint,
+    )
+    return Build(
+        graph=graph,
+        resolver=resolver,
+        documents=documents,
+        unresolved=tuple(sorted(set(unresolved))),
+    )
+
+
+def _capped_documents(
+    records: Records, caps: Caps, known: Mapping[str, ParsedText]
+) -> tuple[DocumentNote, ...]:
+    # Contexts created first keep their documents (Records sorts contexts by creation time).
+    documents: list[DocumentNote] = []
+    for context in sorted(records.contexts, key=lambda c: (c.created_at or ZERO_TIME, c.id)):
+        room = min(caps.docs_per_context, caps.docs_total - len(documents))
+        if room <= 0:
+            break
+        documents.extend(context_documents(context, room, known))
+    return tuple(documents)
+
+
+def _add(links: dict[tuple[str, str, str], Link], new: Iterable[Link]) -> None:
+    for link in new:
+        if link.source == link.target:
+            continue
+        kept = links.get(link.key)
+        if kept is None or ORIGIN_RANK[link.origin] < ORIGIN_RANK[kept.origin]:
+            links[link.key] = link
+
+
+def _document_links(
+    documents: tuple[DocumentNote, ...],
+    caps: Caps,
+    resolver: Resolver,
+    unresolved: list[tuple[str, str]],
+) -> Iterable[Link]:
+    by_context: dict[str, list[DocumentNote]] = {}
+    for doc in documents:
+        by_context.setdefault(doc.context_id, []).append(doc)
+    for docs in by_context.values():
+        index = DocPathIndex.build(doc.path for doc in docs)
+        node_of = {doc.path: doc.node_id for doc in docs}
+        for doc in docs:
+            targets: dict[str, Origin] = {}
+            for dest in doc.parsed.link_dests:
+                path = resolve_document_link(dest, doc.path, index)
+                if path is not None and node_of[path] != doc.node_id:
+                    targets.setdefault(node_of[path], Origin.MARKDOWN)
+            for written in doc.parsed.link_targets:
+                target = resolver.resolve_wikilink(written, doc.node_id)
+                if target is None:
+                    unresolved.append((doc.node_id, written))
+                elif target != doc.node_id:
+                    # A wikilink outranks a markdown link to the same document.
+                    targets[target] = targets.get(target, Origin.WIKILINK)
+            for target, origin in list(targets.items())[: caps.links_per_doc]:
+                yield Link(
+                    source=doc.node_id,
+                    target=target,
+                    rel=LINKS_TO,
+                    origin=origin,
+                    weight=WIKILINK_WEIGHT,
+                )
+
+
+def _wikilinks(
+    nodes: GraphNodes, resolver: Resolver, unresolved: list[tuple[str, str]]
+) -> Iterable[Link]:
+    for node_id, text in nodes.texts:
+        for wiki in parse_wikilinks(text):
+            if not wiki.target:
+                continue
+            target = resolver.resolve_wikilink(wiki.target, node_id)
+            if target is None:
+                unresolved.append((node_id, wiki.target))
+                continue
+            yield Link(
+                source=node_id,
+                target=target,
+                rel=LINKS_TO,
+                origin=Origin.WIKILINK,
+                weight=WIKILINK_WEIGHT,
+            )
+
+
+def _mentions(
+    nodes: GraphNodes, caps: Caps, existing: dict[tuple[str, str, str], Link]
+) -> Iterable[Link]:
+    names = sorted(
+        (
+            (name, node.id, KIND_PRIORITY[node.kind])
+            for node in nodes.nodes
+            if node.kind in MENTION_TARGETS
+            for name in (node.title, *node.aliases)
+        ),
+        key=lambda item: (item[2], item[1], item[0]),
+    )
+    finder = MentionFinder((name, node_id) for name, node_id, _ in names)
+    connected = {(a, b) for a, b, _ in existing} | {(b, a) for a, b, _ in existing}
+    by_id = nodes.by_id
+    for node_id, text in nodes.texts:
+        if by_id[node_id].kind not in MENTION_SOURCES:
+            continue
+        count = 0
+        seen: set[str] = set()
+        for mention in finder.find(text):
+            target = mention.target
+            if target == node_id or target in seen or (node_id, target) in connected:
+                continue
+            seen.add(target)
+            yield Link(
+                source=node_id,
+                target=target,
+                rel="mentions",
+                origin=Origin.MENTION,
+                weight=MENTION_WEIGHT,
+            )
+            count += 1
+            if count >= caps.mentions_per_note:
+                break
+
+
+def _explicit_links(records: Records, nodes: GraphNodes) -> Iterable[Link]:
+    for drawn in follow_supersession(records.links, supersession_map(records.facts)):
+        if drawn.source in nodes.by_id and drawn.target in nodes.by_id:
+            yield Link(
+                source=drawn.source,
+                target=drawn.target,
+                rel=drawn.rel,
+                origin=Origin.USER,
+                weight=USER_WEIGHT,
+                note=drawn.note,
+            )

@@ -1,0 +1,168 @@
+"""Records → the graph's notes: ids, titles, aliases, tags, and the prose each note holds; pure.
+
+Seed 002, "Notes" (the table of kinds, ids and aliases) and the caps: the 300 most recent
+episodes and the 50 most recent sessions become notes.  Titles are short and undecorated so a
+``[[link]]`` can name them; a card's column is in its title (``[doing] …``) and its bare title
+is its alias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+from types import MappingProxyType
+
+from vaultsync.core.model import ZERO_TIME, Episode, Kind, Node, Records, Session
+from vaultsync.core.settings import Caps
+from vaultsync.core.text import first_line, shorten
+from vaultsync.graph.documents import DocumentNote
+from vaultsync.links.names import normalize_name
+from vaultsync.links.wikilinks import rewrite_wikilinks
+
+TITLE_LIMIT = 80
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphNodes:
+    """The notes of the graph, sorted by id, with the capped records the links are drawn from."""
+
+    nodes: tuple[Node, ...]
+    by_id: MappingProxyType[str, Node]
+    texts: tuple[tuple[str, str], ...]
+    """``(node id, prose)`` for every note whose text may hold wikilinks and mentions."""
+    episodes: tuple[Episode, ...]
+    """The episodes kept under the cap, oldest first."""
+    sessions: tuple[Session, ...]
+    """The sessions kept under the cap, by name."""
+
+
+def tag_id(label: str) -> str:
+    """``tag:<label>``, the label trimmed and lowercased so ``Go`` and ``go`` are one tag."""
+    return f"tag:{label.strip().lower()}"
+
+
+def prose_title(text: str, fallback: str) -> str:
+    """The first line of a text as a title: wikilinks read as their label, shortened."""
+    line = first_line(text)
+    if "[[" in line:
+        line = rewrite_wikilinks(line, lambda link: link.label or link.target or None)
+    return shorten(line, TITLE_LIMIT) or fallback
+
+
+def kept_episodes(records: Records, caps: Caps) -> tuple[Episode, ...]:
+    """The ``caps.episodes`` most recent episodes, oldest first."""
+    ordered = sorted(records.episodes, key=lambda e: (e.date, e.id))
+    return tuple(ordered[-caps.episodes :])
+
+
+def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
+    """The ``caps.sessions`` most recently saved sessions, sorted by name."""
+    newest = sorted(records.sessions, key=lambda s: (s.modified or ZERO_TIME, s.name), reverse=True)
+    return tuple(sorted(newest[: caps.sessions], key=lambda s: s.name))
+
+
+def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
+    """Every note of the graph, one per store item kept under the caps, plus the tags."""
+    episodes = kept_episodes(records, caps)
+    sessions = kept_sessions(records, caps)
+    nodes: dict[str, Node] = {}
+    texts: list[tuple[str, str]] = []
+    for node, text in (
+        *_memory_nodes(records, episodes),
+        *_workspace_nodes(records, sessions, documents),
+    ):
+        nodes.setdefault(node.id, node)
+        if text:
+            texts.append((node.id, text))
+    ordered = tuple(nodes[key] for key in sorted(nodes))
+    return GraphNodes(
+        nodes=ordered,
+        by_id=MappingProxyType({node.id: node for node in ordered}),
+        texts=tuple(sorted(texts)),
+        episodes=episodes,
+        sessions=sessions,
+    )
+
+
+NodeText = tuple[Node, str]
+
+
+def _memory_nodes(records: Records, episodes: tuple[Episode, ...]) -> Iterator[NodeText]:
+    """Projects, facts, topics, the profile, episodes and journal notes, with their prose."""
+    for project in records.projects:
+        base = PurePosixPath(project.path.replace("\\", "/")).name if project.path else ""
+        aliases = (base,) if base and normalize_name(base) != normalize_name(project.name) else ()
+        node = Node(id=f"project:{project.name}", kind=Kind.PROJECT, title=project.name,
+                    aliases=aliases)  # fmt: skip
+        yield node, project.description
+    for fact in records.facts:
+        title = prose_title(fact.content, fact.id)
+        yield Node(id=f"fact:{fact.id}", kind=Kind.FACT, title=title), fact.content
+    for topic in records.topics:
+        yield Node(id=f"topic:{topic.name}", kind=Kind.TOPIC, title=topic.name), topic.summary
+    if records.profile is not None:
+        name = records.profile.display_name
+        aliases = () if name == "user" else ("user",)
+        yield Node(id="profile:user", kind=Kind.PROFILE, title=name, aliases=aliases), ""
+    for episode in episodes:
+        title = prose_title(episode.summary, episode.id)
+        text = "\n".join(part for part in (episode.summary, episode.outcome) if part)
+        yield Node(id=f"episode:{episode.id}", kind=Kind.EPISODE, title=title), text
+    for note in records.journal:
+        node_id = f"note:{note.period}:{note.label}"
+        yield Node(id=node_id, kind=Kind.NOTE, title=note.label), note.text
+
+
+def _workspace_nodes(
+    records: Records, sessions: tuple[Session, ...], documents: tuple[DocumentNote, ...]
+) -> Iterator[NodeText]:
+    """Sessions, skills, cards, contexts, their documents, and every tag."""
+    for session in sessions:
+        title = session.title or session.name
+        aliases = (session.name,) if title != session.name else ()
+        yield Node(id=f"session:{session.name}", kind=Kind.SESSION, title=title,
+                   aliases=aliases), ""  # fmt: skip
+    for skill in records.skills:
+        yield Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description
+    for card in records.cards:
+        text = "\n".join((card.title, card.description, *(n.text for n in card.notes)))
+        yield Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
+                   aliases=(card.title,)), text.strip()  # fmt: skip
+    for context in records.contexts:
+        kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
+        yield Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name), ""
+    for doc in documents:
+        aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
+        yield Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases), ""
+    for label in _tag_labels(records):
+        if label.strip():
+            yield Node(id=tag_id(label), kind=Kind.TAG, title=label.strip().lower()), ""
+
+
+def _tag_labels(records: Records) -> Iterable[str]:
+    for fact in records.facts:
+        yield from fact.tags
+        if fact.category:
+            yield fact.category
+    for context in records.contexts:
+        yield from context.tags
+    for project in records.projects:
+        yield from project.technologies
+    profile = records.profile
+    if profile is not None:
+        if not profile.skills_private:
+            yield from profile.skills
+        if not profile.goals_private:
+            yield from profile.goals
+    for skill in records.skills:
+        yield from skill.triggers
+    for card in records.cards:
+        if card.assignee:
+            yield card.assignee
+
+
+def day_of(moment: datetime | None) -> str:
+    """The calendar day of a timestamp in the offset the store recorded it with."""
+    return moment.date().isoformat() if moment is not None else ""

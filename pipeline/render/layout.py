@@ -1,0 +1,352 @@
+"""Graph + records → the vault path of every note; pure.
+
+Layout (seed 002, "The Obsidian vault"):
+
+=========================  ==============================================================
+``Home.md``                the map of content (no node)
+profile                    ``Profile/<name>.md`` (``user`` when the name is private)
+project / topic            ``Projects/<name>.md`` / ``Topics/<name>.md``
+fact                       ``Facts/<category>/<title> (<short id>).md``
+episode                    ``Episodes/<year>/<YYYY-MM-DD> <title> (<short id>).md``
+journal note               ``Journal/Daily/YYYY-MM-DD.md``, ``Journal/Weekly/YYYY-Www.md``,
+                           ``Journal/Monthly/YYYY-MM.md``
+session / skill            ``Sessions/<name>.md`` / ``Skills/<name>.md``
+card                       ``Board/<column>/<title> (<card id>).md``
+context (both kinds)       ``Contexts/<context name>/<context name>.md`` (folder note)
+document                   ``Contexts/<context name>/<path relative to the folder the
+                           context's documents share>``; ``.md`` documents keep their name,
+                           other files get ``.md`` appended (``run.sh`` → ``run.sh.md``)
+tag                        no file: tags are front-matter ``tags``
+=========================  ==============================================================
+
+Decisions:
+
+* **Short ids**: a fact's first 8 hex digits (``fact:ab37259d…`` → ``ab37259d``); an episode's
+  id without ``ep_``, 8 characters; a card's whole id (``card-4``: already short and the
+  column is the folder, so the file name uses the card's own title, not the graph's
+  ``[column] title``).  Dates come from the record in the offset the store wrote them with,
+  as the graph's same-day links do.
+* Every component goes through :mod:`.filenames`; a name that cleans to nothing falls
+  back to a stable ``<kind>-<8 hex of sha256(node id)>``.
+* **Who keeps a contested name**: the note that was there first, so that a new note never
+  renames an older one — the more specific kind (``KIND_PRIORITY``), then the earlier creation
+  time the store records (fact and card ``created_at``, topic ``first_seen``, context
+  ``created_at``…; none counts as oldest), then the smaller node id.
+* **Contexts sharing a name** (case-insensitively) get distinct folders: the first keeps the
+  name, the others get `` (<first 8 characters of the context id>)``.
+* **Folders differing only by case** (categories ``Gotcha`` and ``gotcha``) are merged into one
+  spelling, the smallest in code-point order, so a case-insensitive file system and git agree.
+* **Uniqueness pass**: paths equal case-insensitively (``casefold``; topics ``Auth`` and
+  ``auth``, a document named like its context's folder note) keep one winner (the first, as
+  above) and every other note gets
+  `` (<8 hex of sha256(node id)>)`` before ``.md`` (longer if that is taken too).  The suffix
+  depends on the note alone, so adding a third colliding note never renames the second.
+* Paths are POSIX, relative, without ``..``, ``.`` or empty components (checked).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import PurePosixPath
+from types import MappingProxyType
+
+from vaultsync.core.errors import UnsafePathError
+from vaultsync.core.model import (
+    KIND_PRIORITY,
+    ZERO_TIME,
+    Card,
+    Context,
+    Episode,
+    Fact,
+    Graph,
+    Kind,
+    Node,
+    Records,
+    Topic,
+)
+from vaultsync.links.mdlinks import common_root
+from vaultsync.render.filenames import MAX_NAME_BYTES, note_filename, safe_component
+from vaultsync.renderers.records import DocumentRecord, RecordIndex
+
+__all__ = ["HOME_PATH", "KIND_FOLDERS", "short_id", "vault_paths"]
+
+HOME_PATH = "Home.md"
+
+KIND_FOLDERS: Mapping[Kind, str] = MappingProxyType(
+    {
+        Kind.PROFILE: "Profile",
+        Kind.PROJECT: "Projects",
+        Kind.TOPIC: "Topics",
+        Kind.FACT: "Facts",
+        Kind.EPISODE: "Episodes",
+        Kind.NOTE: "Journal",
+        Kind.SESSION: "Sessions",
+        Kind.SKILL: "Skills",
+        Kind.CARD: "Board",
+        Kind.KBCONTEXT: "Contexts",
+        Kind.CONTEXT: "Contexts",
+        Kind.DOC: "Contexts",
+    }
+)
+JOURNAL_FOLDERS: Mapping[str, str] = MappingProxyType(
+    {"daily": "Daily", "weekly": "Weekly", "monthly": "Monthly"}
+)
+MD = ".md"
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a note wants to live, before the uniqueness pass."""
+
+    node_id: str
+    rank: tuple[int, str, str]
+    folders: tuple[str, ...]
+    stem: str
+    tail: str
+    """Kept whole after the stem, without the leading space: ``(ab12cd34)``."""
+    fallback: str
+
+
+def _hash8(node_id: str, size: int = 8) -> str:
+    return hashlib.sha256(node_id.encode("utf-8", "surrogatepass")).hexdigest()[:size]
+
+
+def _suffix(node_id: str, prefix: str) -> str:
+    return node_id[len(prefix) :] if node_id.startswith(prefix) else node_id
+
+
+def short_id(node_id: str) -> str:
+    """The short id shown in fact, episode and card file names (``""`` for other kinds)."""
+    if node_id.startswith("fact:"):
+        return node_id[len("fact:") :][:8]
+    if node_id.startswith("episode:"):
+        return _suffix(node_id[len("episode:") :], "ep_")[:8]
+    if node_id.startswith("card:"):
+        return node_id[len("card:") :]
+    return ""
+
+
+def _born(node_id: str, index: RecordIndex) -> str:
+    """When the store says a note was created (RFC 3339 in UTC, sortable); ``""`` if unknown."""
+    record = index.by_id.get(node_id)
+    moment = None
+    if isinstance(record, Fact | Card | Context | Episode):
+        moment = record.created_at
+    elif isinstance(record, Topic):
+        moment = record.first_seen
+    elif isinstance(record, DocumentRecord):
+        moment = record.context.created_at
+    if moment is None or moment == ZERO_TIME:
+        return ""
+    return moment.astimezone(UTC).isoformat()
+
+
+def _folder(text: str, fallback: str) -> str:
+    return safe_component(text) or fallback
+
+
+def _doc_parts(node_id: str, index: RecordIndex) -> tuple[str, str]:
+    """(context id, source path) of a document node."""
+    record = index.get(node_id, DocumentRecord)
+    if record is not None:
+        return record.context.id, record.document.source
+    context_id, _, source = node_id[len("doc:") :].partition(":")
+    return context_id, source
+
+
+def _posix(source: str) -> str:
+    return unicodedata.normalize("NFC", source.replace("\\", "/"))
+
+
+def _context_folders(graph: Graph, index: RecordIndex) -> dict[str, str]:
+    """Context id → its folder name under ``Contexts/``; same-named contexts kept apart.
+
+    The folder note is ``<folder>/<folder>.md``, so the folder name leaves room for ``.md``.
+    """
+    contexts = [n for n in graph.nodes if n.kind in (Kind.KBCONTEXT, Kind.CONTEXT)]
+    room = MAX_NAME_BYTES - len(MD)
+    folders: dict[str, str] = {}
+    used: set[str] = set()
+    for node in sorted(contexts, key=lambda n: (_born(n.id, index), n.id)):
+        record = index.get(node.id, Context)
+        context_id = record.id if record is not None else node.id.partition(":")[2]
+        name = record.name if record is not None and record.name else node.title
+        fallback = f"context-{_hash8(node.id)}"
+        folder = safe_component(name, max_bytes=room) or fallback
+        for tail in (f"({context_id[:8]})", f"({_hash8(node.id, 16)})"):
+            if folder.casefold() not in used:
+                break
+            folder = note_filename(name, tail=tail, extension="", fallback=fallback, max_bytes=room)
+        used.add(folder.casefold())
+        folders[context_id] = folder
+    return folders
+
+
+def _document_dirs(graph: Graph, index: RecordIndex) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Doc node id → (folders below the context folder, file name) from its relative path."""
+    sources: dict[str, list[tuple[str, str]]] = {}
+    for node in graph.nodes:
+        if node.kind is Kind.DOC:
+            context_id, source = _doc_parts(node.id, index)
+            sources.setdefault(context_id, []).append((node.id, _posix(source)))
+    placed: dict[str, tuple[tuple[str, ...], str]] = {}
+    for docs in sources.values():
+        root = common_root(path for _, path in docs)
+        cut = len(root) + 1 if root else 0
+        for node_id, path in docs:
+            parts = [p for p in path[cut:].split("/") if p]
+            name = parts.pop() if parts else ""
+            dirs = tuple(c for c in (safe_component(p) for p in parts) if c)
+            placed[node_id] = (dirs, name)
+    return placed
+
+
+def _place(  # noqa: PLR0911 - one branch per kind reads best
+    node: Node,
+    index: RecordIndex,
+    context_folders: Mapping[str, str],
+    documents: Mapping[str, tuple[tuple[str, ...], str]],
+) -> _Place | None:
+    kind = node.kind
+    if kind is Kind.TAG or kind not in KIND_FOLDERS:
+        return None
+    top = KIND_FOLDERS[kind]
+    rank = (KIND_PRIORITY[kind], _born(node.id, index), node.id)
+    fallback = f"{kind.value}-{_hash8(node.id)}"
+    name = node.id.partition(":")[2]
+
+    def place(folders: Iterable[str], stem: str, tail: str = "") -> _Place:
+        return _Place(node.id, rank, (top, *folders), stem, tail, fallback)
+
+    if kind in (Kind.PROJECT, Kind.TOPIC, Kind.SESSION, Kind.SKILL):
+        return place((), name)
+    if kind is Kind.PROFILE:
+        return place((), node.title or "user")
+    if kind is Kind.FACT:
+        fact = index.get(node.id, Fact)
+        category = fact.category if fact is not None and fact.category else "general"
+        return place((_folder(category, "general"),), node.title, f"({short_id(node.id)})")
+    if kind is Kind.EPISODE:
+        episode = index.get(node.id, Episode)
+        if episode is None:
+            return place(("undated",), node.title, f"({short_id(node.id)})")
+        day = episode.date.date()
+        return place(
+            (f"{day.year:04d}",), f"{day.isoformat()} {node.title}", f"({short_id(node.id)})"
+        )
+    if kind is Kind.NOTE:
+        period, _, label = name.partition(":")
+        return place((JOURNAL_FOLDERS.get(period, _folder(period, "Other")),), label)
+    if kind is Kind.CARD:
+        card = index.get(node.id, Card)
+        column = _folder(card.column, "backlog") if card is not None else "unknown"
+        title = card.title if card is not None and card.title else node.title
+        return place((column,), title, f"({short_id(node.id)})")
+    if kind in (Kind.KBCONTEXT, Kind.CONTEXT):
+        record = index.get(node.id, Context)
+        folder = context_folders[record.id if record is not None else name]
+        return place((folder,), folder)
+    # Kind.DOC
+    context_id, _ = _doc_parts(node.id, index)
+    dirs, file_name = documents[node.id]
+    folder = context_folders.get(context_id, _folder(context_id, "context"))
+    stem = file_name[: -len(MD)] if file_name.lower().endswith(MD) else file_name
+    return _Place(node.id, rank, (top, folder, *dirs), stem, "", fallback)
+
+
+def _file_name(place: _Place, extra: str = "") -> str:
+    tail = f"{place.tail} {extra}".strip()
+    return note_filename(place.stem, tail=tail, extension=MD, fallback=place.fallback)
+
+
+def _canonical_folders(places: list[_Place]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Each folder path → its spelling, one per case-insensitively equal folder path."""
+    distinct = {place.folders for place in places}
+    spelled: dict[tuple[str, ...], str] = {}
+    for folders in distinct:
+        key: tuple[str, ...] = ()
+        for component in folders:
+            key = (*key, component.casefold())
+            current = spelled.get(key)
+            if current is None or component < current:
+                spelled[key] = component
+    canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for folders in distinct:
+        keys = [tuple(c.casefold() for c in folders[: i + 1]) for i in range(len(folders))]
+        canonical[folders] = tuple(spelled[k] for k in keys)
+    return canonical
+
+
+_UNSAFE_PATH = re.compile(r"(?:\A|/)\.{0,2}(?:/|\Z)|\\")
+
+
+def _check(path: str) -> str:
+    """``path`` itself, after checking it is relative with no empty, ``.`` or ``..`` part."""
+    if _UNSAFE_PATH.search(path):
+        raise UnsafePathError(f"{path!r}: not a safe vault path")
+    return path
+
+
+def vault_paths(
+    graph: Graph, records: Records, *, index: RecordIndex | None = None
+) -> Mapping[str, str]:
+    """The vault path of every note of ``graph`` (tags have none), unique case-insensitively.
+
+    Args:
+        graph: the built graph (titles, kinds, which documents made the caps).
+        records: the records behind it (categories, dates, columns, context names).
+        index: ``RecordIndex.build(records)`` when the caller already has it.
+
+    Returns:
+        Node id → vault-relative POSIX path, in node id order.
+    """
+    index = index if index is not None else RecordIndex.build(records)
+    context_folders = _context_folders(graph, index)
+    documents = _document_dirs(graph, index)
+    places = [
+        p
+        for p in (_place(n, index, context_folders, documents) for n in graph.nodes)
+        if p is not None
+    ]
+    canonical = _canonical_folders(places)
+    folders = {place.node_id: canonical[place.folders] for place in places}
+    taken: set[str] = {HOME_PATH.casefold()}
+    for spelled in canonical.values():
+        for i in range(len(spelled)):
+            taken.add("/".join(spelled[: i + 1]).casefold())
+
+    wanted: dict[str, str] = {}
+    for place in places:
+        wanted[place.node_id] = "/".join((*folders[place.node_id], _file_name(place)))
+    paths: dict[str, str] = {}
+    losers: list[_Place] = []
+    for place in sorted(places, key=lambda p: p.rank):
+        key = wanted[place.node_id].casefold()
+        if key in taken:
+            losers.append(place)
+            continue
+        taken.add(key)
+        paths[place.node_id] = wanted[place.node_id]
+    for place in losers:
+        for size in range(8, 65, 4):
+            candidate = "/".join(
+                (*folders[place.node_id], _file_name(place, f"({_hash8(place.node_id, size)})"))
+            )
+            if candidate.casefold() not in taken:
+                break
+        else:  # pragma: no cover - a sha256 prefix collision
+            raise UnsafePathError(f"{place.node_id}: no free vault path")
+        taken.add(candidate.casefold())
+        paths[place.node_id] = candidate
+    return MappingProxyType({node_id: _check(paths[node_id]) for node_id in sorted(paths)})
+
+
+def note_path_stem(path: str) -> str:
+    """The file name of ``path`` without ``.md`` (what Obsidian shows as the note's name)."""
+    name = PurePosixPath(path).name
+    return name[: -len(MD)] if name.endswith(MD) else name

@@ -1,0 +1,8 @@
+"""Stages 5-6, vault: note specs → files → manifest → one git commit; the vault's only writer.
+
+:mod:`.plan` (pure: specs + manifest + disk + git ownership → one action per path),
+:mod:`.manifest` (pure: the engine's records in ``.vaultsync/``), :mod:`.write` (atomic,
+symlink-safe writes through directory descriptors), :mod:`.vcs` and :mod:`.packfile` (git:
+blobs, one commit, the index), :mod:`.sync` (the steps in order), :mod:`.quick` (the no-op
+answer from stat data alone).
+"""

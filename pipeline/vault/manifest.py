@@ -1,0 +1,254 @@
+"""The engine's records in ``.vaultsync/`` and the vault-path rule; pure (bytes in, bytes out).
+
+Three records, each with its own job and failure mode:
+
+* ``manifest.json``, committed with every sync: for each note the engine wrote, its graph node,
+  the spec key and the git blob id of the bytes written, plus the paths the user deleted. It is
+  deterministic (no times, no stat data): the same vault state gives the same bytes, so an
+  interrupted sync and an uninterrupted one reach the same git tree. One entry per line, so a
+  diff shows one line per changed note. Missing → an empty manifest; unreadable, foreign or of
+  another schema → an empty manifest flagged ``corrupt`` (never an exception): that sync keeps
+  every existing file unless git history proves it is ours.
+* ``cache.json``, local and git-ignored: the stat data (size, mtime, inode) a file had when its
+  blob was known. A match skips hashing. Only a hint: a lost or bad cache costs hashing, never
+  correctness. Stat data lives here, not in the manifest, so the manifest stays deterministic.
+* ``journal.json``, local and git-ignored: the intents of a sync, written durably before its
+  first note is touched and removed once its commit and index sync are done. The next sync
+  reads a leftover journal to adopt the files the killed sync wrote (a file whose blob is the
+  intended one is ours), to finish its commit and index sync, and to find its temp files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from vaultsync.core.errors import UnsafePathError
+
+CONTROL_DIR = ".vaultsync"
+MANIFEST = f"{CONTROL_DIR}/manifest.json"
+CACHE = f"{CONTROL_DIR}/cache.json"
+JOURNAL = f"{CONTROL_DIR}/journal.json"
+LOCK = f"{CONTROL_DIR}/lock"
+GITIGNORE = f"{CONTROL_DIR}/.gitignore"
+GITIGNORE_BYTES = b"# vaultsync: only the manifest is versioned\n*\n!.gitignore\n!manifest.json\n"
+SCHEMA = 1
+ENGINE = "vaultsync"
+
+_BLOB = re.compile(r"[0-9a-f]{40}")
+_DRIVE = re.compile(r"[A-Za-z]:")
+# Every part non-empty, not starting with ".", no "\\" or NUL: the fast path of ``check_path``.
+_PLAIN = re.compile(r"[^./\\\x00][^/\\\x00]*(?:/[^./\\\x00][^/\\\x00]*)*")
+
+StatKey = tuple[int, int, int]
+"""``(size, mtime_ns, inode)`` of a regular file."""
+
+
+def stat_key(found: os.stat_result) -> StatKey:
+    """The stat data that tell whether a file changed since they were taken."""
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def blob_id(data: bytes) -> str:
+    """The git blob id of ``data`` (what ``git hash-object`` prints; no filters applied)."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def check_path(rel: str, *, control: bool = False) -> tuple[str, ...]:
+    r"""Split a vault-relative POSIX path into its parts, or raise ``UnsafePathError``.
+
+    Refused: empty, absolute, ``\\``, NUL, a drive letter (``C:``), ``.``/``..``/empty parts and
+    any dot part (``.obsidian``, ``.git``, ``.trash``, dotfiles); ``control=True`` allows the
+    engine's own files, ``.vaultsync/<name>``, and nothing else that starts with a dot.
+    """
+    if not control and _PLAIN.fullmatch(rel) and not _DRIVE.match(rel):
+        return tuple(rel.split("/"))
+    if not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel or _DRIVE.match(rel):
+        raise UnsafePathError(f"{rel!r}: not a relative vault path")
+    parts = tuple(rel.split("/"))
+    if any(part in ("", ".", "..") for part in parts):
+        raise UnsafePathError(f"{rel!r}: empty, '.' or '..' path component")
+    if control:
+        if parts[0] != CONTROL_DIR or len(parts) != 2:
+            raise UnsafePathError(f"{rel!r}: not an engine file")
+    elif any(part.startswith(".") for part in parts):
+        raise UnsafePathError(f"{rel!r}: dot folders and dotfiles are never written")
+    return parts
+
+
+def is_safe(rel: str) -> bool:
+    """``check_path`` as a predicate."""
+    return bool(_PLAIN.fullmatch(rel)) and not _DRIVE.match(rel)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """What the engine last wrote at one path."""
+
+    node: str
+    key: str
+    blob: str
+    """Git blob id (SHA-1 hex) of the bytes written."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Manifest:
+    """The loaded manifest; ``entries`` maps vault paths to what the engine wrote there."""
+
+    entries: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
+    deleted: frozenset[str] = frozenset()
+    corrupt: bool = False
+    problem: str = ""
+    """Why it is corrupt, for the report."""
+    fingerprint: str = ""
+    """Blob id of the bytes read (``""`` when missing): compared with a sync commit's trailer."""
+
+    @property
+    def lost(self) -> bool:
+        """Missing or corrupt: ownership must come from git history."""
+        return self.corrupt or not self.fingerprint
+
+
+def _corrupt(problem: str, fingerprint: str) -> Manifest:
+    return Manifest(corrupt=True, problem=problem, fingerprint=fingerprint)
+
+
+def _entry(value: Any) -> Entry | None:
+    if not isinstance(value, dict):
+        return None
+    node, key, blob = value.get("node"), value.get("key"), value.get("blob")
+    if not (isinstance(node, str) and isinstance(key, str) and isinstance(blob, str)):
+        return None
+    return Entry(node=node, key=key, blob=blob) if _BLOB.fullmatch(blob) else None
+
+
+def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusable
+    data: bytes | None, *, fingerprint: str = ""
+) -> Manifest:
+    """Parse ``manifest.json`` bytes (``None`` = missing); never raises."""
+    if data is None:
+        return Manifest()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return _corrupt("not valid UTF-8 JSON", fingerprint)
+    if not isinstance(doc, dict) or doc.get("engine") != ENGINE:
+        return _corrupt("not a vaultsync manifest", fingerprint)
+    if doc.get("schema") != SCHEMA:
+        return _corrupt(f"schema {doc.get('schema')!r}, expected {SCHEMA}", fingerprint)
+    raw_entries, raw_deleted = doc.get("entries"), doc.get("deleted", [])
+    if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
+        return _corrupt("entries or deleted has the wrong type", fingerprint)
+    entries: dict[str, Entry] = {}
+    for path, value in raw_entries.items():
+        entry = _entry(value)
+        if entry is None or not is_safe(path):
+            return _corrupt(f"bad entry {path!r}", fingerprint)
+        entries[path] = entry
+    if not all(isinstance(p, str) and is_safe(p) for p in raw_deleted):
+        return _corrupt("bad path in deleted", fingerprint)
+    return Manifest(
+        entries=MappingProxyType(entries), deleted=frozenset(raw_deleted), fingerprint=fingerprint
+    )
+
+
+def _line(key: str, value: object) -> str:
+    return json.dumps(key, ensure_ascii=False) + ": " + json.dumps(value, ensure_ascii=False)
+
+
+_quote = (
+    json.encoder.encode_basestring
+)  # the C encoder: what json.dumps(s, ensure_ascii=False) gives
+
+
+def dump_manifest(entries: Mapping[str, Entry], deleted: frozenset[str]) -> bytes:
+    """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline."""
+    rows = [
+        f'    {_quote(p)}: {{"blob": "{e.blob}", "key": {_quote(e.key)}, "node": {_quote(e.node)}}}'
+        for p, e in sorted(entries.items())
+    ]
+    gone = ["    " + _quote(p) for p in sorted(deleted)]
+    body = ",\n".join(rows)
+    listed = ",\n".join(gone)
+    text = (
+        f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n"
+        + ('  "entries": {\n' + body + "\n  },\n" if rows else '  "entries": {},\n')
+        + ('  "deleted": [\n' + listed + "\n  ]\n" if gone else '  "deleted": []\n')
+        + "}\n"
+    )
+    return text.encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatCache:
+    """Stat data → blob, as last seen; ``written_ns`` is the cache file's own mtime."""
+
+    entries: Mapping[str, tuple[StatKey, str]] = field(default_factory=dict)
+    written_ns: int = 0
+    inputs: str = ""
+    """Digest of the inputs of the last conflict-free sync (``vault.quick``); ``""``: none."""
+
+
+def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
+    """Parse ``cache.json``; anything unexpected gives an empty cache."""
+    try:
+        doc = json.loads(data.decode("utf-8")) if data is not None else None
+        raw = doc["entries"] if isinstance(doc, dict) and doc.get("schema") == SCHEMA else {}
+        entries = {
+            p: ((int(v[0]), int(v[1]), int(v[2])), str(v[3]))
+            for p, v in raw.items()
+            if isinstance(v, list) and len(v) == 4
+        }
+        inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        return StatCache()
+    return StatCache(entries=entries, written_ns=written_ns, inputs=inputs)
+
+
+def dump_cache(entries: Mapping[str, tuple[StatKey, str]], inputs: str = "") -> bytes:
+    """Serialize the stat cache (compact: it is never read by people or diffed)."""
+    rows = {p: [*stat, blob] for p, (stat, blob) in sorted(entries.items())}
+    doc = {"schema": SCHEMA, "entries": rows, "inputs": inputs}
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Journal:
+    """A sync's intents: the entry each written path will hold, ``None`` for each removal."""
+
+    intents: Mapping[str, Entry | None]
+    readable: bool = True
+    """``False``: a journal was there but could not be read (sweep the whole vault for temps)."""
+
+
+def load_journal(data: bytes | None) -> Journal | None:
+    """Parse ``journal.json``; ``None`` when there is none."""
+    if data is None:
+        return None
+    try:
+        doc = json.loads(data.decode("utf-8"))
+        intents: dict[str, Entry | None] = {}
+        for path, value in doc["intents"].items():
+            entry = None if value is None else _entry(value)
+            if (value is not None and entry is None) or not is_safe(path):
+                raise ValueError(path)
+            intents[path] = entry
+        return Journal(intents=intents)
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        return Journal(intents={}, readable=False)
+
+
+def dump_journal(journal: Journal) -> bytes:
+    """Serialize a journal."""
+    intents = {
+        p: None if e is None else {"blob": e.blob, "key": e.key, "node": e.node}
+        for p, e in sorted(journal.intents.items())
+    }
+    doc = {"schema": SCHEMA, "intents": intents}
+    return json.dumps(doc, ensure_ascii=False, sort_keys=True).encode("utf-8")

@@ -1,0 +1,325 @@
+"""Stage 5: specs + manifest + disk state + git ownership → ``Plan``; pure (nothing rendered).
+
+Per path, one action:
+
+* ``create``: no file there (or ``force`` and the user had deleted it);
+* ``update``: the file is ours and unedited but its key changed (or ``force``), or ours and edited
+  under ``force``; the sync renders it and writes only if the bytes differ;
+* ``unchanged``: ours, unedited, same key: **not rendered**, which keeps a no-op sync cheap;
+* ``keep-edited``: ours, but its blob is not what we last wrote: the user's edit is kept, and the
+  manifest keeps our last blob so the file stays "edited" in later syncs;
+* ``keep-deleted``: the user deleted one of our notes: not re-created unless ``force``;
+* ``remove``: the engine no longer produces it and it is ours and unedited (a note no longer
+  produced but edited is kept, even under ``force``);
+* ``conflict``: the path is taken by a file the engine never wrote (never touched, even under
+  ``force``), by a folder or symlink, lies behind a symlink, or collides with another note by case.
+
+**Ownership**: a file is ours-and-unedited when its blob is the manifest's blob for that path or
+the last blob a sync commit wrote there (``history``). A missing or corrupt manifest has no
+entries, so that sync keeps every existing file unless history proves it is ours; an absent
+spec path that history shows we wrote is taken as a user deletion.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
+
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.core.model import NoteSpec
+from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, check_path
+
+
+class FileKind(StrEnum):
+    """What a path holds on disk."""
+
+    ABSENT = "absent"
+    FILE = "file"
+    OTHER = "other"
+    """A folder, symlink, socket…: never ours."""
+    BLOCKED = "blocked"
+    """A parent is a symlink or not a folder: the path cannot be reached safely."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileState:
+    """One path on disk; ``blob`` is set for files (from the stat cache or by hashing)."""
+
+    kind: FileKind
+    blob: str = ""
+    stat: StatKey = (0, 0, 0)
+    detail: str = ""
+
+
+ABSENT = FileState(kind=FileKind.ABSENT)
+DiskState = Mapping[str, FileState]
+Ownership = Mapping[str, str]
+"""Path → the last blob a sync commit wrote there (paths whose last sync change removed them are
+left out)."""
+
+
+class Action(StrEnum):
+    """What the sync does with one path."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    KEEP_EDITED = "keep-edited"
+    KEEP_DELETED = "keep-deleted"
+    REMOVE = "remove"
+    CONFLICT = "conflict"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One decision; ``prior`` is the entry the manifest keeps if a render step writes nothing."""
+
+    path: str
+    action: Action
+    spec: NoteSpec | None = None
+    state: FileState = ABSENT
+    prior: Entry | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """Steps sorted by path, plus the manifest entries of every step that renders nothing."""
+
+    steps: tuple[Step, ...]
+    keep: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
+    deleted: frozenset[str] = frozenset()
+    by_action: Mapping[Action, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        grouped: dict[Action, list[str]] = {action: [] for action in Action}
+        for step in self.steps:
+            grouped[step.action].append(step.path)
+        index = MappingProxyType({a: tuple(paths) for a, paths in grouped.items()})
+        object.__setattr__(self, "by_action", index)
+
+    def paths(self, *actions: Action) -> tuple[str, ...]:
+        """The paths of the steps with one of ``actions``, sorted."""
+        if len(actions) == 1:
+            return self.by_action[actions[0]]
+        return tuple(sorted(p for a in actions for p in self.by_action[a]))
+
+
+def _fold(path: str) -> str:
+    """NFC then case-folded: equal for names a case-insensitive file system treats as one."""
+    if not unicodedata.is_normalized("NFC", path):
+        path = unicodedata.normalize("NFC", path)
+    return path.casefold()
+
+
+def validate_specs(specs: Sequence[NoteSpec]) -> dict[str, NoteSpec]:
+    """Specs by path; raises ``UnsafePathError`` (unsafe path) or ``VaultWriteError`` (twice)."""
+    by_path: dict[str, NoteSpec] = {}
+    for spec in specs:
+        check_path(spec.path)
+        if spec.path in by_path:
+            raise VaultWriteError(f"{spec.path}: produced twice ({spec.node_id!r})")
+        by_path[spec.path] = spec
+    return by_path
+
+
+def collisions(paths: Iterable[str]) -> dict[str, str]:
+    """Path → reason, for each path that must not be written.
+
+    A path clobbers an earlier one (code-point order) on a case-insensitive or normalizing file
+    system, or needs a folder where another note is a file.
+    """
+    out: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for path in sorted(paths):
+        folded = _fold(path)
+        if folded in first:
+            out[path] = f"differs only by case from {first[folded]}"
+        else:
+            first[folded] = path
+    folders: set[str] = set()
+    for folded in first:
+        while (folded := folded.rpartition("/")[0]) and folded not in folders:
+            folders.add(folded)
+    if folders.isdisjoint(first):  # the usual case: no note where a folder must be
+        return out
+    for folded, path in sorted(first.items(), key=lambda item: item[1]):
+        prefix = folded
+        while (prefix := prefix.rpartition("/")[0]) and path not in out:
+            other = first.get(prefix)
+            if other is not None and other not in out:
+                out[path] = f"needs a folder where note {other} is"
+    return out
+
+
+def reconcile(manifest: Manifest, journal: Journal, disk: DiskState) -> Manifest:
+    """Adopt what a killed sync did, from its journal.
+
+    A file whose blob is the intended one is ours; an intended removal that happened drops the
+    entry. Intents that did not happen change nothing.
+    """
+    entries = dict(manifest.entries)
+    deleted = set(manifest.deleted)
+    for path, intent in journal.intents.items():
+        state = disk.get(path, ABSENT)
+        if intent is None:
+            if state.kind is FileKind.ABSENT:
+                entries.pop(path, None)
+        elif state.kind is FileKind.FILE and state.blob == intent.blob:
+            entries[path] = intent
+            deleted.discard(path)
+    return replace(manifest, entries=MappingProxyType(entries), deleted=frozenset(deleted))
+
+
+def differs(manifest: Manifest, disk: DiskState) -> bool:
+    """Some file's blob is not the manifest's: edited, or the manifest is behind history."""
+    return any(
+        state.kind is FileKind.FILE
+        and (e := manifest.entries.get(p)) is not None
+        and e.blob != state.blob
+        for p, state in disk.items()
+    )
+
+
+def history_questions(
+    spec_paths: Iterable[str], manifest: Manifest, disk: DiskState, *, trust_manifest: bool
+) -> frozenset[str]:
+    """Paths whose ownership git history must settle; empty in a clean no-op sync.
+
+    ``trust_manifest``: the manifest is the one the last sync commit recorded, so history
+    knows nothing more about the paths it lists.
+    """
+    wanted = frozenset(spec_paths)
+    asked: set[str] = set()
+    for path, state in disk.items():
+        entry = manifest.entries.get(path)
+        if state.kind is FileKind.FILE:
+            if entry is None or (entry.blob != state.blob and not trust_manifest):
+                asked.add(path)
+        elif state.kind is FileKind.ABSENT and manifest.lost and entry is None and path in wanted:
+            asked.add(path)
+    return frozenset(asked)
+
+
+def _spec_step(  # noqa: PLR0911 - one return per decision
+    spec: NoteSpec,
+    state: FileState,
+    entry: Entry | None,
+    ours: str | None,
+    *,
+    deleted: bool,
+    force: bool,
+    lost: bool = False,
+) -> tuple[Step, Entry | None]:
+    """One produced path → its step and the entry the next manifest keeps (if not rendered)."""
+    path = spec.path
+    if state.kind is FileKind.ABSENT:
+        if (entry is not None or deleted or ours is not None) and not force:
+            return Step(path=path, action=Action.KEEP_DELETED, spec=spec, state=state), None
+        return Step(path=path, action=Action.CREATE, spec=spec, state=state), None
+    if state.kind is not FileKind.FILE:
+        return Step(
+            path=path, action=Action.CONFLICT, spec=spec, state=state, reason=state.detail
+        ), (entry if state.kind is FileKind.BLOCKED else None)
+    last = entry.blob if entry is not None else ours
+    if state.blob in {ours, last}:
+        if entry is not None and entry.blob == state.blob and entry.key == spec.key and not force:
+            if entry.node != spec.node_id:
+                entry = replace(entry, node=spec.node_id)
+            return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), entry
+        current = Entry(node=spec.node_id, key=spec.key, blob=state.blob)
+        prior = replace(
+            current, key=entry.key if entry is not None and entry.blob == state.blob else ""
+        )
+        return Step(path=path, action=Action.UPDATE, spec=spec, state=state, prior=prior), None
+    if last is not None:
+        prior = Entry(node=spec.node_id, key=entry.key if entry is not None else "", blob=last)
+        action = Action.UPDATE if force else Action.KEEP_EDITED
+        step = Step(path=path, action=action, spec=spec, state=state, prior=prior)
+        return step, None if force else prior
+    reason = "a file vaultsync did not write is there"
+    if lost:
+        reason = "a file is there that vaultsync cannot prove it wrote (no manifest, not in git)"
+    return Step(path=path, action=Action.CONFLICT, spec=spec, state=state, reason=reason), None
+
+
+def plan_sync(
+    specs: Sequence[NoteSpec],
+    manifest: Manifest,
+    disk: DiskState,
+    history: Ownership,
+    *,
+    force: bool = False,
+) -> Plan:
+    """Decide every path; see the module docstring.
+
+    ``disk`` must cover the spec paths, the manifest's paths and the keys of ``history``.
+    """
+    by_path = validate_specs(specs)
+    clashes = collisions(by_path)
+    steps: list[Step] = []
+    keep: dict[str, Entry] = {}
+    deleted: set[str] = set()
+    for path in sorted(by_path):
+        spec, entry = by_path[path], manifest.entries.get(path)
+        state = disk.get(path, ABSENT)
+        if path in clashes:
+            steps.append(
+                Step(
+                    path=path, action=Action.CONFLICT, spec=spec, state=state, reason=clashes[path]
+                )
+            )
+            kept: Entry | None = entry
+        else:
+            step, kept = _spec_step(
+                spec,
+                state,
+                entry,
+                history.get(path),
+                deleted=path in manifest.deleted,
+                force=force,
+                lost=manifest.lost,
+            )
+            steps.append(step)
+            if step.action is Action.KEEP_DELETED:
+                deleted.add(path)
+        if kept is not None:
+            keep[path] = kept
+    for path in sorted((manifest.entries.keys() | history.keys()) - by_path.keys()):
+        entry, state = manifest.entries.get(path), disk.get(path, ABSENT)
+        last = entry.blob if entry is not None else history[path]
+        if state.kind is FileKind.BLOCKED and entry is not None:
+            steps.append(Step(path=path, action=Action.CONFLICT, state=state, reason=state.detail))
+            keep[path] = entry
+        elif state.kind is FileKind.FILE and state.blob in {last, history.get(path)}:
+            prior = entry if entry is not None else Entry(node="", key="", blob=last)
+            steps.append(Step(path=path, action=Action.REMOVE, state=state, prior=prior))
+        elif state.kind is FileKind.FILE:
+            steps.append(Step(path=path, action=Action.KEEP_EDITED, state=state))
+            keep[path] = entry if entry is not None else Entry(node="", key="", blob=last)
+    steps.sort(key=lambda s: s.path)
+    return Plan(steps=tuple(steps), keep=MappingProxyType(keep), deleted=frozenset(deleted))
+
+
+def next_manifest(
+    plan: Plan, outcome: Mapping[str, str | None]
+) -> tuple[dict[str, Entry], frozenset[str]]:
+    """Entries and deleted paths after the sync.
+
+    ``outcome`` holds what happened: each rendered path whose bytes are now on disk → their blob
+    (written, or already equal), each removed path → ``None``. A step missing from it (the file
+    changed under the sync) keeps its ``prior`` entry, so the file counts as edited next time.
+    """
+    entries = dict(plan.keep)
+    for step in plan.steps:
+        if step.action not in (Action.CREATE, Action.UPDATE, Action.REMOVE):
+            continue
+        if step.path not in outcome:
+            if step.prior is not None:
+                entries[step.path] = step.prior
+        elif step.spec is not None and (blob := outcome[step.path]) is not None:
+            entries[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
+    return entries, plan.deleted

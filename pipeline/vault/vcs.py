@@ -1,0 +1,424 @@
+"""Stage 6b: the only module that talks to git (pygit2).
+
+**Which repository.** The repository whose work tree holds the vault, if the vault folder is
+not git-ignored there (only the vault's paths are ever touched); otherwise (no repository, a
+bare one, or the vault ignored, like ``./vault`` in the vaultsync checkout) a repository is
+created in the vault itself, branch ``main``.
+
+**Commit.** Exactly the paths a sync wrote or removed, plus its own files, from an in-memory
+index built from ``HEAD`` (never ``read_tree`` into ``.git/index``: that would un-stage the
+user's work); no commit when the tree is unchanged. The message ends with the trailer
+``Vaultsync-Sync: <blob id of the manifest committed>``. If ``HEAD`` moves under us the commit
+is rebuilt on the new tip. Then the on-disk index is synced for those paths only
+(``idx.add(path)`` records stat data), so ``git status`` is clean for the engine's paths while
+the user's staged and unstaged changes elsewhere stay as they were.
+
+**History.** Ownership survives a lost manifest: ``last_sync_blobs`` gives, for each asked path,
+the blob the last sync commit that changed it wrote there: one walk from ``HEAD``, diffing only
+the vault subtree of the sync commits against their parent (cost follows the changes, not the
+vault size), stopping once every path is answered or after ``max_commits``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pygit2
+from pygit2 import IndexEntry
+from pygit2.enums import DeltaStatus, FileMode, SortMode
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
+from vaultsync.vault.packfile import plan_packs, write_pack
+
+TRAILER = "Vaultsync-Sync"
+FALLBACK_NAME = "vaultsync"
+FALLBACK_EMAIL = "vaultsync@localhost"
+MAX_COMMITS = 10_000
+_FILE_MODES = (FileMode.BLOB, FileMode.BLOB_EXECUTABLE)
+PACK_AT = 100
+"""From this many blobs on, a sync stores them as a pack (git too keeps fewer loose: see
+``transfer.unpackLimit``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EditOrigin:
+    """Where a user's edit of one of our notes comes from."""
+
+    path: str
+    commit: str = ""
+    """The first non-sync commit after our last write that changed the file (``""``: none)."""
+    when: datetime | None = None
+    uncommitted: bool = False
+    """The file on disk differs from ``HEAD``."""
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """The path's own stat data (a symlink is not followed), or ``None``: nothing there."""
+    try:
+        return path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _blob_ids(
+    changes: Mapping[str, bytes | None], known: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The blob id of every path with bytes: the caller's where it has one, else hashed."""
+    known = known or {}
+    return {
+        rel: known.get(rel) or blob_id(data) for rel, data in changes.items() if data is not None
+    }
+
+
+@contextlib.contextmanager
+def _placed(folder: Path) -> Iterator[tuple[BinaryIO, Callable[[str], None]]]:
+    """A temp file in ``folder`` to write, renamed to the name given once written and durable.
+
+    Read-only, like git's own packs. On an error the temp file is removed.
+    """
+    fd, name_of_temp = tempfile.mkstemp(dir=folder, prefix="tmp_pack_")
+    temp = Path(name_of_temp)
+    final: list[str] = []
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle, final.append
+            handle.flush()
+            os.fsync(handle.fileno())
+        temp.chmod(0o444)
+        temp.replace(folder / final[-1])
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the names just placed in ``folder`` durable."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _StatEntry(IndexEntry):
+    """An index entry with the file's stat data, as ``git add`` records them.
+
+    ``Index.add(path)`` would read and hash the file again; for a file this sync just wrote
+    and whose stat data are still those of that write, the blob is known.  pygit2's entries
+    carry no stat fields, so they are filled in on the C structure it builds.  An edit of the
+    same size within the same timestamp tick as our write would go unseen by git, exactly as
+    after ``git add`` itself (git's racy-clean window); vaultsync's own stat cache hashes such
+    files on the next sync (``RACY_NS``), so the edit is still kept.
+    """
+
+    def __init__(self, path: str, blob: pygit2.Oid, mode: FileMode, found: os.stat_result) -> None:
+        super().__init__(path, blob, mode)
+        self.found = found
+
+    def _to_c(self) -> Any:  # pygit2's cffi structure and the path buffer it must outlive
+        centry, keep = super()._to_c()
+        found, low = self.found, 0xFFFFFFFF  # the index keeps the low 32 bits, as git does
+        centry.ctime.seconds, centry.ctime.nanoseconds = divmod(found.st_ctime_ns, 10**9)
+        centry.mtime.seconds, centry.mtime.nanoseconds = divmod(found.st_mtime_ns, 10**9)
+        centry.dev, centry.ino = found.st_dev & low, found.st_ino & low
+        centry.uid, centry.gid = found.st_uid & low, found.st_gid & low
+        centry.file_size = found.st_size & low
+        return centry, keep
+
+
+class VaultRepo:
+    """A repository and the vault's place in it (``prefix``: ``""`` or ``"sub/vault/"``)."""
+
+    def __init__(self, repo: pygit2.Repository, prefix: str) -> None:
+        self.repo = repo
+        self.prefix = prefix
+
+    @classmethod
+    def open(cls, vault: Path, *, create: bool) -> VaultRepo | None:
+        """The vault's repository (see module doc); ``None`` if there is none and not ``create``."""
+        vault = vault.resolve()
+        try:
+            found = pygit2.discover_repository(str(vault))
+            repo = pygit2.Repository(found) if found else None
+            if repo is not None and not repo.is_bare and repo.workdir:
+                rel = os.path.relpath(vault, Path(repo.workdir).resolve())
+                if rel == ".":
+                    return cls(repo, "")
+                prefix = Path(rel).as_posix() + "/"
+                if not rel.startswith("..") and not repo.path_is_ignored(prefix):
+                    return cls(repo, prefix)
+            if not create:
+                return None
+            return cls(pygit2.init_repository(str(vault), initial_head="main"), "")
+        except pygit2.GitError as err:
+            raise VaultWriteError(f"{vault}: cannot open its git repository: {err}") from err
+
+    # -- history ----------------------------------------------------------------------------
+
+    def _vault_tree(self, commit: pygit2.Commit) -> pygit2.Tree | None:
+        if not self.prefix:
+            return commit.tree
+        try:
+            obj = commit.tree[self.prefix[:-1]]
+        except KeyError:
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
+    def _changes(self, commit: pygit2.Commit, wanted: set[str]) -> Iterator[tuple[str, str | None]]:
+        """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
+        new = self._vault_tree(commit)
+        old = self._vault_tree(commit.parents[0]) if commit.parents else None
+        if (old is None and new is None) or (
+            old is not None and new is not None and old.id == new.id
+        ):
+            return
+        if old is None:
+            assert new is not None  # noqa: S101 - both None returned above
+            diff = new.diff_to_tree(swap=True)
+        else:
+            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+        for delta in diff.deltas:
+            path = delta.new_file.path
+            if path in wanted:
+                wrote = delta.status != DeltaStatus.DELETED and delta.new_file.mode in _FILE_MODES
+                yield path, str(delta.new_file.id) if wrote else None
+
+    def _walk(self, max_commits: int) -> Iterator[tuple[pygit2.Commit, bool]]:
+        """Commits from ``HEAD``, newest first, each with "is a sync commit"."""
+        if self.repo.head_is_unborn:
+            return
+        walker = self.repo.walk(self.repo.head.target, SortMode.TOPOLOGICAL | SortMode.TIME)
+        for count, commit in enumerate(walker):
+            if count >= max_commits:
+                return
+            yield commit, f"{TRAILER}:" in commit.message and TRAILER in commit.message_trailers
+
+    def last_sync_fingerprint(self, *, max_commits: int = MAX_COMMITS) -> str:
+        """The trailer of the newest sync commit (the blob id of its manifest), or ``""``."""
+        for commit, is_sync in self._walk(max_commits):
+            if is_sync:
+                return str(commit.message_trailers[TRAILER]).strip()
+        return ""
+
+    def last_sync_manifest(self, *, max_commits: int = MAX_COMMITS) -> bytes | None:
+        """The manifest the newest sync commit holds (to rebuild a lost one's path list)."""
+        for commit, is_sync in self._walk(max_commits):
+            tree = self._vault_tree(commit) if is_sync else None
+            if tree is not None and MANIFEST in tree:
+                blob = tree[MANIFEST]
+                return blob.data if isinstance(blob, pygit2.Blob) else None
+        return None
+
+    def last_sync_blobs(
+        self, paths: Iterable[str], *, max_commits: int = MAX_COMMITS
+    ) -> dict[str, str]:
+        """Path → the blob the last sync commit that changed it wrote (removed paths left out)."""
+        wanted, found = set(paths), {}
+        for commit, is_sync in self._walk(max_commits):
+            if not wanted:
+                break
+            if is_sync:
+                for path, blob in list(self._changes(commit, wanted)):
+                    wanted.discard(path)
+                    if blob is not None:
+                        found[path] = blob
+        return found
+
+    def edit_origins(
+        self, edited: Mapping[str, str], *, max_commits: int = MAX_COMMITS
+    ) -> dict[str, EditOrigin]:
+        """For each edited note (path → blob on disk): the commit that first carried the edit."""
+        pending = set(edited)
+        first: dict[str, pygit2.Commit] = {}
+        for commit, is_sync in self._walk(max_commits):
+            if not pending:
+                break
+            for path, _blob in list(self._changes(commit, pending)):
+                if is_sync:
+                    pending.discard(path)
+                else:
+                    first[path] = commit
+        head = (
+            None
+            if self.repo.head_is_unborn
+            else self._vault_tree(self.repo.head.peel(pygit2.Commit))
+        )
+        out = {}
+        for path, disk_blob in edited.items():
+            in_head = str(head[path].id) if head is not None and path in head else ""
+            origin = EditOrigin(path=path, uncommitted=in_head != disk_blob)
+            carrier = first.get(path)
+            if carrier is not None:
+                zone = timezone(timedelta(minutes=carrier.commit_time_offset))
+                when = datetime.fromtimestamp(carrier.commit_time, zone)
+                origin = EditOrigin(
+                    path=path, commit=str(carrier.id), when=when, uncommitted=origin.uncommitted
+                )
+            out[path] = origin
+        return out
+
+    # -- commit and index ---------------------------------------------------------------------
+
+    def _signature(self, when: datetime | None) -> pygit2.Signature:
+        config = self.repo.config
+        name = str(config["user.name"]) if "user.name" in config else FALLBACK_NAME
+        email = str(config["user.email"]) if "user.email" in config else FALLBACK_EMAIL
+        moment = when if when is not None else datetime.now(UTC).astimezone()
+        offset = moment.utcoffset()
+        minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+        return pygit2.Signature(name, email, int(moment.timestamp()), minutes)
+
+    def commit(
+        self,
+        changes: Mapping[str, bytes | None],
+        *,
+        fingerprint: str,
+        when: datetime | None = None,
+        known: Mapping[str, str] | None = None,
+    ) -> str | None:
+        """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``.
+
+        ``known``: blob ids the caller already has for some of those paths (not hashed again).
+
+        Returns the new commit's id, or ``None`` when the tree would not change. Raises
+        ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
+        """
+        signature = self._signature(when)
+        ids = _blob_ids(changes, known)
+        try:
+            self._store_blobs({ids[rel]: data for rel, data in changes.items() if data is not None})
+        except (pygit2.GitError, OSError) as err:
+            raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
+        for _attempt in range(5):
+            head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
+            index = pygit2.Index()
+            if head is not None:
+                index.read_tree(head.tree)
+            counts = {"created": 0, "updated": 0, "removed": 0}
+            for rel, data in sorted(changes.items()):
+                path, present = self.prefix + rel, self.prefix + rel in index
+                counted = not rel.startswith(f"{CONTROL_DIR}/")
+                if data is None:
+                    if present:
+                        index.remove(path)
+                        counts["removed"] += counted
+                    continue
+                blob = pygit2.Oid(hex=ids[rel])
+                if present and index[path].id == blob:
+                    continue
+                mode = index[path].mode if present else FileMode.BLOB
+                index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
+                counts["updated" if present else "created"] += counted
+            tree = index.write_tree(self.repo)
+            if head is not None and tree == head.tree_id:
+                return None
+            summary = ", ".join(f"{n} {what}" for what, n in counts.items())
+            message = f"vaultsync: sync ({summary})\n\n{TRAILER}: {fingerprint}\n"
+            parents = [head.id] if head is not None else []
+            try:
+                return str(
+                    self.repo.create_commit("HEAD", signature, signature, message, tree, parents)
+                )
+            except (pygit2.GitError, OSError) as err:
+                moved = self.repo.head_is_unborn != (head is None) or (
+                    head is not None and self.repo.head.target != head.id
+                )
+                if not moved:
+                    raise VaultWriteError(
+                        f"{self.repo.workdir}: cannot commit: {err}",
+                        hint="if no git command is running, remove the stale .git/*.lock file",
+                    ) from err
+        raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
+
+    def _store_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Store the blobs (id → bytes): loose when few, else as packs (not one file per note)."""
+        objects = self._objects_dir()
+        if len(blobs) < PACK_AT or objects is None:
+            for data in blobs.values():
+                self.repo.create_blob(data)
+            return
+        folder = objects / "pack"
+        folder.mkdir(exist_ok=True)
+        for group in plan_packs(blobs):
+            # The .pack first: readers find a pack through its .idx, so never see half of it.
+            with _placed(folder) as (handle, name_of):
+                pack = write_pack(group, handle)
+                name_of(f"pack-{pack.name}.pack")
+            with _placed(folder) as (handle, name_of):
+                handle.write(pack.index)
+                name_of(f"pack-{pack.name}.idx")
+        _sync_folder(folder)
+
+    def _objects_dir(self) -> Path | None:
+        """``.git/objects``, when that is where new objects go; else ``None`` (loose objects).
+
+        Not for a linked worktree, nor an object directory set through the environment.
+        """
+        git_dir = Path(self.repo.path)
+        objects = git_dir / "objects"
+        if (
+            (git_dir / "commondir").exists()
+            or "GIT_OBJECT_DIRECTORY" in os.environ
+            or not objects.is_dir()
+        ):
+            return None
+        return objects
+
+    def sync_index(
+        self,
+        changes: Mapping[str, bytes | None],
+        *,
+        written: Mapping[str, StatKey] | None = None,
+        known: Mapping[str, str] | None = None,
+        timeout: float = 2.0,
+    ) -> bool:
+        """Make ``.git/index`` agree with ``HEAD`` for ``changes`` only.
+
+        Stat data are recorded when the file on disk is ours; a file the user changed gets our
+        blob in the index (their change shows as unstaged). ``written`` holds the stat data of
+        the files this sync wrote: a file that still has them is ours without being read again.
+        ``False`` if the index stayed locked for ``timeout`` seconds (the caller keeps its
+        journal and retries next time).
+        """
+        workdir = Path(self.repo.workdir)
+        written = written or {}
+        ids = _blob_ids(changes, known)
+        deadline = time.monotonic() + timeout
+        while True:
+            index = self.repo.index
+            index.read(force=True)
+            for rel, data in changes.items():
+                path = self.prefix + rel
+                found = _lstat(workdir / path)
+                is_file = found is not None and stat.S_ISREG(found.st_mode)
+                if data is None:
+                    if path in index and found is None:
+                        index.remove(path)
+                    continue
+                blob = pygit2.Oid(hex=ids[rel])
+                mode = index[path].mode if path in index else FileMode.BLOB
+                if is_file and found is not None and written.get(rel) == stat_key(found):
+                    index.add(_StatEntry(path, blob, mode, found))
+                elif is_file and pygit2.hashfile(str(workdir / path)) == blob:
+                    index.add(path)
+                else:
+                    index.add(IndexEntry(path, blob, mode))
+            try:
+                index.write()
+                return True
+            except (pygit2.GitError, OSError) as err:
+                if not (Path(self.repo.path) / "index.lock").exists():
+                    raise VaultWriteError(f"{workdir}: cannot write the git index: {err}") from err
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.05)

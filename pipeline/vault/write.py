@@ -1,0 +1,443 @@
+r"""Stage 6a: every file-system access to the vault; the only module that writes files.
+
+**Never outside the vault.** Paths pass ``check_path`` (no ``..``, absolute, ``\\``, drive, NUL,
+dot parts except the engine's ``.vaultsync/<file>``). Every folder is then opened from the vault
+root one component at a time with ``O_NOFOLLOW | O_DIRECTORY`` and every file operation is
+relative to that folder's descriptor, so a symlink anywhere below the root, in or out of the
+vault, is never followed (no check-then-use race either); such a path reads as ``BLOCKED``. The
+vault root itself may be a symlink: the user chose it.
+
+**Atomic, no-clobber writes.** Bytes go to ``.vaultsync-<random>.tmp`` in the target folder
+(``O_EXCL``, mode 0600); a new note is then hard-linked into place, which fails if any file
+appeared there meanwhile; an update replaces the target only if its stat data are still those
+the plan saw (a user's save during rendering is kept; the check-to-rename window is a few
+microseconds). Removals use the same check. Folders are created 0700; emptied folders are
+removed upward, never the root (``rmdir`` only removes empty ones, so never a foreign file).
+Only names matching the temp pattern are ever swept.
+
+**Durability, measured** (1.5 KB files, ext4 on a 2-core VM, best of 3):
+
+=====  ============================  ========================
+files  fsync each file + its folder  ``syncfs`` twice per batch
+=====  ============================  ========================
+1      0.5 ms                        0.3 ms
+20     9.3 ms                        0.6 ms
+200    94 ms                         21 ms
+2000   866 ms                        306 ms
+=====  ============================  ========================
+
+So a batch is: write every temp file, ``syncfs`` (data durable), rename them all, ``syncfs``
+(renames durable); the manifest is written after that, with its own fsync. Just as safe as
+per-file fsync (each file's data is durable before its name is, and all names before the
+manifest), 1.6 to 15 times faster. ``syncfs`` also flushes other dirty data of that file system;
+without it (not Linux) ``os.sync()`` is used.
+
+**Stat shortcut.** A file whose (size, mtime_ns, inode) equal the cache's is taken to hold the
+cached blob, unless its mtime is within ``RACY_NS`` (2 s: covers 1-2 s timestamp granularity)
+of the cache file's own mtime: an edit made in the same tick as our write could keep all three,
+so such "racy" files are hashed (git's racy-git rule).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import os
+import re
+import secrets
+import stat
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from vaultsync.core.errors import VaultWriteError
+from vaultsync.core.fsio import RACY_NS
+from vaultsync.vault.manifest import (
+    CONTROL_DIR,
+    LOCK,
+    StatCache,
+    StatKey,
+    blob_id,
+    check_path,
+    stat_key,
+)
+from vaultsync.vault.plan import ABSENT, FileKind, FileState
+
+TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
+except OSError:  # pragma: no cover - no C library to load
+    _LIBC = None
+
+
+class _Blocked(Exception):
+    """A parent of the path is a symlink or not a folder."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Applied:
+    """What ``apply`` did.
+
+    Stat data of each written file, removed paths, and paths left alone because they changed
+    after the plan looked at them.
+    """
+
+    written: dict[str, StatKey] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+
+
+def _split(rel: str, *, control: bool = False) -> tuple[tuple[str, ...], str]:
+    parts = check_path(rel, control=control)
+    return parts[:-1], parts[-1]
+
+
+class VaultFS:
+    """An open vault: folder descriptors opened without following symlinks, closed on exit."""
+
+    def __init__(self, root: Path, *, create: bool = False) -> None:
+        if create:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.root = root
+        self._fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._dirs: dict[tuple[str, ...], int | None] = {}
+
+    def __enter__(self) -> VaultFS:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every descriptor."""
+        self._forget()
+        os.close(self._fd)
+
+    def _forget(self) -> None:
+        for fd in self._dirs.values():
+            if fd is not None:
+                os.close(fd)
+        self._dirs.clear()
+
+    def _dir(self, parts: tuple[str, ...], *, create: bool = False) -> int | None:
+        """The folder's descriptor; ``None`` if it is missing (and not ``create``)."""
+        if not parts:
+            return self._fd
+        cached = self._dirs.get(parts, -1)
+        if cached != -1 and (cached is not None or not create):
+            return cached
+        parent = self._dir(parts[:-1], create=create)
+        fd: int | None = None
+        if parent is not None:
+            try:
+                try:
+                    fd = os.open(parts[-1], _DIR, dir_fd=parent)
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(parts[-1], 0o700, dir_fd=parent)
+                    fd = os.open(parts[-1], _DIR, dir_fd=parent)
+            except FileNotFoundError:
+                fd = None
+            except OSError as err:
+                if err.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EEXIST):
+                    raise
+                raise _Blocked(f"{'/'.join(parts)} is a symlink or not a folder") from err
+        if len(self._dirs) >= 128:
+            self._forget()
+        self._dirs[parts] = fd
+        return fd
+
+    def scan(self, paths: Iterable[str], cache: StatCache) -> tuple[dict[str, FileState], int]:
+        """Each path's state, and how many files were hashed only because they were racy."""
+        states: dict[str, FileState] = {}
+        racy = 0
+        limit = cache.written_ns - RACY_NS
+        for path in sorted(paths):
+            folder, name = _split(path)
+            try:
+                fd = self._dir(folder)
+                st = None if fd is None else os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except _Blocked as err:
+                states[path] = FileState(kind=FileKind.BLOCKED, detail=str(err))
+                continue
+            except FileNotFoundError:
+                st = None
+            if st is None or fd is None:
+                states[path] = ABSENT
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                states[path] = FileState(kind=FileKind.OTHER, detail="not a regular file")
+                continue
+            key = stat_key(st)
+            hit = cache.entries.get(path)
+            if hit is not None and hit[0] == key and st.st_mtime_ns < limit:
+                blob = hit[1]
+            else:
+                racy += hit is not None and hit[0] == key
+                blob = blob_id(self._read(fd, name))
+            states[path] = FileState(kind=FileKind.FILE, blob=blob, stat=key)
+        return states, racy
+
+    @staticmethod
+    def _read(dir_fd: int, name: str) -> bytes:
+        fd = os.open(name, _READ, dir_fd=dir_fd)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    def read(self, rel: str) -> bytes | None:
+        """A note's bytes, or ``None`` when it is not a reachable regular file."""
+        folder, name = _split(rel)
+        try:
+            fd = self._dir(folder)
+            return None if fd is None else self._read(fd, name)
+        except (_Blocked, OSError):
+            return None
+
+    def _current(self, fd: int, name: str) -> StatKey | None:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        return stat_key(st) if stat.S_ISREG(st.st_mode) else (-1, -1, -1)
+
+    def _stage(self, folder: tuple[str, ...], data: bytes) -> tuple[str, StatKey]:
+        """Write ``data`` to a new temp file in ``folder``: its name and stat data."""
+        fd = self._dir(folder, create=True)
+        assert fd is not None  # noqa: S101 - create=True returns a folder or raises
+        while True:
+            temp = f".vaultsync-{secrets.token_hex(6)}.tmp"
+            try:
+                out = os.open(temp, _NEW, 0o600, dir_fd=fd)
+                break
+            except FileExistsError:
+                continue
+        try:
+            os.fchmod(out, 0o600)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            key = stat_key(os.fstat(out))
+        finally:
+            os.close(out)
+        return temp, key
+
+    def _place(self, folder: tuple[str, ...], name: str, temp: str, expect: FileState) -> bool:
+        fd = self._dir(folder, create=True)
+        assert fd is not None  # noqa: S101
+        try:
+            if expect.kind is FileKind.ABSENT:
+                try:
+                    os.link(temp, name, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
+                    return True
+                except FileExistsError:
+                    return False
+                except OSError as err:  # no hard links here (FAT, some FUSE): check, then rename
+                    if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                        raise
+                if self._current(fd, name) is not None:
+                    return False
+            elif self._current(fd, name) != expect.stat:
+                return False
+            os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            return True
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=fd)
+
+    def apply(
+        self,
+        writes: Mapping[str, bytes],
+        removes: Iterable[str],
+        expect: Mapping[str, FileState],
+        *,
+        durable: bool = True,
+    ) -> Applied:
+        """Remove, then write, each path only if it still is as ``expect`` says; see module doc."""
+        removed, skipped = self._remove_all(removes, expect)
+        written, not_written = self._write_all(writes, expect, durable=durable)
+        if durable and (written or removed):
+            self.barrier()
+        left = tuple(sorted((*skipped, *not_written)))
+        return Applied(written=written, removed=tuple(removed), skipped=left)
+
+    def _remove_all(
+        self, removes: Iterable[str], expect: Mapping[str, FileState]
+    ) -> tuple[list[str], list[str]]:
+        removed: list[str] = []
+        skipped: list[str] = []
+        for rel in sorted(removes):
+            folder, name = _split(rel)
+            try:
+                fd = self._dir(folder)
+            except _Blocked:
+                fd = None
+            if fd is not None and self._current(fd, name) == expect.get(rel, ABSENT).stat:
+                os.unlink(name, dir_fd=fd)
+                removed.append(rel)
+            else:
+                skipped.append(rel)
+        self._prune(removed)
+        return removed, skipped
+
+    def _write_all(
+        self, writes: Mapping[str, bytes], expect: Mapping[str, FileState], *, durable: bool
+    ) -> tuple[dict[str, StatKey], list[str]]:
+        staged: list[tuple[str, tuple[str, ...], str, str, StatKey]] = []
+        written: dict[str, StatKey] = {}
+        skipped: list[str] = []
+        done = 0
+        try:
+            for rel in sorted(writes):
+                folder, name = _split(rel)
+                try:
+                    staged.append((rel, folder, name, *self._stage(folder, writes[rel])))
+                except _Blocked:  # a symlink appeared after the scan
+                    skipped.append(rel)
+            if durable and staged:
+                self.barrier()
+            for rel, folder, name, temp, key in staged:
+                try:
+                    placed = self._place(folder, name, temp, expect.get(rel, ABSENT))
+                except _Blocked:
+                    placed = False
+                done += 1
+                if placed:
+                    written[rel] = key
+                else:
+                    skipped.append(rel)
+        finally:  # on an error, no temp file of ours stays behind
+            for _rel, folder, _name, temp, _key in staged[done:]:
+                with contextlib.suppress(OSError, _Blocked):
+                    fd = self._dir(folder)
+                    if fd is not None:
+                        os.unlink(temp, dir_fd=fd)
+        return written, skipped
+
+    def _prune(self, removed: Iterable[str]) -> None:
+        """Remove folders left empty, deepest first, never the root."""
+        folders = {check_path(rel)[:-1] for rel in removed}
+        for folder in sorted(folders, key=len, reverse=True):
+            for depth in range(len(folder), 0, -1):
+                parent = self._dir(folder[: depth - 1])
+                try:
+                    if parent is None:
+                        break
+                    os.rmdir(folder[depth - 1], dir_fd=parent)
+                except OSError:
+                    break
+        self._forget()
+
+    def barrier(self) -> None:
+        """Make everything written so far durable (``syncfs`` of the vault's file system)."""
+        syncfs = getattr(_LIBC, "syncfs", None)
+        if syncfs is None:
+            os.sync()
+        elif syncfs(self._fd) != 0:
+            code = ctypes.get_errno()
+            raise VaultWriteError(f"{self.root}: syncfs failed: {os.strerror(code)}")
+
+    def read_control(self, rel: str) -> tuple[bytes, int] | None:
+        """An engine file's bytes and mtime_ns, or ``None``."""
+        folder, name = _split(rel, control=True)
+        try:
+            fd = self._dir(folder)
+            if fd is None:
+                return None
+            handle = os.open(name, _READ, dir_fd=fd)
+        except FileNotFoundError:
+            return None
+        except (_Blocked, OSError) as err:
+            raise VaultWriteError(f"{self.root / rel}: cannot read: {err}") from err
+        with os.fdopen(handle, "rb") as src:
+            return src.read(), os.fstat(src.fileno()).st_mtime_ns
+
+    def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> None:
+        """Atomically replace an engine file; ``durable`` fsyncs it and its folder."""
+        folder, name = _split(rel, control=True)
+        try:
+            temp, _key = self._stage(folder, data)
+            fd = self._dir(folder)
+            assert fd is not None  # noqa: S101
+            if durable:
+                handle = os.open(temp, _READ, dir_fd=fd)
+                os.fsync(handle)
+                os.close(handle)
+            os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            if durable:
+                os.fsync(fd)
+        except (_Blocked, OSError) as err:
+            raise VaultWriteError(f"{self.root / rel}: cannot write: {err}") from err
+
+    def remove_control(self, rel: str) -> None:
+        """Remove an engine file if it is there."""
+        folder, name = _split(rel, control=True)
+        with contextlib.suppress(FileNotFoundError, _Blocked):
+            fd = self._dir(folder)
+            if fd is not None:
+                os.unlink(name, dir_fd=fd)
+
+    def clean_temps(self, folders: Iterable[str] | None) -> int:
+        """Remove our temp files from these folders (vault-relative, ``""`` = root).
+
+        ``None`` sweeps the whole vault (dot folders other than ``.vaultsync`` are skipped).
+        """
+        if folders is None:
+            targets: list[tuple[str, ...]] = [(CONTROL_DIR,)]
+            for top, subdirs, _files, _fd in os.fwalk(".", dir_fd=self._fd, follow_symlinks=False):
+                subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+                targets.append(tuple(p for p in top.split("/") if p not in (".", "")))
+        else:
+            targets = [tuple(f.split("/")) if f else () for f in folders]
+        count = 0
+        for folder in sorted(set(targets)):
+            with contextlib.suppress(_Blocked, OSError):
+                fd = self._dir(folder)
+                for name in os.listdir(fd) if fd is not None else ():  # noqa: PTH208 - a dir fd
+                    if TEMP_PATTERN.fullmatch(name):
+                        os.unlink(name, dir_fd=fd)
+                        count += 1
+        return count
+
+    @contextlib.contextmanager
+    def lock(self, *, timeout: float, shared: bool = False) -> Iterator[None]:
+        """Hold ``.vaultsync/lock`` (``flock``); a shared lock on a vault without one is a no-op."""
+        folder, name = _split(LOCK, control=True)
+        flags = os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_RDONLY if shared else os.O_RDWR | os.O_CREAT)
+        try:
+            fd = self._dir(folder, create=not shared)
+            handle = None if fd is None else os.open(name, flags, 0o600, dir_fd=fd)
+        except FileNotFoundError:  # shared, and no sync ever ran here: nothing to wait for
+            handle = None
+        except (_Blocked, OSError) as err:
+            raise VaultWriteError(f"{self.root / LOCK}: cannot open the lock: {err}") from err
+        if handle is None:
+            yield
+            return
+        try:
+            deadline = time.monotonic() + timeout
+            mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+            while True:
+                try:
+                    fcntl.flock(handle, mode)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise VaultWriteError(
+                            f"{self.root}: another sync holds the vault lock",
+                            hint=f"waited {timeout:g} s; try again when it has finished",
+                        ) from None
+                    time.sleep(0.02)
+            yield
+        finally:
+            os.close(handle)

@@ -1,0 +1,79 @@
+"""Shared test helpers (no tests, no fixtures): paths to bundled and shared data, small trees."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_STORE = ROOT / "fixtures" / "stores" / "demo"
+SHARED = ROOT.parent / "shared"
+CORPORA = SHARED / "corpora"
+
+
+@functools.cache
+def demo_builder() -> ModuleType:
+    path = ROOT / "fixtures" / "stores" / "build_demo.py"
+    spec = importlib.util.spec_from_file_location("build_demo", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
+    spec.loader.exec_module(module)
+    return module
+
+
+def corpus(name: str) -> Path:
+    """A third-party corpus from ../shared/corpora, or skip the test when it is absent."""
+    path = CORPORA / name
+    if not path.is_dir():
+        pytest.skip(f"corpus {name} not available (../shared is absent)")
+    return path
+
+
+def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``{relpath: text or bytes}`` under ``root`` and return ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def dumps(value: object) -> str:
+    """Indented JSON, as ChatCLI writes its stores."""
+    return json.dumps(value, indent=2)
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Run ``app`` with uvicorn on 127.0.0.1 and a free port; yield its base URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
