@@ -186,15 +186,18 @@ def _key_starts_line(text: str, keyword_start: int) -> bool:
     return _LINE_KEY.fullmatch(text, line_start, keyword_start) is not None
 
 
-def _is_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:  # noqa: PLR0911
+def _is_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:
     """Whether an assigned value looks like a real secret rather than prose, code or a stub."""
-    bare = match.group("bare") is not None
-    value = match.group("bare") if bare else match.group("quoted")
+    bare = match.group("bare")
+    value = match.group("quoted") if bare is None else bare
     if MASK in value or _PLACEHOLDER.search(value):
         return False
-    if not bare:
-        return True
-    rest = match.group("rest")
+    return bare is None or _is_bare_value_secret(text, name_start, match)
+
+
+def _is_bare_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:
+    """Whether an unquoted value is a secret: a lone token, not prose or code."""
+    value, rest = match.group("bare"), match.group("rest")
     if rest.strip() and not rest.lstrip().startswith(("#", "//")):
         return False  # more words follow: prose or an expression, not a value
     if "(" in value or "[" in value or "{" in value:
@@ -238,27 +241,37 @@ def _assignment_spans(text: str) -> Iterable[Span]:
             yield value.span("bare" if value.group("bare") is not None else "quoted")
 
 
+def _url_password_spans(text: str) -> Iterable[Span]:
+    """The password of ``scheme://user:pw@``, unless masked already or a placeholder."""
+    for match in _URL_PASSWORD.finditer(text):
+        secret = match.group("secret")
+        if (
+            match.start() > 0
+            and text[match.start() - 1].isalnum()
+            and MASK not in secret
+            and not _PLACEHOLDER.search(secret)
+        ):
+            yield match.span("secret")
+
+
+def _auth_header_spans(text: str) -> Iterable[Span]:
+    """An Authorization header's credentials, when they look encoded rather than a word."""
+    for match in _AUTH_HEADER.finditer(text):
+        if _LOOKS_ENCODED.search(match.group("secret")):
+            yield match.span("secret")
+
+
 def _own_spans(text: str) -> list[Span]:
+    # Each pattern runs only when a cheap substring test says it can match.
     spans: list[Span] = []
     if "AKIA" in text or "ASIA" in text:
         spans.extend(m.span() for m in _AWS_KEY_ID.finditer(text))
     if "://" in text:
-        spans.extend(
-            m.span("secret")
-            for m in _URL_PASSWORD.finditer(text)
-            if m.start() > 0
-            and text[m.start() - 1].isalnum()
-            and MASK not in m.group("secret")
-            and not _PLACEHOLDER.search(m.group("secret"))
-        )
+        spans.extend(_url_password_spans(text))
     if "Bearer" in text:
         spans.extend(m.span("secret") for m in _BEARER.finditer(text))
     if "uthori" in text or "UTHORI" in text:
-        spans.extend(
-            m.span("secret")
-            for m in _AUTH_HEADER.finditer(text)
-            if _LOOKS_ENCODED.search(m.group("secret"))
-        )
+        spans.extend(_auth_header_spans(text))
     if "PRIVATE KEY" in text:
         spans.extend(_private_key_spans(text))
     spans.extend(_assignment_spans(text))
