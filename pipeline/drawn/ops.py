@@ -128,11 +128,15 @@ def _key(link: ExplicitLink) -> tuple[str, str, str]:
     return (link.source, link.target, link.rel)
 
 
+Moved = tuple[ExplicitLink, ExplicitLink | None]
+"""A link moved off a superseded fact: (before, after), ``None`` after when it was dropped."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompactChanges:
     """What compaction changed (see ``compact_links``)."""
 
-    moved: tuple[tuple[ExplicitLink, ExplicitLink | None], ...] = ()
+    moved: tuple[Moved, ...] = ()
     """(link before, link after) for links moved off a superseded fact; ``None`` when the moved
     link is dropped (it became a self-link, or that link was removed after it was drawn)."""
     collected: tuple[ExplicitLink, ...] = ()
@@ -156,8 +160,35 @@ def compact_links(
         The new store and the changes.  Every link removed here leaves a tombstone so that a
         process holding an old copy cannot bring it back.
     """
+    moved_doc, moved = _move_links(doc, mapping, now)
+    since = _missing_since(moved_doc, present, now)
+    doomed = {node_id for node_id, first in since.items() if now - first > RETENTION}
+    collected = tuple(
+        link for link in moved_doc.links if link.source in doomed or link.target in doomed
+    )
+    result = settle(
+        moved_doc.links,
+        (*moved_doc.tombstones, *(_grave(link, now) for link in collected)),
+        ((node_id, first) for node_id, first in since.items() if node_id not in doomed),
+    )
+    changes = CompactChanges(
+        moved=moved,
+        collected=tuple(link.public() for link in collected),
+        missing=result.missing_since,
+    )
+    return result, changes
+
+
+def _move_links(
+    doc: LinkFile, mapping: Mapping[str, str], now: datetime
+) -> tuple[LinkFile, tuple[Moved, ...]]:
+    """The store with links moved off superseded facts (each old copy tombstoned), and the moves.
+
+    A moved link that became a self-link, or whose new key was removed after it was drawn, is
+    reported with ``None`` as its new form.
+    """
     graves = list(doc.tombstones)
-    moved: list[tuple[ExplicitLink, ExplicitLink | None]] = []
+    moved: list[Moved] = []
     kept: list[StoredLink] = []
     for link in doc.links:
         source, target = follow_node(link.source, mapping), follow_node(link.target, mapping)
@@ -171,26 +202,17 @@ def compact_links(
             kept.append(after)
     moved_doc = settle(kept, graves, doc.missing_since)
     alive = {link.key for link in moved_doc.links}
-    moved = [(before, after if after and _key(after) in alive else None) for before, after in moved]
+    return moved_doc, tuple(
+        (before, after if after and _key(after) in alive else None) for before, after in moved
+    )
 
-    first_missing = dict(moved_doc.missing_since)
+
+def _missing_since(doc: LinkFile, present: frozenset[str], now: datetime) -> dict[str, datetime]:
+    """Each collectable endpoint the stores no longer hold, and since when (``now`` if new)."""
+    first_missing = dict(doc.missing_since)
     since: dict[str, datetime] = {}
-    for link in moved_doc.links:
+    for link in doc.links:
         for node_id in (link.source, link.target):
             if node_id not in present and is_collectable(node_id):
                 since[node_id] = first_missing.get(node_id, now)
-    doomed = {node_id for node_id, first in since.items() if now - first > RETENTION}
-    collected = tuple(
-        link for link in moved_doc.links if link.source in doomed or link.target in doomed
-    )
-    result = settle(
-        moved_doc.links,
-        (*moved_doc.tombstones, *(_grave(link, now) for link in collected)),
-        ((node_id, first) for node_id, first in since.items() if node_id not in doomed),
-    )
-    changes = CompactChanges(
-        moved=tuple(moved),
-        collected=tuple(link.public() for link in collected),
-        missing=result.missing_since,
-    )
-    return result, changes
+    return since
