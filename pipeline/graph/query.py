@@ -85,19 +85,27 @@ def _candidates(graph: Graph, ref: str) -> Iterable[list[Node]]:
     folded = ref.casefold()
     yield [n for n in graph.nodes if n.id.casefold() == folded]
     wanted = normalize_name(ref)
-    yield [
+    yield _name_matches(graph, wanted)
+    if _HEX_PREFIX.fullmatch(ref.lower()):
+        yield [n for n in graph.nodes if n.id.startswith(f"fact:{ref.lower()}")]
+    if "/" in ref or "\\" in ref or "." in ref:
+        yield _path_matches(graph, ref)
+    yield _keyword_matches(graph, wanted)
+
+
+def _name_matches(graph: Graph, wanted: str) -> list[Node]:
+    """Notes (not tags) whose title or an alias normalizes to ``wanted``."""
+    return [
         n
         for n in graph.nodes
         if n.kind is not Kind.TAG and wanted in {normalize_name(t) for t in (n.title, *n.aliases)}
     ]
-    if _HEX_PREFIX.fullmatch(ref.lower()):
-        yield [n for n in graph.nodes if n.id.startswith(f"fact:{ref.lower()}")]
-    if "/" in ref or "\\" in ref or "." in ref:
-        chunk = "/" + _CHUNK_SUFFIX.sub("", ref).replace("\\", "/").lstrip("/")
-        yield [
-            n for n in graph.nodes if n.kind is Kind.DOC and ("/" + _doc_source(n)).endswith(chunk)
-        ]
-    yield _keyword_matches(graph, wanted)
+
+
+def _path_matches(graph: Graph, ref: str) -> list[Node]:
+    """Documents whose source path ends with ``ref`` (a chunk suffix ``#0002`` ignored)."""
+    chunk = "/" + _CHUNK_SUFFIX.sub("", ref).replace("\\", "/").lstrip("/")
+    return [n for n in graph.nodes if n.kind is Kind.DOC and ("/" + _doc_source(n)).endswith(chunk)]
 
 
 def _keyword_matches(graph: Graph, wanted: str) -> list[Node]:
