@@ -46,15 +46,7 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
 
 def _memory_links(records: Records, project_of: _ProjectPaths) -> Iterator[Link]:
     """Facts, topics, projects, the profile and contexts: tags, categories, projects, about."""
-    for fact in records.facts:
-        fid = f"fact:{fact.id}"
-        for tag in fact.tags:
-            yield _link(fid, tag_id(tag), "tagged", 1)
-        if fact.category:
-            yield _link(fid, tag_id(fact.category), "category", 0.5)
-        project_id = project_of(fact.source_project)
-        if project_id:
-            yield _link(fid, project_id, "in_project", 2)
+    yield from _fact_links(records, project_of)
     for context in records.contexts:
         cid = f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
         for tag in context.tags:
@@ -65,13 +57,32 @@ def _memory_links(records: Records, project_of: _ProjectPaths) -> Iterator[Link]
     for project in records.projects:
         for tech in project.technologies:
             yield _link(f"project:{project.name}", tag_id(tech), "uses", 1)
+    yield from _profile_links(records)
+
+
+def _fact_links(records: Records, project_of: _ProjectPaths) -> Iterator[Link]:
+    """Each fact's tags, its category and the project its source path lies in."""
+    for fact in records.facts:
+        fid = f"fact:{fact.id}"
+        for tag in fact.tags:
+            yield _link(fid, tag_id(tag), "tagged", 1)
+        if fact.category:
+            yield _link(fid, tag_id(fact.category), "category", 0.5)
+        project_id = project_of(fact.source_project)
+        if project_id:
+            yield _link(fid, project_id, "in_project", 2)
+
+
+def _profile_links(records: Records) -> Iterator[Link]:
+    """The profile's skills and goals, those marked private left out."""
     profile = records.profile
-    if profile is not None:
-        owned = (() if profile.skills_private else profile.skills) + (
-            () if profile.goals_private else profile.goals
-        )
-        for label in owned:
-            yield _link("profile:user", tag_id(label), "has", 1)
+    if profile is None:
+        return
+    owned = (() if profile.skills_private else profile.skills) + (
+        () if profile.goals_private else profile.goals
+    )
+    for label in owned:
+        yield _link("profile:user", tag_id(label), "has", 1)
 
 
 def _workspace_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
