@@ -171,49 +171,55 @@ def parse_markdown_links(text: str, *, mask: tuple[Span, ...] | None = None) -> 
         return ()
     if mask is None:
         mask = code_mask(text)
-    links: list[MdLink] = []
-    if has_inline:
-        for match in _INLINE.finditer(text):
-            bang = bool(match["bang"])
-            start = match.start() + bang
-            if bang and not _escaped(text, match.start()):
-                continue
-            close = match.end("text")
-            if (
-                _escaped(text, start)
-                or is_in_code(mask, start)
-                or is_in_code(mask, close)
-                or is_in_code(mask, match.end() - 1)
-            ):
-                continue
-            dest = match["angle"] if match["angle"] is not None else match["dest"]
-            links.append(
-                MdLink(
-                    kind=MdLinkKind.INLINE,
-                    text=match["text"],
-                    dest=dest,
-                    title=_title(match["title"]),
-                    start=start,
-                    end=match.end(),
-                )
-            )
+    links = list(_inline_links(text, mask)) if has_inline else []
     if has_definition:
-        for match in _DEFINITION.finditer(text):
-            if not match["text"].strip() or is_in_code(mask, match.start("text")):
-                continue
-            dest = match["angle"] if match["angle"] is not None else match["dest"]
-            links.append(
-                MdLink(
-                    kind=MdLinkKind.DEFINITION,
-                    text=match["text"],
-                    dest=dest,
-                    title=_title(match["title"]),
-                    start=match.start("text") - 1,
-                    end=match.end(),
-                )
-            )
+        links += _definitions(text, mask)
         links.sort(key=lambda link: link.start)
     return tuple(links)
+
+
+def _inline_links(text: str, mask: tuple[Span, ...]) -> Iterable[MdLink]:
+    """``[text](dest "title")`` outside code; images are skipped unless their ``!`` is escaped."""
+    for match in _INLINE.finditer(text):
+        bang = bool(match["bang"])
+        start = match.start() + bang
+        if bang and not _escaped(text, match.start()):
+            continue
+        if (
+            _escaped(text, start)
+            or is_in_code(mask, start)
+            or is_in_code(mask, match.end("text"))
+            or is_in_code(mask, match.end() - 1)
+        ):
+            continue
+        yield MdLink(
+            kind=MdLinkKind.INLINE,
+            text=match["text"],
+            dest=_dest(match),
+            title=_title(match["title"]),
+            start=start,
+            end=match.end(),
+        )
+
+
+def _definitions(text: str, mask: tuple[Span, ...]) -> Iterable[MdLink]:
+    """``[label]: dest "title"`` outside code, with a label that is not blank."""
+    for match in _DEFINITION.finditer(text):
+        if not match["text"].strip() or is_in_code(mask, match.start("text")):
+            continue
+        yield MdLink(
+            kind=MdLinkKind.DEFINITION,
+            text=match["text"],
+            dest=_dest(match),
+            title=_title(match["title"]),
+            start=match.start("text") - 1,
+            end=match.end(),
+        )
+
+
+def _dest(match: re.Match[str]) -> str:
+    """The destination as written: inside ``<…>`` when angled."""
+    return match["angle"] if match["angle"] is not None else match["dest"]
 
 
 def classify_destination(dest: str) -> DestKind:
