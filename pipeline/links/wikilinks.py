@@ -227,27 +227,43 @@ def format_wikilink(
     Raises:
         ValueError: the parts cannot be written so that the link reads back the same.
     """
+    _refuse_conflicts(heading=heading, block=block, label=label, escaped_pipe=escaped_pipe)
+    fragment = f"#{heading}" if heading is not None else f"#^{block}" if block is not None else ""
+    alias = "" if label is None else ("\\|" if escaped_pipe else "|") + label
+    source = f"{'!' if embed else ''}[[{path_without_md}{fragment}{alias}]]"
+    if not fragment and not escaped_pipe and reads_back_plainly(path_without_md, label):
+        return source
+    intended = (0, len(source), path_without_md, heading, block, label, embed)
+    if _read_back(source) != intended:
+        msg = f"{source!r} does not read back as the intended wikilink"
+        raise ValueError(msg)
+    return source
+
+
+def _refuse_conflicts(
+    *, heading: str | None, block: str | None, label: str | None, escaped_pipe: bool
+) -> None:
+    """Raise ``ValueError`` for parts no wikilink can hold together."""
     if heading is not None and block is not None:
         msg = "a wikilink names a heading or a block, not both"
         raise ValueError(msg)
     if escaped_pipe and label is not None and "|" in label:
         msg = f"label {label!r} would split the table cell"
         raise ValueError(msg)
-    fragment = f"#{heading}" if heading is not None else f"#^{block}" if block is not None else ""
-    alias = "" if label is None else ("\\|" if escaped_pipe else "|") + label
-    source = f"{'!' if embed else ''}[[{path_without_md}{fragment}{alias}]]"
-    if not fragment and not escaped_pipe and reads_back_plainly(path_without_md, label):
-        return source
+
+
+def _read_back(source: str) -> tuple[object, ...] | None:
+    """The span and parts of the first wikilink ``source`` parses to; ``None`` when none."""
     links = parse_wikilinks(source)
-    if not links or (
-        links[0].start,
-        links[0].end,
-        links[0].target,
-        links[0].heading,
-        links[0].block,
-        links[0].label,
-        links[0].embed,
-    ) != (0, len(source), path_without_md, heading, block, label, embed):
-        msg = f"{source!r} does not read back as the intended wikilink"
-        raise ValueError(msg)
-    return source
+    if not links:
+        return None
+    first = links[0]
+    return (
+        first.start,
+        first.end,
+        first.target,
+        first.heading,
+        first.block,
+        first.label,
+        first.embed,
+    )
