@@ -49,10 +49,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC
-from pathlib import PurePosixPath
 from types import MappingProxyType
 
 from vaultsync.core.errors import UnsafePathError
@@ -206,57 +205,100 @@ def _document_dirs(graph: Graph, index: RecordIndex) -> dict[str, tuple[tuple[st
     return placed
 
 
-def _place(  # noqa: PLR0911 - one branch per kind reads best
-    node: Node,
-    index: RecordIndex,
-    context_folders: Mapping[str, str],
-    documents: Mapping[str, tuple[tuple[str, ...], str]],
-) -> _Place | None:
-    kind = node.kind
-    if kind is Kind.TAG or kind not in KIND_FOLDERS:
-        return None
-    top = KIND_FOLDERS[kind]
-    rank = (KIND_PRIORITY[kind], _born(node.id, index), node.id)
-    fallback = f"{kind.value}-{_hash8(node.id)}"
-    name = node.id.partition(":")[2]
+@dataclass(frozen=True, slots=True)
+class _Sources:
+    """What placing a note reads besides the node: its record and the folders worked out."""
 
-    def place(folders: Iterable[str], stem: str, tail: str = "") -> _Place:
-        return _Place(node.id, rank, (top, *folders), stem, tail, fallback)
+    index: RecordIndex
+    context_folders: Mapping[str, str]
+    documents: Mapping[str, tuple[tuple[str, ...], str]]
 
-    if kind in (Kind.PROJECT, Kind.TOPIC, Kind.SESSION, Kind.SKILL):
-        return place((), name)
-    if kind is Kind.PROFILE:
-        return place((), node.title or "user")
-    if kind is Kind.FACT:
-        fact = index.get(node.id, Fact)
-        category = fact.category if fact is not None and fact.category else "general"
-        return place((_folder(category, "general"),), node.title, f"({short_id(node.id)})")
-    if kind is Kind.EPISODE:
-        episode = index.get(node.id, Episode)
-        if episode is None:
-            return place(("undated",), node.title, f"({short_id(node.id)})")
-        day = episode.date.date()
-        return place(
-            (f"{day.year:04d}",), f"{day.isoformat()} {node.title}", f"({short_id(node.id)})"
-        )
-    if kind is Kind.NOTE:
-        period, _, label = name.partition(":")
-        return place((JOURNAL_FOLDERS.get(period, _folder(period, "Other")),), label)
-    if kind is Kind.CARD:
-        card = index.get(node.id, Card)
-        column = _folder(card.column, "backlog") if card is not None else "unknown"
-        title = card.title if card is not None and card.title else node.title
-        return place((column,), title, f"({short_id(node.id)})")
-    if kind in (Kind.KBCONTEXT, Kind.CONTEXT):
-        record = index.get(node.id, Context)
-        folder = context_folders[record.id if record is not None else name]
-        return place((folder,), folder)
-    # Kind.DOC
-    context_id, _ = _doc_parts(node.id, index)
-    dirs, file_name = documents[node.id]
-    folder = context_folders.get(context_id, _folder(context_id, "context"))
+
+_Spot = tuple[tuple[str, ...], str, str]
+"""Where a note goes inside its kind's folder: (folders, stem, tail)."""
+
+
+def _by_name(node: Node, _sources: _Sources) -> _Spot:
+    return (), node.id.partition(":")[2], ""
+
+
+def _profile_spot(node: Node, _sources: _Sources) -> _Spot:
+    return (), node.title or "user", ""
+
+
+def _fact_spot(node: Node, sources: _Sources) -> _Spot:
+    fact = sources.index.get(node.id, Fact)
+    category = fact.category if fact is not None and fact.category else "general"
+    return (_folder(category, "general"),), node.title, f"({short_id(node.id)})"
+
+
+def _episode_spot(node: Node, sources: _Sources) -> _Spot:
+    episode = sources.index.get(node.id, Episode)
+    if episode is None:
+        return ("undated",), node.title, f"({short_id(node.id)})"
+    day = episode.date.date()
+    return (f"{day.year:04d}",), f"{day.isoformat()} {node.title}", f"({short_id(node.id)})"
+
+
+def _journal_spot(node: Node, _sources: _Sources) -> _Spot:
+    period, _, label = node.id.partition(":")[2].partition(":")
+    return (JOURNAL_FOLDERS.get(period, _folder(period, "Other")),), label, ""
+
+
+def _card_spot(node: Node, sources: _Sources) -> _Spot:
+    card = sources.index.get(node.id, Card)
+    column = _folder(card.column, "backlog") if card is not None else "unknown"
+    title = card.title if card is not None and card.title else node.title
+    return (column,), title, f"({short_id(node.id)})"
+
+
+def _context_spot(node: Node, sources: _Sources) -> _Spot:
+    record = sources.index.get(node.id, Context)
+    folder = sources.context_folders[record.id if record is not None else node.id.partition(":")[2]]
+    return (folder,), folder, ""
+
+
+def _document_spot(node: Node, sources: _Sources) -> _Spot:
+    context_id, _ = _doc_parts(node.id, sources.index)
+    dirs, file_name = sources.documents[node.id]
+    folder = sources.context_folders.get(context_id, _folder(context_id, "context"))
     stem = file_name[: -len(MD)] if file_name.lower().endswith(MD) else file_name
-    return _Place(node.id, rank, (top, folder, *dirs), stem, "", fallback)
+    return (folder, *dirs), stem, ""
+
+
+# One rule per kind that has a note (tags have none); the same kinds as ``KIND_FOLDERS``.
+_SPOTS: Mapping[Kind, Callable[[Node, _Sources], _Spot]] = MappingProxyType(
+    {
+        Kind.PROJECT: _by_name,
+        Kind.TOPIC: _by_name,
+        Kind.SESSION: _by_name,
+        Kind.SKILL: _by_name,
+        Kind.PROFILE: _profile_spot,
+        Kind.FACT: _fact_spot,
+        Kind.EPISODE: _episode_spot,
+        Kind.NOTE: _journal_spot,
+        Kind.CARD: _card_spot,
+        Kind.KBCONTEXT: _context_spot,
+        Kind.CONTEXT: _context_spot,
+        Kind.DOC: _document_spot,
+    }
+)
+
+
+def _place(node: Node, sources: _Sources) -> _Place | None:
+    """Where ``node`` wants to live; ``None`` for a kind without notes (tags)."""
+    spot = _SPOTS.get(node.kind)
+    if spot is None:
+        return None
+    folders, stem, tail = spot(node, sources)
+    return _Place(
+        node.id,
+        (KIND_PRIORITY[node.kind], _born(node.id, sources.index), node.id),
+        (KIND_FOLDERS[node.kind], *folders),
+        stem,
+        tail,
+        f"{node.kind.value}-{_hash8(node.id)}",
+    )
 
 
 def _file_name(place: _Place, extra: str = "") -> str:
@@ -306,47 +348,42 @@ def vault_paths(
         Node id → vault-relative POSIX path, in node id order.
     """
     index = index if index is not None else RecordIndex.build(records)
-    context_folders = _context_folders(graph, index)
-    documents = _document_dirs(graph, index)
-    places = [
-        p
-        for p in (_place(n, index, context_folders, documents) for n in graph.nodes)
-        if p is not None
-    ]
+    sources = _Sources(
+        index=index,
+        context_folders=_context_folders(graph, index),
+        documents=_document_dirs(graph, index),
+    )
+    places = [p for p in (_place(n, sources) for n in graph.nodes) if p is not None]
     canonical = _canonical_folders(places)
     folders = {place.node_id: canonical[place.folders] for place in places}
+    # Folder paths are taken too: a note may not be named like a folder beside it.
     taken: set[str] = {HOME_PATH.casefold()}
     for spelled in canonical.values():
         for i in range(len(spelled)):
             taken.add("/".join(spelled[: i + 1]).casefold())
-
-    wanted: dict[str, str] = {}
-    for place in places:
-        wanted[place.node_id] = "/".join((*folders[place.node_id], _file_name(place)))
     paths: dict[str, str] = {}
     losers: list[_Place] = []
     for place in sorted(places, key=lambda p: p.rank):
-        key = wanted[place.node_id].casefold()
-        if key in taken:
+        wanted = "/".join((*folders[place.node_id], _file_name(place)))
+        if wanted.casefold() in taken:
             losers.append(place)
             continue
-        taken.add(key)
-        paths[place.node_id] = wanted[place.node_id]
+        taken.add(wanted.casefold())
+        paths[place.node_id] = wanted
     for place in losers:
-        for size in range(8, 65, 4):
-            candidate = "/".join(
-                (*folders[place.node_id], _file_name(place, f"({_hash8(place.node_id, size)})"))
-            )
-            if candidate.casefold() not in taken:
-                break
-        else:  # pragma: no cover - a sha256 prefix collision
-            raise UnsafePathError(f"{place.node_id}: no free vault path")
-        taken.add(candidate.casefold())
-        paths[place.node_id] = candidate
+        paths[place.node_id] = _free_path(place, folders[place.node_id], taken)
     return MappingProxyType({node_id: _check(paths[node_id]) for node_id in sorted(paths)})
 
 
-def note_path_stem(path: str) -> str:
-    """The file name of ``path`` without ``.md`` (what Obsidian shows as the note's name)."""
-    name = PurePosixPath(path).name
-    return name[: -len(MD)] if name.endswith(MD) else name
+def _free_path(place: _Place, folders: tuple[str, ...], taken: set[str]) -> str:
+    """A path for a note that lost its name: the name plus the shortest free hash of its id.
+
+    The hash depends on the note alone, so another collision never renames it; the path is
+    added to ``taken``.
+    """
+    for size in range(8, 65, 4):
+        candidate = "/".join((*folders, _file_name(place, f"({_hash8(place.node_id, size)})")))
+        if candidate.casefold() not in taken:
+            taken.add(candidate.casefold())
+            return candidate
+    raise UnsafePathError(f"{place.node_id}: no free vault path")  # pragma: no cover - sha256
