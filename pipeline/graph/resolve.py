@@ -62,10 +62,6 @@ class Resolver:
                 return found
         return self.by_name.get(normalize_name(_strip_markdown_suffix(target)))
 
-    def resolve_name(self, name: str) -> str | None:
-        """A title, alias or node id anywhere in the graph (no document context)."""
-        return self.resolve_wikilink(name, "")
-
     def _within_context(self, target: str, source_id: str, context_id: str) -> str | None:
         index = self.contexts[context_id]
         path = index.paths.resolve(target, self.doc_path[source_id])
