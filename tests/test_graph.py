@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -471,12 +472,10 @@ def sample_records() -> Records:
 def test_graph_does_not_depend_on_input_order(rng: random.Random) -> None:
     """Shuffling every store's records gives the same graph."""
     records = sample_records()
-    shuffled = Records(
-        **{
-            name: (
-                tuple(rng.sample(list(value), len(value))) if isinstance(value, tuple) else value
-            )
-            for name, value in ((f, getattr(records, f)) for f in records.__dataclass_fields__)
-        }
-    )
+    changes: dict[str, Any] = {
+        field.name: tuple(rng.sample(value, len(value)))
+        for field in fields(records)
+        if isinstance(value := getattr(records, field.name), tuple)
+    }
+    shuffled = replace(records, **changes)
     assert build_graph(shuffled, Caps()).graph == build_graph(records, Caps()).graph
