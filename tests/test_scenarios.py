@@ -23,6 +23,7 @@ import json
 import os
 import stat
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,68 +75,107 @@ def _git(cwd: Path, *args: str) -> str:
     ).stdout
 
 
-def _run(step: dict[str, Any], sandbox: Path, vault: Path) -> None:  # noqa: PLR0912
-    op = step["op"]
-    if op == "sync":
-        before = _outside(sandbox, vault)
-        call = {
-            "force": step.get("force", False),
-            "commit": step.get("commit", True),
-            "clock": lambda: FIXED_TIME,
-        }
-        if "raises" in step:
-            with pytest.raises(getattr(errors, step["raises"])):
-                sync_vault(vault, _specs(step["notes"]), **call)
-        else:
-            _check_report(sync_vault(vault, _specs(step["notes"]), **call), step.get("expect", {}))
-        assert _outside(sandbox, vault) == before, "a sync changed something outside the vault"
-    elif op == "write":
-        for rel, text in step["files"].items():
-            (sandbox / rel).parent.mkdir(parents=True, exist_ok=True)
-            (sandbox / rel).write_text(text)
-    elif op == "delete":
-        for rel in step["paths"]:
-            path = sandbox / rel
-            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
-    elif op == "symlink":
-        for link, target in step["links"].items():
-            (sandbox / link).symlink_to(target)
-    elif op == "git":
-        (sandbox / step["cwd"]).mkdir(parents=True, exist_ok=True)
-        _git(sandbox / step["cwd"], *step["args"])
-    elif op == "expect_files":
-        for rel, text in step["files"].items():
-            path = sandbox / rel
-            if text is None:
-                assert not path.exists() and not path.is_symlink(), rel
-            else:
-                assert path.read_text() == text, rel
-        for rel, mode in step.get("modes", {}).items():
-            assert oct(stat.S_IMODE((sandbox / rel).stat().st_mode)) == oct(int(mode, 8)), rel
-    elif op == "expect_git_status":
-        assert _git(sandbox / step["cwd"], "status", "--porcelain") == step["status"]
-    elif op == "expect_head":
-        listed = _git(sandbox / step["cwd"], "ls-tree", "-r", "--name-only", "-z", "HEAD").split(
-            "\0"
-        )
-        assert sorted(p for p in listed if p) == sorted(step["files"])
-    elif op == "expect_head_content":
-        for rel, text in step["files"].items():
-            assert _git(sandbox / step["cwd"], "show", f"HEAD:{rel}") == text
-    elif op == "expect_manifest":
-        loaded = load_manifest((vault / MANIFEST).read_bytes())
-        assert not loaded.corrupt
-        if "entries" in step:
-            assert sorted(loaded.entries) == sorted(step["entries"])
-        if "deleted" in step:
-            assert sorted(loaded.deleted) == sorted(step["deleted"])
-    elif op == "status":
-        report = vault_status(vault, _specs(step["notes"]))
-        edited = {o.path: "uncommitted" if o.uncommitted else "committed" for o in report.edited}
-        assert edited == step["expect"]["edited"]
-        assert all(o.when is not None for o in report.edited if not o.uncommitted)
+Step = dict[str, Any]
+
+
+def _sync(step: Step, sandbox: Path, vault: Path) -> None:
+    before = _outside(sandbox, vault)
+    call = {
+        "force": step.get("force", False),
+        "commit": step.get("commit", True),
+        "clock": lambda: FIXED_TIME,
+    }
+    if "raises" in step:
+        with pytest.raises(getattr(errors, step["raises"])):
+            sync_vault(vault, _specs(step["notes"]), **call)
     else:
-        raise AssertionError(f"unknown step {op!r}")
+        _check_report(sync_vault(vault, _specs(step["notes"]), **call), step.get("expect", {}))
+    assert _outside(sandbox, vault) == before, "a sync changed something outside the vault"
+
+
+def _write(step: Step, sandbox: Path, _vault: Path) -> None:
+    for rel, text in step["files"].items():
+        (sandbox / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sandbox / rel).write_text(text)
+
+
+def _delete(step: Step, sandbox: Path, _vault: Path) -> None:
+    for rel in step["paths"]:
+        path = sandbox / rel
+        path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+def _symlink(step: Step, sandbox: Path, _vault: Path) -> None:
+    for link, target in step["links"].items():
+        (sandbox / link).symlink_to(target)
+
+
+def _user_git(step: Step, sandbox: Path, _vault: Path) -> None:
+    (sandbox / step["cwd"]).mkdir(parents=True, exist_ok=True)
+    _git(sandbox / step["cwd"], *step["args"])
+
+
+def _expect_files(step: Step, sandbox: Path, _vault: Path) -> None:
+    for rel, text in step["files"].items():
+        path = sandbox / rel
+        if text is None:
+            assert not path.exists() and not path.is_symlink(), rel
+        else:
+            assert path.read_text() == text, rel
+    for rel, mode in step.get("modes", {}).items():
+        assert oct(stat.S_IMODE((sandbox / rel).stat().st_mode)) == oct(int(mode, 8)), rel
+
+
+def _expect_git_status(step: Step, sandbox: Path, _vault: Path) -> None:
+    assert _git(sandbox / step["cwd"], "status", "--porcelain") == step["status"]
+
+
+def _expect_head(step: Step, sandbox: Path, _vault: Path) -> None:
+    listed = _git(sandbox / step["cwd"], "ls-tree", "-r", "--name-only", "-z", "HEAD").split("\0")
+    assert sorted(p for p in listed if p) == sorted(step["files"])
+
+
+def _expect_head_content(step: Step, sandbox: Path, _vault: Path) -> None:
+    for rel, text in step["files"].items():
+        assert _git(sandbox / step["cwd"], "show", f"HEAD:{rel}") == text
+
+
+def _expect_manifest(step: Step, _sandbox: Path, vault: Path) -> None:
+    loaded = load_manifest((vault / MANIFEST).read_bytes())
+    assert not loaded.corrupt
+    if "entries" in step:
+        assert sorted(loaded.entries) == sorted(step["entries"])
+    if "deleted" in step:
+        assert sorted(loaded.deleted) == sorted(step["deleted"])
+
+
+def _status(step: Step, _sandbox: Path, vault: Path) -> None:
+    report = vault_status(vault, _specs(step["notes"]))
+    edited = {o.path: "uncommitted" if o.uncommitted else "committed" for o in report.edited}
+    assert edited == step["expect"]["edited"]
+    assert all(o.when is not None for o in report.edited if not o.uncommitted)
+
+
+STEPS: dict[str, Callable[[Step, Path, Path], None]] = {
+    "sync": _sync,
+    "write": _write,
+    "delete": _delete,
+    "symlink": _symlink,
+    "git": _user_git,
+    "expect_files": _expect_files,
+    "expect_git_status": _expect_git_status,
+    "expect_head": _expect_head,
+    "expect_head_content": _expect_head_content,
+    "expect_manifest": _expect_manifest,
+    "status": _status,
+}
+
+
+def _run(step: Step, sandbox: Path, vault: Path) -> None:
+    run = STEPS.get(step["op"])
+    if run is None:
+        raise AssertionError(f"unknown step {step['op']!r}")
+    run(step, sandbox, vault)
 
 
 @pytest.mark.parametrize(
