@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta, timezone
+from typing import TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +31,7 @@ from vaultsync.render.filenames import MAX_NAME_BYTES
 from vaultsync.render.layout import HOME_PATH, short_id, vault_paths
 
 T = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)
+T_item = TypeVar("T_item")
 
 
 def graph_of(*nodes: Node) -> Graph:
@@ -303,6 +305,45 @@ class TestCollisions:
 names = st.text(min_size=0, max_size=120)
 
 
+def named_vault(
+    topics: list[str], titles: list[str], sources: list[list[str]]
+) -> tuple[Records, Graph]:
+    """Topics, facts (title = category) and one context's documents, all named as given."""
+    docs = tuple(Document(source="/".join(parts), content="") for parts in sources)
+    docs = tuple({d.source: d for d in docs}.values())
+    context = Context(
+        id="c1", name=topics[0] if topics else "ctx", mode="knowledge", documents=docs
+    )
+    records, ctx_graph = context_records(context)
+    records = Records(
+        topics=tuple(Topic(name=t) for t in topics),
+        facts=tuple(Fact(id=f"{i:024x}", content=t, category=t) for i, t in enumerate(titles)),
+        contexts=records.contexts,
+    )
+    nodes = [
+        *ctx_graph.nodes,
+        *(Node(id=f"topic:{t}", kind=Kind.TOPIC, title=t) for t in topics),
+        *(fact_node(f"{i:024x}", t) for i, t in enumerate(titles)),
+    ]
+    return records, graph_of(*nodes)
+
+
+def assert_safe_path(path: str, folders: set[str]) -> None:
+    """A relative ``.md`` path of portable, bounded parts that is no folder's path."""
+    assert path.endswith(".md") and not path.startswith("/")
+    for part in path.split("/"):
+        assert part not in ("", ".", "..")
+        assert is_valid_filename(part, platform="universal")
+        assert len(part.encode()) <= MAX_NAME_BYTES
+    assert path.casefold() not in folders
+
+
+def shuffled(items: tuple[T_item, ...], seed: int) -> tuple[T_item, ...]:
+    out = list(items)
+    random.Random(seed).shuffle(out)
+    return tuple(out)
+
+
 class TestProperties:
     @settings(max_examples=60, deadline=None)
     @given(
@@ -314,38 +355,19 @@ class TestProperties:
         self, topics: list[str], titles: list[str], sources: list[list[str]]
     ) -> None:
         """Any names give unique (case-insensitively), safe, bounded paths, whatever the order."""
-        docs = tuple(Document(source="/".join(parts), content="") for parts in sources)
-        docs = tuple({d.source: d for d in docs}.values())
-        context = Context(
-            id="c1", name=topics[0] if topics else "ctx", mode="knowledge", documents=docs
-        )
-        records, ctx_graph = context_records(context)
-        records = Records(
-            topics=tuple(Topic(name=t) for t in topics),
-            facts=tuple(Fact(id=f"{i:024x}", content=t, category=t) for i, t in enumerate(titles)),
-            contexts=records.contexts,
-        )
-        nodes = [
-            *ctx_graph.nodes,
-            *(Node(id=f"topic:{t}", kind=Kind.TOPIC, title=t) for t in topics),
-            *(fact_node(f"{i:024x}", t) for i, t in enumerate(titles)),
-        ]
-        graph = graph_of(*nodes)
+        records, graph = named_vault(topics, titles, sources)
         paths = vault_paths(graph, records)
         assert len(paths) == len(graph.nodes)
         folded = [p.casefold() for p in (*paths.values(), HOME_PATH)]
         assert len(set(folded)) == len(folded)
         folders = {p.rsplit("/", 1)[0].casefold() for p in paths.values()}
         for path in paths.values():
-            assert path.endswith(".md") and not path.startswith("/")
-            for part in path.split("/"):
-                assert part not in ("", ".", "..")
-                assert is_valid_filename(part, platform="universal")
-                assert len(part.encode()) <= MAX_NAME_BYTES
-            assert path.casefold() not in folders
-        shuffled = list(graph.nodes)
-        random.Random(0).shuffle(shuffled)
-        again = vault_paths(
-            Graph(nodes=tuple(sorted(shuffled, key=lambda n: n.id)), links=()), records
+            assert_safe_path(path, folders)
+        # Nodes and records in another order (not re-sorted): who wins a name must not change.
+        reordered = Records(
+            topics=shuffled(records.topics, 1),
+            facts=shuffled(records.facts, 2),
+            contexts=records.contexts,
         )
+        again = vault_paths(Graph(nodes=shuffled(graph.nodes, 0), links=()), reordered)
         assert dict(again) == dict(paths)
