@@ -339,18 +339,52 @@ def _name(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
 
+class _Agreement:
+    """How many wikilinks fall in each kind of (dis)agreement, with a few examples of each."""
+
+    def __init__(self) -> None:
+        self.kinds: Counter[str] = Counter()
+        self.examples: dict[str, list[str]] = {}
+
+    def note(self, kind: str, text: str = "") -> None:
+        self.kinds[kind] += 1
+        if text and len(self.examples.setdefault(kind, [])) < EXAMPLES:
+            self.examples[kind].append(text)
+
+
+def _verdict(link: str, mine: str | None, other: str | None) -> tuple[str, str]:
+    """The kind of agreement on one wikilink both tools found, and an example line."""
+    if mine is not None and other is None:
+        return "resolved by vaultsync only", f"{link} → {mine}"
+    if mine is None and other is not None:
+        return "resolved by obsidiantools only", f"{link} → {other}"
+    if mine is not None and other is not None and mine != other:
+        return "resolved to different notes", f"{link} → {mine} / {other}"
+    return "same answer", ""
+
+
+def _compare_source(
+    source: str, ours: list[Any], theirs: list[str], files: dict[str, str], agreement: _Agreement
+) -> None:
+    """Pair one note's wikilinks by target name, then judge each pair and each leftover."""
+    pool = Counter(_name(target) for target in theirs)
+    for link in ours:
+        key = _name(link.target)
+        if pool[key] <= 0:
+            agreement.note("found by vaultsync only", f"{source}: [[{link.target}]]")
+            continue
+        pool[key] -= 1
+        agreement.note(*_verdict(f"{source}: [[{link.target}]]", link.path, files.get(key)))
+    for key, left in pool.items():
+        for _ in range(left):
+            agreement.note("found by obsidiantools only", f"{source}: [[{key}]]")
+
+
 def compare_links(model: Any, ot: dict[str, Any]) -> dict[str, Any]:
     """Counts of wikilinks found and resolved by each tool, and examples where they differ."""
     files: dict[str, str] = ot["files"]
     ours_found = ours_resolved = theirs_found = theirs_resolved = 0
-    kinds: Counter[str] = Counter()
-    examples: dict[str, list[str]] = {}
-
-    def note(kind: str, text: str) -> None:
-        kinds[kind] += 1
-        if len(examples.setdefault(kind, [])) < EXAMPLES:
-            examples[kind].append(text)
-
+    agreement = _Agreement()
     theirs_by_source = {files[key]: links for key, links in ot["links"].items() if key in files}
     for source in model.ideas:
         ours = [
@@ -361,33 +395,12 @@ def compare_links(model: Any, ot: dict[str, Any]) -> dict[str, Any]:
         theirs_found += len(theirs)
         ours_resolved += sum(1 for link in ours if link.path is not None)
         theirs_resolved += sum(1 for target in theirs if target in files)
-        pool = Counter(_name(target) for target in theirs)
-        for link in ours:
-            key = _name(link.target)
-            if pool[key] <= 0:
-                note("found by vaultsync only", f"{source}: [[{link.target}]]")
-                continue
-            pool[key] -= 1
-            mine = link.path
-            other = files.get(key)
-            if mine is not None and other is None:
-                note("resolved by vaultsync only", f"{source}: [[{link.target}]] → {mine}")
-            elif mine is None and other is not None:
-                note("resolved by obsidiantools only", f"{source}: [[{link.target}]] → {other}")
-            elif mine is not None and other is not None and mine != other:
-                note(
-                    "resolved to different notes", f"{source}: [[{link.target}]] → {mine} / {other}"
-                )
-            else:
-                kinds["same answer"] += 1
-        for key, left in pool.items():
-            for _ in range(left):
-                note("found by obsidiantools only", f"{source}: [[{key}]]")
+        _compare_source(source, ours, theirs, files, agreement)
     return {
         "vaultsync": {"wikilinks": ours_found, "resolved": ours_resolved},
         "obsidiantools": {"wikilinks": theirs_found, "resolved": theirs_resolved},
-        "agreement": dict(sorted(kinds.items())),
-        "examples": examples,
+        "agreement": dict(sorted(agreement.kinds.items())),
+        "examples": agreement.examples,
     }
 
 
