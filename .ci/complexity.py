@@ -8,10 +8,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from radon.complexity import cc_visit
-from radon.visitors import Function
+from radon.visitors import Class, Function
+
+
+def _functions(blocks: Iterable[Function | Class], *, nested: bool = False) -> Iterator[Function]:
+    """Every function and method, with the closures and nested classes radon lists apart.
+
+    ``cc_visit`` lists top-level functions, classes and their methods, but neither closures
+    nor the methods of a class defined inside a class: those are walked here.
+    """
+    for block in blocks:
+        if isinstance(block, Class):
+            inner = [*block.methods] if nested else []
+            yield from _functions([*inner, *block.inner_classes], nested=True)
+        else:
+            yield block
+            yield from _functions(block.closures)
 
 
 def main() -> int:
@@ -23,8 +39,8 @@ def main() -> int:
     over = []
     for folder in args.folders:
         for path in sorted(folder.rglob("*.py")):
-            for block in cc_visit(path.read_text(encoding="utf-8")):
-                if isinstance(block, Function) and block.complexity > args.max:
+            for block in _functions(cc_visit(path.read_text(encoding="utf-8"))):
+                if block.complexity > args.max:
                     name, score = block.fullname, block.complexity
                     over.append(f"{path}:{block.lineno}: {name} has complexity {score}")
     for line in over:
