@@ -297,6 +297,15 @@ class TestWikilinks:
         )
         assert has(records, f"fact:{'a' * 24}", "project:telemetry", "links_to", "wikilink")
 
+    def test_percent_encoded_target_is_decoded_after_the_literal(self) -> None:
+        """[[My%20Note]] reaches "My Note"; a name that really holds "%" is tried first."""
+        records = Records(
+            topics=(Topic(name="My Note"), Topic(name="100%25 sure"), Topic(name="100% sure")),
+            facts=(fact("a" * 24, "[[My%20Note]] and [[100%25 sure]]"),),
+        )
+        found = {l.target for l in build_graph(records, Caps()).graph.links if l.rel == "links_to"}
+        assert found == {"topic:My Note", "topic:100%25 sure"}
+
     def test_unresolved_is_kept_not_an_error(self) -> None:
         """A target naming nothing is reported as unresolved and draws no link."""
         records = Records(facts=(fact("a" * 24, "Dashboards live in [[nothing here]]"),))

@@ -133,13 +133,8 @@ class TestForms:
         assert targets("[[[x]]]") == ["x"]
 
     def test_percent_encoding_is_kept(self) -> None:
-        """The target is kept as written; decoded_target decodes it."""
-        link = one("[[My%20Note]]")
-        assert (link.target, link.decoded_target) == ("My%20Note", "My Note")
-
-    def test_decoded_target_without_escapes(self) -> None:
-        """A target without % is its own decoded form."""
-        assert one("[[100 percent]]").decoded_target == "100 percent"
+        """The target is kept as written, percent-escapes and all (resolvers decode it)."""
+        assert one("[[My%20Note]]").target == "My%20Note"
 
     def test_url_target_is_a_note_target(self) -> None:
         """[[https://…]] is an (unresolved) note target, not a URL."""

@@ -31,7 +31,7 @@ Syntax, after ``obsidian-links.md``:
 
 Percent-encoding: the target is kept **as written**.  Decoding here would make a note literally
 named ``100% sure`` unreachable and break the rewrite round trip; resolvers try the literal
-target first and then :attr:`WikiLink.decoded_target` (``My%20Note`` → ``My Note``).
+target first and then its percent-decoded form (``My%20Note`` → ``My Note``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 from vaultsync.links.codespans import Span, code_mask, overlaps_code
 
@@ -73,11 +72,6 @@ class WikiLink:
     """Offset just after the closing ``]]``."""
     escaped_pipe: bool = False
     """The alias separator was written ``\\|`` (a link inside a table)."""
-
-    @property
-    def decoded_target(self) -> str:
-        """The target with percent-escapes decoded (``My%20Note`` → ``My Note``)."""
-        return unquote(self.target) if "%" in self.target else self.target
 
 
 def _escaped(text: str, offset: int) -> bool:
