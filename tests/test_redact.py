@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 from helpers import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vaultsync.core import redact as redact_module
 from vaultsync.core.redact import MASK, find_secrets, redact
 
 GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
@@ -185,14 +185,28 @@ class TestCorpus:
         }
         assert {name: spans for name, spans in hits.items() if spans} == {}
 
-    def test_one_megabyte_is_fast(self) -> None:
-        """A megabyte of real Markdown is masked in well under a second (rules preloaded)."""
+    def test_one_megabyte_masks_only_the_token(self) -> None:
+        """In a megabyte of real Markdown, the token at its very end is the only change."""
         root = corpus("foam-docs")
         text = "".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.md")))
         data = (text * (1_000_000 // len(text) + 1))[:1_000_000] + f"\n{GITHUB_PAT}\n"
-        redact(GITHUB_PAT)  # load the rules outside the measurement
-        started = time.perf_counter()
-        masked = redact(data)
-        elapsed = time.perf_counter() - started
-        assert masked.endswith(f"\n{MASK}\n")
-        assert elapsed < 0.5
+        assert data.count(GITHUB_PAT) == 1
+        assert redact(data) == data.replace(GITHUB_PAT, MASK)
+
+
+class TestLongLines:
+    # How long masking takes is `make bench`'s (its Redaction table); here, what keeps it
+    # linear: no assignment reads the rest of its line.
+    LINE = "password: choose one well; " * 4000
+
+    def test_an_assignment_reads_two_characters_past_its_value(self) -> None:
+        """After a bare value the pattern looks at most two visible characters further."""
+        start = self.LINE.index(":")
+        match = redact_module._VALUE.match(self.LINE, start)
+        assert match is not None
+        assert (match["bare"], match["rest"]) == ("choose", " on")
+
+    def test_long_line_of_prose_assignments(self) -> None:
+        """A 100 KB line of prose assignments is left alone; a secret ending it is masked."""
+        assert redact(self.LINE) == self.LINE
+        assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {MASK}"

@@ -58,10 +58,12 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # literal alternation (fast), then the operator and value are matched from there.
 _NAME_WORD = re.compile(r"(?:password|passwd|passphrase|secret|token|key|credentials?)(?![a-z0-9])")
 _KEY_PREFIX = re.compile(r"(?:api|access|private|secret|signing|encryption|master)[_-]?\Z")
+# After a bare value only the next two visible characters of the line matter (more words, or
+# a comment): reading the rest of the line for every assignment made long lines quadratic.
 _VALUE = re.compile(
     r"(?P<close>[\"']?)[ \t]*(?P<op>:=|=>|=|:)[ \t]*"
     r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{1,500})(?P=quote)"
-    r"|(?P<bare>[^\s\"'`,;]{1,500})(?P<rest>[^\n]*))"
+    r"|(?P<bare>[^\s\"'`,;]{1,500})(?P<rest>(?:(?!\n)\s)*+[^\n]{0,2}))"
 )
 _PLACEHOLDER = re.compile(
     r"""(?ix)
