@@ -4,12 +4,14 @@ Usage: python bench/run.py [--sizes 2800,10000] [--runs 5] [--out bench/results]
 
 Per size it writes a store with ``vaultsync.synthetic`` (seeded, deterministic), then measures:
 graph build cold, rebuilt (parsed document texts kept) and warm in-process, and the size of
-graph.json; first sync, no-op sync, sync after changing one fact, sync after adding one
+graph.json; building every note's spec (layout and keys) against rendering every note (up to
+10,000 notes); first sync, no-op sync, sync after changing one fact, sync after adding one
 document and ``check`` as whole commands (wall time, median of ``--runs``, interpreter start
 included, the file system flushed before each); the peak RSS of a first sync; and, in
 the same run, ``git add -A && git commit`` of the same rendered tree and ``git status
 --porcelain`` on the synced vault.  Past 10,000 notes the seed's caps bind, so they are raised
-through their settings (``VAULTSYNC_CAP_*``) and the results say so.
+through their settings (``VAULTSYNC_CAP_*``) and the results say so.  Once per run: secret
+masking of 1 MB of Markdown lines and of one long line at 100 KB and 1 MB (linear in its length).
 """
 
 from __future__ import annotations
@@ -145,6 +147,70 @@ print(json.dumps({{"extract_s": t1 - t0, "build_cold_s": t2 - t1, "build_warm_s"
     return dict(json.loads(result.stdout))
 
 
+def keys_and_render(state: Path, env: dict[str, str]) -> dict[str, float]:
+    """Seconds to build every note's spec (layout and keys) and to render every note, in one
+    process, best of 3: what the sync saves by rendering only the notes whose key changed."""
+    code = f"""
+import json, time
+from pathlib import Path
+from vaultsync.core.settings import caps_from_env
+from vaultsync.graph.load import build
+from vaultsync.render.specs import build_note_specs, make_environment
+records, built = build(Path({str(state)!r}), caps_from_env())
+environment = make_environment()
+keys, renders = [], []
+for _ in range(3):
+    t = time.perf_counter()
+    specs = build_note_specs(records, built.graph, built.resolver, environment)
+    keys.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    for spec in specs:
+        spec.render()
+    renders.append(time.perf_counter() - t)
+print(json.dumps({{"keys_s": min(keys), "render_s": min(renders)}}))
+"""
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    figures = dict(json.loads(result.stdout))
+    figures["keys_over_render"] = figures["keys_s"] / figures["render_s"]
+    return figures
+
+
+REDACTION_CODE = """
+import json, time
+from vaultsync.core.redact import MASK, redact
+token = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
+sentence = ("Orbital streams [[telemetry]] through /docs/section12/page103.md; password: choose "
+            "one well; see https://example.com/v2/guide2 and fact 5e0c1b9a7d3f2e4c8a6b0d1f. ")
+def text(size, line_break):
+    body = (sentence.replace("; ", line_break) * (size // len(sentence) + 1))[:size]
+    return body + " " + token + "\\n"
+redact(token)  # the rules are loaded once per process: not part of what is measured
+figures = {}
+for name, size, line_break in (("lines_1mb", 1_000_000, "\\n"), ("one_line_100kb", 100_000, "; "),
+                               ("one_line_1mb", 1_000_000, "; ")):
+    data = text(size, line_break)
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter(); masked = redact(data); best = min(best, time.perf_counter() - t)
+    assert masked.endswith(MASK + "\\n") and masked.count(MASK) == 1, name
+    figures[f"redact_{name}_s"] = best
+print(json.dumps(figures))
+"""
+
+
+def redaction(env: dict[str, str]) -> dict[str, float]:
+    """Seconds to mask 1 MB of Markdown lines, and one line of 100 KB and of 1 MB: the
+    masking must stay linear in the length of a line (1 MB about 10 times 100 KB)."""
+    result = subprocess.run([sys.executable, "-c", REDACTION_CODE], env=env,
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    figures = dict(json.loads(result.stdout))
+    figures["one_line_1mb_over_100kb"] = (
+        figures["redact_one_line_1mb_s"] / figures["redact_one_line_100kb_s"]
+    )
+    return figures
+
+
 def change_one_fact(state: Path, run: int) -> None:
     path = state / "memory" / "memory_index.json"
     facts = json.loads(path.read_text())
@@ -196,6 +262,8 @@ def bench_size(notes: int, runs: int) -> dict[str, Any]:
         env.update(RAISED_CAPS)
     row: dict[str, Any] = {"notes": notes, "caps_raised": caps_raised}
     row.update(in_process(state, env))
+    if notes <= 10_000:  # rendering 100,000 notes three times over adds minutes, not insight
+        row.update(keys_and_render(state, env))
 
     firsts = []
     for run in range(runs):
@@ -282,6 +350,8 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         ("extract_s", "extract", "{:.3f} s"), ("build_cold_s", "build cold", "{:.3f} s"),
         ("build_rebuild_s", "rebuild", "{:.3f} s"),
         ("build_warm_s", "build warm", "{:.4f} s"), ("graph_json_bytes", "graph.json", "{:,} B"),
+        ("keys_s", "specs + keys", "{:.3f} s"), ("render_s", "render all", "{:.3f} s"),
+        ("keys_over_render", "keys/render", "{:.2f}×"),
         ("first_sync_s", "first sync", "{:.2f} s"), ("git_floor_s", "git floor", "{:.2f} s"),
         ("first_sync_over_floor", "first/floor", "{:.2f}×"),
         ("noop_sync_s", "no-op sync", "{:.3f} s"), ("git_status_s", "git status", "{:.3f} s"),
@@ -304,6 +374,7 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         cells = (fmt.format(row[key]) if key in row else "—" for key, _, fmt in columns)
         lines.append("| " + " | ".join(cells) + " |")
     lines += _phase_table(rows)
+    lines += _redaction_lines(meta.get("redaction"))
     lines += ["", "## Targets", ""]
     for row in rows:
         targets = (
@@ -322,6 +393,20 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         if row["caps_raised"]:
             lines.append(f"- {row['notes']:,} notes: caps raised ({', '.join(RAISED_CAPS)}).")
     return "\n".join(lines) + "\n"
+
+
+def _redaction_lines(figures: dict[str, float] | None) -> list[str]:
+    """Masking secrets, rules preloaded: 1 MB of lines, and one long line at two lengths."""
+    if not figures:
+        return []
+    return [
+        "", "## Redaction", "",
+        "Secret masking of text holding one token at its very end, rules already loaded, best "
+        "of 3. The time of one long line must grow linearly with its length.", "",
+        "| 1 MB in lines | one 100 KB line | one 1 MB line | 1 MB / 100 KB |", "|---|---|---|---|",
+        f"| {figures['redact_lines_1mb_s']:.3f} s | {figures['redact_one_line_100kb_s']:.4f} s "
+        f"| {figures['redact_one_line_1mb_s']:.3f} s | {figures['one_line_1mb_over_100kb']:.1f}× |",
+    ]  # fmt: skip
 
 
 def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
@@ -346,7 +431,7 @@ def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-EXTRAS = {
+EXTRAS: dict[str, tuple[str, list[str]]] = {
     # name: (script, extra arguments) — each reads the synced 10,000-note vault.
     "knowledge": ("bench/knowledge_bench.py", []),
     "search": ("bench/search_bench.py", []),
@@ -396,7 +481,8 @@ def main() -> None:
         print(f"bench: {size:,} notes…", file=sys.stderr)
         rows.append(bench_size(size, args.runs))
     meta = {"date": datetime.now(UTC).date().isoformat(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs}  # fmt: skip
+            "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs,
+            "redaction": redaction(dict(os.environ))}  # fmt: skip
     extras: dict[str, Any] = {}
     extra_report = ""
     ten_k = OUT / "n10000" / "vault-0"
