@@ -6,11 +6,11 @@ The vault under test is ``samples.sample()``, rendered once per module.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,6 +37,7 @@ from vaultsync.core.redact import MASK
 from vaultsync.links.names import normalize_name
 from vaultsync.render import specs as render_module
 from vaultsync.render.specs import build_note_specs, make_environment, template_fingerprint
+from vaultsync.renderers import RENDERERS, home
 from vaultsync.renderers.base import PRIVATE, obsidian_tag
 from vaultsync.renderers.document import MAX_BYTES
 
@@ -480,9 +481,11 @@ class TestKeys:
         specs[0].render()
         assert calls == [specs[0].path]
 
-    def test_keys_are_cheaper_than_rendering(self) -> None:
-        """Building specs for 2,000 facts costs a fraction of rendering them (best of 3)."""
-        records, graph, resolver = sample()
+    def test_keys_of_thousands_of_notes_render_nothing(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """2,023 keys build, unchanged, with every note context and template made to fail."""
+        records, graph, _ = sample()
         facts = tuple(
             Fact(
                 id=f"{i:024x}",
@@ -504,18 +507,25 @@ class TestKeys:
         )
         records = replace(records, facts=records.facts + facts)
         env = make_environment()
-        resolver = StubResolver(big)
-        keyed = rendered = float("inf")
-        for _ in range(3):  # CPU time, best of 3: other processes do not skew it
-            started = time.process_time()
-            specs = build_note_specs(records, big, resolver, env)
-            keyed = min(keyed, time.process_time() - started)
-            started = time.process_time()
-            for spec in specs:
-                spec.render()
-            rendered = min(rendered, time.process_time() - started)
+        expected = self.keys(records, big, StubResolver(big))
+
+        # What rendering costs, refused: enough notes that half the keys are built in the
+        # forked helper, which inherits the refusals (a failure there is redone and raised).
+        class Rendered(Exception):
+            pass
+
+        def refuse(*_args: object, **_kwargs: object) -> NoReturn:
+            raise Rendered
+
+        refusing = {kind: replace(r, context=refuse) for kind, r in RENDERERS.items()}
+        monkeypatch.setattr(render_module, "RENDERERS", refusing)
+        monkeypatch.setattr(home, "context", refuse)
+        monkeypatch.setattr(jinja2.Template, "render", refuse)
+        specs = build_note_specs(records, big, StubResolver(big), env)
         assert len(specs) == 2023
-        assert keyed < rendered / 2
+        assert {spec.path: spec.key for spec in specs} == expected
+        with pytest.raises(Rendered):
+            specs[0].render()
 
 
 class TestTemplates:
