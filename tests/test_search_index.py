@@ -6,7 +6,6 @@ import contextlib
 import os
 import sqlite3
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -288,10 +287,10 @@ class TestConcurrency:
         writer.execute("DELETE FROM notes")
         writer.execute("DELETE FROM fts")
         try:
-            start = time.monotonic()
+            # The writer's transaction stays open until after these reads, in this thread: a
+            # reader that waited for it could only time out and fail, never answer late.
             assert hits(vault, "alpha") == ["a.md"]
             assert IndexReader(vault).documents()[1] == 2
-            assert time.monotonic() - start < 1.0
         finally:
             writer.execute("ROLLBACK")
             writer.close()
