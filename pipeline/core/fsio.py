@@ -4,13 +4,21 @@ One way to do each of these, so every file vaultsync writes gets the same guaran
 
 * :func:`atomic_write` / :func:`atomic_file`: a uniquely named temp file in the target's
   folder, written, flushed and fsynced, then renamed over the target and the folder fsynced;
-  on any failure the temp file is removed and the target is untouched.  The vault's own notes
-  go through :class:`vaultsync.vault.write.VaultFS`, which does the same through directory
-  descriptors that never follow a symlink.
-* :func:`fsync_dir`: make the names just placed in a folder durable.
-* :func:`file_lock`: an ``flock`` on a lock file, shared or exclusive, with a timeout.  A
-  blocking ``flock`` queues the process in the kernel, so a busy writer cannot starve it the
-  way polling can; it runs in a helper thread because ``flock`` cannot time out by itself.
+  on any failure the temp file is removed and the target is untouched.
+  :func:`atomic_file_named` does the same when the final name is known only once the bytes
+  are written (git's packs are named by their content).
+* The same through a **directory descriptor** (``…_at``), for callers that never follow a
+  symlink (the vault's :class:`vaultsync.vault.write.VaultFS` opens every folder with
+  ``O_NOFOLLOW``): :func:`write_temp_at` (an ``O_EXCL | O_NOFOLLOW`` temp file),
+  :func:`link_at` (placing that temp under a name only if the name is free),
+  :func:`atomic_write_at` (temp, fsync, rename, fsync of the folder) and :func:`discard_at`.
+* :func:`fsync_dir`: make the names just placed in a folder durable; :func:`sync_filesystem`
+  makes everything written to a file system durable at once (``syncfs``).
+* Locks: :func:`open_lock` opens a lock file (``O_NOFOLLOW``, optionally through a directory
+  descriptor), :func:`acquire` takes an ``flock`` on it with a timeout, :func:`release` lets
+  go; :func:`file_lock` is the three as one context manager.  A blocking ``flock`` queues the
+  process in the kernel, so a busy writer cannot starve it the way polling can; it runs in a
+  helper thread because ``flock`` cannot time out by itself.
 * :data:`RACY_NS` and :func:`is_racy`: git's racy-timestamp rule.  A file modified within 2 s
   of the moment its stat data were recorded may have changed again without its stat data
   showing it (1-2 s timestamp granularity on some file systems), so only a hash can tell.
@@ -19,16 +27,27 @@ One way to do each of these, so every file vaultsync writes gets the same guaran
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import os
+import secrets
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 RACY_NS = 2_000_000_000
 """A file whose mtime is this close to the time its stat data were recorded is hashed again."""
+
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# Where hard links are refused: FAT, some FUSE and network file systems.
+_NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP})
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
+except OSError:  # pragma: no cover - no C library to load
+    _LIBC = None
 
 
 def is_racy(mtime_ns: int, recorded_ns: int) -> bool:
@@ -49,6 +68,66 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def sync_filesystem(fd: int) -> None:
+    """Make everything written to the file system holding ``fd`` durable.
+
+    ``syncfs`` where the C library has it (Linux); elsewhere ``os.sync()``, which flushes
+    every file system.
+
+    Raises:
+        OSError: ``syncfs`` failed.
+    """
+    syncfs = getattr(_LIBC, "syncfs", None)
+    if syncfs is None:
+        os.sync()
+    elif syncfs(fd) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"syncfs failed: {os.strerror(code)}")
+
+
+# -- by path ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def atomic_file_named(
+    folder: Path,
+    *,
+    prefix: str,
+    mode: int = 0o600,
+    durable: bool = True,
+    sync_folder: bool = True,
+) -> Iterator[tuple[BinaryIO, Callable[[str], None]]]:
+    """A temp file in ``folder`` to write, renamed to the name given once written.
+
+    Yields the binary handle and a function to call with the final name (the last call wins).
+    ``durable`` fsyncs the file before the rename and, with ``sync_folder``, the folder after
+    it (a caller placing several files may fsync the folder once, with :func:`fsync_dir`).
+
+    Raises:
+        OSError: the temp file cannot be created, written or renamed; it is removed.
+        ValueError: the block ended without naming the file; it is removed.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
+    temp = Path(temp_name)
+    final: list[str] = []
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle, final.append
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        if not final:
+            raise ValueError(f"{temp}: written but never named")
+        temp.chmod(mode)
+        temp.replace(folder / final[-1])
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    if durable and sync_folder:
+        fsync_dir(folder)
+
+
 @contextlib.contextmanager
 def atomic_file(
     target: Path, *, mode: int = 0o600, durable: bool = True, prefix: str | None = None
@@ -61,24 +140,11 @@ def atomic_file(
     Raises:
         OSError: the temp file cannot be created, written or renamed; it is removed.
     """
-    fd, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=prefix or f".{target.name}.", suffix=".tmp"
-    )
-    temp = Path(temp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-        temp.chmod(mode)
-        temp.replace(target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    if durable:
-        fsync_dir(target.parent)
+    with atomic_file_named(
+        target.parent, prefix=prefix or f".{target.name}.", mode=mode, durable=durable
+    ) as (handle, name):
+        name(target.name)
+        yield handle
 
 
 def atomic_write(target: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
@@ -91,51 +157,134 @@ def atomic_write(target: Path, data: bytes, *, mode: int = 0o600, durable: bool 
         handle.write(data)
 
 
+# -- through a directory descriptor (no symlink is ever followed) -------------------------------
+
+
+def write_temp_at(
+    dir_fd: int, data: bytes, *, prefix: str, mode: int = 0o600, durable: bool = False
+) -> tuple[str, os.stat_result]:
+    """Write ``data`` to a new temp file ``<prefix><12 hex>.tmp`` in the folder ``dir_fd``.
+
+    Created with ``O_EXCL | O_NOFOLLOW`` (never through a symlink, never over a file), given
+    exactly ``mode``; ``durable`` fsyncs it.  Returns its name and its stat data.
+
+    Raises:
+        OSError: it cannot be created or written; it is removed.
+    """
+    while True:
+        temp = f"{prefix}{secrets.token_hex(6)}.tmp"
+        try:
+            out = os.open(temp, _NEW, mode, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+    try:
+        try:
+            os.fchmod(out, mode)  # the umask may have narrowed the mode ``open`` gave
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+            if durable:
+                os.fsync(out)
+            found = os.fstat(out)
+        finally:
+            os.close(out)
+    except BaseException:
+        discard_at(dir_fd, temp)
+        raise
+    return temp, found
+
+
+def link_at(dir_fd: int, temp: str, name: str) -> bool | None:
+    """Give the file ``temp`` the name ``name`` too, only if no file has that name.
+
+    Returns ``True`` (linked), ``False`` (the name is taken) or ``None`` (this file system has
+    no hard links: the caller checks the name and renames instead).  ``temp`` keeps its name.
+
+    Raises:
+        OSError: the link failed for another reason.
+    """
+    try:
+        os.link(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError as err:
+        if err.errno not in _NO_LINKS:
+            raise
+        return None
+    return True
+
+
+def discard_at(dir_fd: int, name: str) -> None:
+    """Remove ``name`` from the folder ``dir_fd`` if it is there."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def atomic_write_at(
+    dir_fd: int, name: str, data: bytes, *, prefix: str, mode: int = 0o600, durable: bool = True
+) -> None:
+    """Replace ``name`` in the folder ``dir_fd`` with ``data`` atomically.
+
+    A temp file (see :func:`write_temp_at`) renamed over ``name``; ``durable`` fsyncs the file
+    before the rename and the folder after it.
+
+    Raises:
+        OSError: the file cannot be written; ``name`` is unchanged and the temp file removed.
+    """
+    temp, _found = write_temp_at(dir_fd, data, prefix=prefix, mode=mode, durable=durable)
+    try:
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        discard_at(dir_fd, temp)
+        raise
+    if durable:
+        os.fsync(dir_fd)
+
+
+# -- locks --------------------------------------------------------------------------------------
+
+
 class LockTimeout(Exception):
     """The lock was not free within the timeout; callers turn it into their own error."""
 
 
-@contextlib.contextmanager
-def file_lock(
-    path: Path, *, timeout: float, shared: bool = False, create: bool = True, mode: int = 0o600
-) -> Iterator[bool]:
-    """Hold an ``flock`` on ``path``; yields ``False`` when there is no lock file to lock.
+def open_lock(
+    path: Path | str, *, create: bool = True, mode: int = 0o600, dir_fd: int | None = None
+) -> int | None:
+    """Open a lock file for :func:`acquire`; ``None`` when it is missing and not ``create``.
 
-    ``create=False`` never creates the file: a missing one means nobody ever wrote there, so
-    there is nothing to wait for (a read-only command must not create it).  The lock file is
-    opened with ``O_NOFOLLOW``: a symlink in its place is an error, never followed.
+    ``path`` is relative to ``dir_fd`` when that is given.  Opened with ``O_NOFOLLOW``: a
+    symlink in its place is an error, never followed.  ``create=False`` never creates it: a
+    missing one means nobody ever locked there, so there is nothing to wait for.
 
     Raises:
-        LockTimeout: the lock was not free within ``timeout`` seconds.
         OSError: the lock file cannot be opened (other than missing with ``create=False``).
     """
     flags = os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_RDWR | os.O_CREAT if create else os.O_RDONLY)
     try:
-        fd = os.open(path, flags, mode)
+        fd = os.open(path, flags, mode, dir_fd=dir_fd)
     except FileNotFoundError:
         if create:
             raise
-        yield False
-        return
-    try:
-        if create:
-            with contextlib.suppress(OSError):  # a lock file created by another user stays
-                os.fchmod(fd, mode)
-        _acquire(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, timeout)
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+        return None
+    if create:
+        with contextlib.suppress(OSError):  # a lock file created by another user stays
+            os.fchmod(fd, mode)
+    return fd
 
 
-def _acquire(fd: int, operation: int, timeout: float) -> None:
-    """Take the lock on ``fd``, waiting at most ``timeout`` seconds (see the module docstring).
+def acquire(fd: int, *, timeout: float, shared: bool = False) -> None:
+    """Take an ``flock`` on ``fd``, waiting at most ``timeout`` seconds (module docstring).
 
     The helper thread holds a duplicate of ``fd`` (the lock belongs to the shared open file)
     and releases the lock itself if it gets it only after the caller gave up.
+
+    Raises:
+        LockTimeout: the lock was not free within ``timeout`` seconds.
+        OSError: ``flock`` itself failed.
     """
+    operation = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     try:
         fcntl.flock(fd, operation | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -146,6 +295,43 @@ def _acquire(fd: int, operation: int, timeout: float) -> None:
     threading.Thread(target=waiter.run, name="vaultsync lock", daemon=True).start()
     if not waiter.wait(timeout):
         raise LockTimeout
+
+
+def release(fd: int) -> None:
+    """Let go of the lock on ``fd`` (if held) and close it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def file_lock(
+    path: Path | str,
+    *,
+    timeout: float,
+    shared: bool = False,
+    create: bool = True,
+    mode: int = 0o600,
+    dir_fd: int | None = None,
+) -> Iterator[bool]:
+    """Hold an ``flock`` on ``path``; yields ``False`` when there is no lock file to lock.
+
+    :func:`open_lock`, :func:`acquire` and :func:`release` in one.
+
+    Raises:
+        LockTimeout: the lock was not free within ``timeout`` seconds.
+        OSError: the lock file cannot be opened (other than missing with ``create=False``).
+    """
+    fd = open_lock(path, create=create, mode=mode, dir_fd=dir_fd)
+    if fd is None:
+        yield False
+        return
+    try:
+        acquire(fd, timeout=timeout, shared=shared)
+        yield True
+    finally:
+        release(fd)
 
 
 class _Waiter:
