@@ -230,11 +230,14 @@ class TestControlFiles:
         """Engine files round-trip and live only in ``.vaultsync``."""
         fs.write_control(CACHE, b"one")
         fs.write_control(CACHE, b"two", durable=False)
-        data = fs.read_control(CACHE)
-        assert data is not None
-        assert data[0] == b"two"
+        found = fs.read_control_file(CACHE)
+        assert found is not None
+        assert found.data == b"two"
+        assert found.mtime_ns == (sandbox / "vault" / CACHE).stat().st_mtime_ns
+        assert fs.read_control(CACHE) == (found.data, found.mtime_ns)
+        assert temps(sandbox) == []
         fs.remove_control(CACHE)
-        assert fs.read_control(CACHE) is None
+        assert fs.read_control_file(CACHE) is None
         assert stat.S_IMODE((sandbox / "vault" / ".vaultsync").stat().st_mode) == 0o700
         with pytest.raises(UnsafePathError):
             fs.write_control("notes.md", b"x")
@@ -247,11 +250,24 @@ class TestLock:
             VaultFS(sandbox / "vault") as one,
             VaultFS(sandbox / "vault") as two,
             one.lock(timeout=1),
+            pytest.raises(VaultWriteError, match="another sync holds the vault lock") as caught,
+            two.lock(timeout=0.3),
         ):
-            started = time.monotonic()
-            with pytest.raises(VaultWriteError, match="lock"), two.lock(timeout=0.3):
-                pass
-            assert time.monotonic() - started >= 0.3
+            pass
+        assert caught.value.hint == "waited 0.3 s; try again when it has finished"
+
+    def test_lock_file_symlink_is_refused(self, sandbox: Path) -> None:
+        """A symlink in place of ``.vaultsync/lock`` is an error, never followed."""
+        control = sandbox / "vault" / ".vaultsync"
+        control.mkdir()
+        (control / "lock").symlink_to(sandbox / "outside" / "precious.md")
+        with (
+            VaultFS(sandbox / "vault") as fs,
+            pytest.raises(VaultWriteError, match="cannot open the lock"),
+            fs.lock(timeout=1),
+        ):
+            pass
+        assert outside_untouched(sandbox)
 
     def test_holders_are_serialized(self, sandbox: Path) -> None:
         """The second holder gets the lock as soon as the first releases it."""

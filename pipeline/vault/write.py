@@ -7,13 +7,13 @@ relative to that folder's descriptor, so a symlink anywhere below the root, in o
 vault, is never followed (no check-then-use race either); such a path reads as ``BLOCKED``. The
 vault root itself may be a symlink: the user chose it.
 
-**Atomic, no-clobber writes.** Bytes go to ``.vaultsync-<random>.tmp`` in the target folder
-(``O_EXCL``, mode 0600); a new note is then hard-linked into place, which fails if any file
-appeared there meanwhile; an update replaces the target only if its stat data are still those
-the plan saw (a user's save during rendering is kept; the check-to-rename window is a few
-microseconds). Removals use the same check. Folders are created 0700; emptied folders are
-removed upward, never the root (``rmdir`` only removes empty ones, so never a foreign file).
-Only names matching the temp pattern are ever swept.
+**Atomic, no-clobber writes** (the primitives are ``core.fsio``'s ``…_at`` functions). Bytes go
+to ``.vaultsync-<random>.tmp`` in the target folder (``O_EXCL``, mode 0600); a new note is then
+hard-linked into place, which fails if any file appeared there meanwhile; an update replaces
+the target only if its stat data are still those the plan saw (a user's save during rendering
+is kept; the check-to-rename window is a few microseconds). Removals use the same check. Folders
+are created 0700; emptied folders are removed upward, never the root (``rmdir`` only removes
+empty ones, so never a foreign file). Only names matching the temp pattern are ever swept.
 
 **Durability, measured** (1.5 KB files, ext4 on a 2-core VM, best of 3):
 
@@ -30,32 +30,31 @@ So a batch is: write every temp file, ``syncfs`` (data durable), rename them all
 (renames durable); the manifest is written after that, with its own fsync. Just as safe as
 per-file fsync (each file's data is durable before its name is, and all names before the
 manifest), 1.6 to 15 times faster. ``syncfs`` also flushes other dirty data of that file system;
-without it (not Linux) ``os.sync()`` is used.
+without it (not Linux) ``os.sync()`` is used (``fsio.sync_filesystem``).
 
 **Stat shortcut.** A file whose (size, mtime_ns, inode) equal the cache's is taken to hold the
-cached blob, unless its mtime is within ``RACY_NS`` (2 s: covers 1-2 s timestamp granularity)
-of the cache file's own mtime: an edit made in the same tick as our write could keep all three,
-so such "racy" files are hashed (git's racy-git rule).
+cached blob, unless it is racy (``fsio.is_racy``: its mtime is within ``RACY_NS``, 2 s, of the
+cache file's own mtime): an edit made in the same tick as our write could keep all three, so
+such files are hashed (git's racy-git rule).
+
+**Lock.** ``.vaultsync/lock`` is held with ``fsio``'s ``flock`` (a blocking wait queued in the
+kernel, with a timeout), opened through the engine folder's descriptor with ``O_NOFOLLOW``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
-import fcntl
 import os
 import re
-import secrets
 import stat
-import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from vaultsync.core import fsio
 from vaultsync.core.errors import VaultWriteError
-from vaultsync.core.fsio import RACY_NS
 from vaultsync.vault.manifest import (
     CONTROL_DIR,
     LOCK,
@@ -67,14 +66,11 @@ from vaultsync.vault.manifest import (
 )
 from vaultsync.vault.plan import ABSENT, FileKind, FileState
 
+TEMP_PREFIX = ".vaultsync-"
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
+"""What ``fsio.write_temp_at`` names a temp file given ``TEMP_PREFIX``; the only names swept."""
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-try:
-    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
-except OSError:  # pragma: no cover - no C library to load
-    _LIBC = None
 
 
 class _Blocked(Exception):
@@ -92,6 +88,14 @@ class Applied:
     written: dict[str, StatKey] = field(default_factory=dict)
     removed: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ControlFile:
+    """An engine file as read: its bytes and its mtime (``mtime_ns``, for the racy rule)."""
+
+    data: bytes
+    mtime_ns: int
 
 
 def _split(rel: str, *, control: bool = False) -> tuple[tuple[str, ...], str]:
@@ -162,7 +166,6 @@ class VaultFS:
         """Each path's state, and how many files were hashed only because they were racy."""
         states: dict[str, FileState] = {}
         racy = 0
-        limit = cache.written_ns - RACY_NS
         for path in sorted(paths):
             folder, name = _split(path)
             try:
@@ -181,7 +184,11 @@ class VaultFS:
                 continue
             key = stat_key(st)
             hit = cache.entries.get(path)
-            if hit is not None and hit[0] == key and st.st_mtime_ns < limit:
+            if (
+                hit is not None
+                and hit[0] == key
+                and not fsio.is_racy(st.st_mtime_ns, cache.written_ns)
+            ):
                 blob = hit[1]
             else:
                 racy += hit is not None and hit[0] == key
@@ -215,36 +222,19 @@ class VaultFS:
         """Write ``data`` to a new temp file in ``folder``: its name and stat data."""
         fd = self._dir(folder, create=True)
         assert fd is not None  # noqa: S101 - create=True returns a folder or raises
-        while True:
-            temp = f".vaultsync-{secrets.token_hex(6)}.tmp"
-            try:
-                out = os.open(temp, _NEW, 0o600, dir_fd=fd)
-                break
-            except FileExistsError:
-                continue
-        try:
-            os.fchmod(out, 0o600)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(out, view) :]
-            key = stat_key(os.fstat(out))
-        finally:
-            os.close(out)
-        return temp, key
+        temp, found = fsio.write_temp_at(fd, data, prefix=TEMP_PREFIX)
+        return temp, stat_key(found)
 
     def _place(self, folder: tuple[str, ...], name: str, temp: str, expect: FileState) -> bool:
+        """Put ``temp`` in place as ``name`` if the path still is as the plan saw it."""
         fd = self._dir(folder, create=True)
         assert fd is not None  # noqa: S101
         try:
             if expect.kind is FileKind.ABSENT:
-                try:
-                    os.link(temp, name, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
-                    return True
-                except FileExistsError:
-                    return False
-                except OSError as err:  # no hard links here (FAT, some FUSE): check, then rename
-                    if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
-                        raise
+                linked = fsio.link_at(fd, temp, name)
+                if linked is not None:
+                    return linked
+                # No hard links here: check, then rename (a window of microseconds).
                 if self._current(fd, name) is not None:
                     return False
             elif self._current(fd, name) != expect.stat:
@@ -252,8 +242,7 @@ class VaultFS:
             os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
             return True
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp, dir_fd=fd)
+            fsio.discard_at(fd, temp)
 
     def apply(
         self,
@@ -321,7 +310,7 @@ class VaultFS:
                 with contextlib.suppress(OSError, _Blocked):
                     fd = self._dir(folder)
                     if fd is not None:
-                        os.unlink(temp, dir_fd=fd)
+                        fsio.discard_at(fd, temp)
         return written, skipped
 
     def _prune(self, removed: Iterable[str]) -> None:
@@ -340,15 +329,24 @@ class VaultFS:
 
     def barrier(self) -> None:
         """Make everything written so far durable (``syncfs`` of the vault's file system)."""
-        syncfs = getattr(_LIBC, "syncfs", None)
-        if syncfs is None:
-            os.sync()
-        elif syncfs(self._fd) != 0:
-            code = ctypes.get_errno()
-            raise VaultWriteError(f"{self.root}: syncfs failed: {os.strerror(code)}")
+        try:
+            fsio.sync_filesystem(self._fd)
+        except OSError as err:
+            raise VaultWriteError(f"{self.root}: {err.strerror}") from err
 
     def read_control(self, rel: str) -> tuple[bytes, int] | None:
-        """An engine file's bytes and mtime_ns, or ``None``."""
+        """An engine file's bytes and mtime_ns, or ``None``.
+
+        Kept for ``search.index`` until it reads :meth:`read_control_file`.
+        """
+        found = self.read_control_file(rel)
+        return None if found is None else (found.data, found.mtime_ns)
+
+    def read_control_file(self, rel: str) -> ControlFile | None:
+        """An engine file (``.vaultsync/<name>``), or ``None`` when there is none.
+
+        Raises ``VaultWriteError`` when it is there but cannot be read.
+        """
         folder, name = _split(rel, control=True)
         try:
             fd = self._dir(folder)
@@ -360,22 +358,15 @@ class VaultFS:
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot read: {err}") from err
         with os.fdopen(handle, "rb") as src:
-            return src.read(), os.fstat(src.fileno()).st_mtime_ns
+            return ControlFile(data=src.read(), mtime_ns=os.fstat(src.fileno()).st_mtime_ns)
 
     def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> None:
         """Atomically replace an engine file; ``durable`` fsyncs it and its folder."""
         folder, name = _split(rel, control=True)
         try:
-            temp, _key = self._stage(folder, data)
-            fd = self._dir(folder)
-            assert fd is not None  # noqa: S101
-            if durable:
-                handle = os.open(temp, _READ, dir_fd=fd)
-                os.fsync(handle)
-                os.close(handle)
-            os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-            if durable:
-                os.fsync(fd)
+            fd = self._dir(folder, create=True)
+            assert fd is not None  # noqa: S101 - create=True returns a folder or raises
+            fsio.atomic_write_at(fd, name, data, prefix=TEMP_PREFIX, durable=durable)
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot write: {err}") from err
 
@@ -385,7 +376,7 @@ class VaultFS:
         with contextlib.suppress(FileNotFoundError, _Blocked):
             fd = self._dir(folder)
             if fd is not None:
-                os.unlink(name, dir_fd=fd)
+                fsio.discard_at(fd, name)
 
     def clean_temps(self, folders: Iterable[str] | None) -> int:
         """Remove our temp files from these folders (vault-relative, ``""`` = root).
@@ -412,32 +403,29 @@ class VaultFS:
     @contextlib.contextmanager
     def lock(self, *, timeout: float, shared: bool = False) -> Iterator[None]:
         """Hold ``.vaultsync/lock`` (``flock``); a shared lock on a vault without one is a no-op."""
-        folder, name = _split(LOCK, control=True)
-        flags = os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_RDONLY if shared else os.O_RDWR | os.O_CREAT)
-        try:
-            fd = self._dir(folder, create=not shared)
-            handle = None if fd is None else os.open(name, flags, 0o600, dir_fd=fd)
-        except FileNotFoundError:  # shared, and no sync ever ran here: nothing to wait for
-            handle = None
-        except (_Blocked, OSError) as err:
-            raise VaultWriteError(f"{self.root / LOCK}: cannot open the lock: {err}") from err
-        if handle is None:
+        handle = self._open_lock(shared=shared)
+        if handle is None:  # shared, and no sync ever ran here: nothing to wait for
             yield
             return
         try:
-            deadline = time.monotonic() + timeout
-            mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
-            while True:
-                try:
-                    fcntl.flock(handle, mode)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise VaultWriteError(
-                            f"{self.root}: another sync holds the vault lock",
-                            hint=f"waited {timeout:g} s; try again when it has finished",
-                        ) from None
-                    time.sleep(0.02)
+            try:
+                fsio.acquire(handle, timeout=timeout, shared=shared)
+            except fsio.LockTimeout:
+                raise VaultWriteError(
+                    f"{self.root}: another sync holds the vault lock",
+                    hint=f"waited {timeout:g} s; try again when it has finished",
+                ) from None
+            except OSError as err:
+                raise VaultWriteError(f"{self.root / LOCK}: cannot lock: {err}") from err
             yield
         finally:
-            os.close(handle)
+            fsio.release(handle)
+
+    def _open_lock(self, *, shared: bool) -> int | None:
+        """The lock file's descriptor; ``None`` for a shared lock where none was ever made."""
+        folder, name = _split(LOCK, control=True)
+        try:
+            fd = self._dir(folder, create=not shared)
+            return None if fd is None else fsio.open_lock(name, create=not shared, dir_fd=fd)
+        except (_Blocked, OSError) as err:
+            raise VaultWriteError(f"{self.root / LOCK}: cannot open the lock: {err}") from err
