@@ -9,9 +9,10 @@ created in the vault itself, branch ``main``.
 index built from ``HEAD`` (never ``read_tree`` into ``.git/index``: that would un-stage the
 user's work); no commit when the tree is unchanged. The message ends with the trailer
 ``Vaultsync-Sync: <blob id of the manifest committed>``. If ``HEAD`` moves under us the commit
-is rebuilt on the new tip. Then the on-disk index is synced for those paths only
-(``idx.add(path)`` records stat data), so ``git status`` is clean for the engine's paths while
-the user's staged and unstaged changes elsewhere stay as they were.
+is rebuilt on the new tip. Then the on-disk index is synced for those paths only, with their
+stat data (``vault.gitindex``: a file this sync wrote is recorded without being read again), so
+``git status`` is clean for the engine's paths while the user's staged and unstaged changes
+elsewhere stay as they were.
 
 **History.** Ownership survives a lost manifest: ``last_sync_blobs`` gives, for each asked path,
 the blob the last sync commit that changed it wrote there: one walk from ``HEAD``, diffing only
@@ -24,18 +25,19 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import pygit2
 from pygit2 import IndexEntry
 from pygit2.enums import DeltaStatus, FileMode, SortMode
 from vaultsync.core.errors import VaultWriteError
+from vaultsync.core.fsio import atomic_file_named, fsync_dir
+from vaultsync.vault.gitindex import add_written
 from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
 from vaultsync.vault.packfile import plan_packs, write_pack
 
@@ -79,61 +81,17 @@ def _blob_ids(
     }
 
 
-@contextlib.contextmanager
-def _placed(folder: Path) -> Iterator[tuple[BinaryIO, Callable[[str], None]]]:
-    """A temp file in ``folder`` to write, renamed to the name given once written and durable.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Tree:
+    """A tree built for a commit, and what it changed (for the message)."""
 
-    Read-only, like git's own packs. On an error the temp file is removed.
-    """
-    fd, name_of_temp = tempfile.mkstemp(dir=folder, prefix="tmp_pack_")
-    temp = Path(name_of_temp)
-    final: list[str] = []
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle, final.append
-            handle.flush()
-            os.fsync(handle.fileno())
-        temp.chmod(0o444)
-        temp.replace(folder / final[-1])
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
+    id: pygit2.Oid
+    created: int = 0
+    updated: int = 0
+    removed: int = 0
 
-
-def _sync_folder(folder: Path) -> None:
-    """Make the names just placed in ``folder`` durable."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class _StatEntry(IndexEntry):
-    """An index entry with the file's stat data, as ``git add`` records them.
-
-    ``Index.add(path)`` would read and hash the file again; for a file this sync just wrote
-    and whose stat data are still those of that write, the blob is known.  pygit2's entries
-    carry no stat fields, so they are filled in on the C structure it builds.  An edit of the
-    same size within the same timestamp tick as our write would go unseen by git, exactly as
-    after ``git add`` itself (git's racy-clean window); vaultsync's own stat cache hashes such
-    files on the next sync (``RACY_NS``), so the edit is still kept.
-    """
-
-    def __init__(self, path: str, blob: pygit2.Oid, mode: FileMode, found: os.stat_result) -> None:
-        super().__init__(path, blob, mode)
-        self.found = found
-
-    def _to_c(self) -> Any:  # pygit2's cffi structure and the path buffer it must outlive
-        centry, keep = super()._to_c()
-        found, low = self.found, 0xFFFFFFFF  # the index keeps the low 32 bits, as git does
-        centry.ctime.seconds, centry.ctime.nanoseconds = divmod(found.st_ctime_ns, 10**9)
-        centry.mtime.seconds, centry.mtime.nanoseconds = divmod(found.st_mtime_ns, 10**9)
-        centry.dev, centry.ino = found.st_dev & low, found.st_ino & low
-        centry.uid, centry.gid = found.st_uid & low, found.st_gid & low
-        centry.file_size = found.st_size & low
-        return centry, keep
+    def summary(self) -> str:
+        return f"{self.created} created, {self.updated} updated, {self.removed} removed"
 
 
 class VaultRepo:
@@ -301,44 +259,59 @@ class VaultRepo:
             raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
-            index = pygit2.Index()
-            if head is not None:
-                index.read_tree(head.tree)
-            counts = {"created": 0, "updated": 0, "removed": 0}
-            for rel, data in sorted(changes.items()):
-                path, present = self.prefix + rel, self.prefix + rel in index
-                counted = not rel.startswith(f"{CONTROL_DIR}/")
-                if data is None:
-                    if present:
-                        index.remove(path)
-                        counts["removed"] += counted
-                    continue
-                blob = pygit2.Oid(hex=ids[rel])
-                if present and index[path].id == blob:
-                    continue
-                mode = index[path].mode if present else FileMode.BLOB
-                index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
-                counts["updated" if present else "created"] += counted
-            tree = index.write_tree(self.repo)
-            if head is not None and tree == head.tree_id:
+            tree = self._tree(head, changes, ids)
+            if head is not None and tree.id == head.tree_id:
                 return None
-            summary = ", ".join(f"{n} {what}" for what, n in counts.items())
-            message = f"vaultsync: sync ({summary})\n\n{TRAILER}: {fingerprint}\n"
-            parents = [head.id] if head is not None else []
-            try:
-                return str(
-                    self.repo.create_commit("HEAD", signature, signature, message, tree, parents)
-                )
-            except (pygit2.GitError, OSError) as err:
-                moved = self.repo.head_is_unborn != (head is None) or (
-                    head is not None and self.repo.head.target != head.id
-                )
-                if not moved:
-                    raise VaultWriteError(
-                        f"{self.repo.workdir}: cannot commit: {err}",
-                        hint="if no git command is running, remove the stale .git/*.lock file",
-                    ) from err
+            message = f"vaultsync: sync ({tree.summary()})\n\n{TRAILER}: {fingerprint}\n"
+            made = self._create_commit(head, tree.id, message, signature)
+            if made is not None:
+                return made
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
+
+    def _tree(
+        self,
+        head: pygit2.Commit | None,
+        changes: Mapping[str, bytes | None],
+        ids: Mapping[str, str],
+    ) -> _Tree:
+        """``head``'s tree with ``changes`` applied, in an in-memory index (blobs stored)."""
+        index = pygit2.Index()
+        if head is not None:
+            index.read_tree(head.tree)
+        counts = {"created": 0, "updated": 0, "removed": 0}
+        for rel, data in sorted(changes.items()):
+            path, present = self.prefix + rel, self.prefix + rel in index
+            counted = not rel.startswith(f"{CONTROL_DIR}/")
+            if data is None:
+                if present:
+                    index.remove(path)
+                    counts["removed"] += counted
+                continue
+            blob = pygit2.Oid(hex=ids[rel])
+            if present and index[path].id == blob:
+                continue
+            mode = index[path].mode if present else FileMode.BLOB
+            index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
+            counts["updated" if present else "created"] += counted
+        return _Tree(id=index.write_tree(self.repo), **counts)
+
+    def _create_commit(
+        self, head: pygit2.Commit | None, tree: pygit2.Oid, message: str, who: pygit2.Signature
+    ) -> str | None:
+        """Commit ``tree`` on ``head``; ``None`` when ``HEAD`` moved meanwhile (build again)."""
+        parents = [head.id] if head is not None else []
+        try:
+            return str(self.repo.create_commit("HEAD", who, who, message, tree, parents))
+        except (pygit2.GitError, OSError) as err:
+            moved = self.repo.head_is_unborn != (head is None) or (
+                head is not None and self.repo.head.target != head.id
+            )
+            if not moved:
+                raise VaultWriteError(
+                    f"{self.repo.workdir}: cannot commit: {err}",
+                    hint="if no git command is running, remove the stale .git/*.lock file",
+                ) from err
+        return None
 
     def _store_blobs(self, blobs: Mapping[str, bytes]) -> None:
         """Store the blobs (id → bytes): loose when few, else as packs (not one file per note)."""
@@ -351,13 +324,14 @@ class VaultRepo:
         folder.mkdir(exist_ok=True)
         for group in plan_packs(blobs):
             # The .pack first: readers find a pack through its .idx, so never see half of it.
-            with _placed(folder) as (handle, name_of):
+            # Read-only, like git's own packs; the folder is fsynced once, after every pack.
+            with _pack_file(folder) as (handle, name_of):
                 pack = write_pack(group, handle)
                 name_of(f"pack-{pack.name}.pack")
-            with _placed(folder) as (handle, name_of):
+            with _pack_file(folder) as (handle, name_of):
                 handle.write(pack.index)
                 name_of(f"pack-{pack.name}.idx")
-        _sync_folder(folder)
+        fsync_dir(folder)
 
     def _objects_dir(self) -> Path | None:
         """``.git/objects``, when that is where new objects go; else ``None`` (loose objects).
@@ -398,21 +372,8 @@ class VaultRepo:
             index = self.repo.index
             index.read(force=True)
             for rel, data in changes.items():
-                path = self.prefix + rel
-                found = _lstat(workdir / path)
-                is_file = found is not None and stat.S_ISREG(found.st_mode)
-                if data is None:
-                    if path in index and found is None:
-                        index.remove(path)
-                    continue
-                blob = pygit2.Oid(hex=ids[rel])
-                mode = index[path].mode if path in index else FileMode.BLOB
-                if is_file and found is not None and written.get(rel) == stat_key(found):
-                    index.add(_StatEntry(path, blob, mode, found))
-                elif is_file and pygit2.hashfile(str(workdir / path)) == blob:
-                    index.add(path)
-                else:
-                    index.add(IndexEntry(path, blob, mode))
+                blob = None if data is None else ids[rel]
+                self._index_one(index, workdir, rel, blob, written.get(rel))
             try:
                 index.write()
                 return True
@@ -422,3 +383,36 @@ class VaultRepo:
                 if time.monotonic() >= deadline:
                     return False
                 time.sleep(0.05)
+
+    def _index_one(
+        self,
+        index: pygit2.Index,
+        workdir: Path,
+        rel: str,
+        blob_hex: str | None,
+        written: StatKey | None,
+    ) -> None:
+        """One path of ``sync_index``: removed (``blob_hex`` None), ours as written, or edited."""
+        path = self.prefix + rel
+        on_disk = workdir / path
+        found = _lstat(on_disk)
+        if blob_hex is None:
+            if path in index and found is None:
+                index.remove(path)
+            return
+        blob = pygit2.Oid(hex=blob_hex)
+        mode = index[path].mode if path in index else FileMode.BLOB
+        is_file = found is not None and stat.S_ISREG(found.st_mode)
+        if found is not None and is_file and written == stat_key(found):
+            add_written(index, path, blob, mode, found)
+        elif is_file and pygit2.hashfile(str(on_disk)) == blob:
+            index.add(path)
+        else:
+            index.add(IndexEntry(path, blob, mode))
+
+
+def _pack_file(
+    folder: Path,
+) -> contextlib.AbstractContextManager[tuple[BinaryIO, Callable[[str], None]]]:
+    """A read-only temp file in ``.git/objects/pack`` (``tmp_pack_*``, as git names them)."""
+    return atomic_file_named(folder, prefix="tmp_pack_", mode=0o444, sync_folder=False)
