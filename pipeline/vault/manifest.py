@@ -69,16 +69,22 @@ def check_path(rel: str, *, control: bool = False) -> tuple[str, ...]:
     """
     if not control and _PLAIN.fullmatch(rel) and not _DRIVE.match(rel):
         return tuple(rel.split("/"))
-    if not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel or _DRIVE.match(rel):
-        raise UnsafePathError(f"{rel!r}: not a relative vault path")
-    parts = tuple(rel.split("/"))
-    if any(part in ("", ".", "..") for part in parts):
-        raise UnsafePathError(f"{rel!r}: empty, '.' or '..' path component")
+    parts = _relative_parts(rel)
     if control:
         if parts[0] != CONTROL_DIR or len(parts) != 2:
             raise UnsafePathError(f"{rel!r}: not an engine file")
     elif any(part.startswith(".") for part in parts):
         raise UnsafePathError(f"{rel!r}: dot folders and dotfiles are never written")
+    return parts
+
+
+def _relative_parts(rel: str) -> tuple[str, ...]:
+    """The parts of a relative POSIX path with no empty, ``.`` or ``..`` part, else raise."""
+    if not rel or rel.startswith("/") or "\\" in rel or "\x00" in rel or _DRIVE.match(rel):
+        raise UnsafePathError(f"{rel!r}: not a relative vault path")
+    parts = tuple(rel.split("/"))
+    if any(part in ("", ".", "..") for part in parts):
+        raise UnsafePathError(f"{rel!r}: empty, '.' or '..' path component")
     return parts
 
 

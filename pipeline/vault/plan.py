@@ -204,7 +204,7 @@ def history_questions(
     return frozenset(asked)
 
 
-def _spec_step(  # noqa: PLR0911 - one return per decision
+def _spec_step(
     spec: NoteSpec,
     state: FileState,
     entry: Entry | None,
@@ -226,15 +226,7 @@ def _spec_step(  # noqa: PLR0911 - one return per decision
         ), (entry if state.kind is FileKind.BLOCKED else None)
     last = entry.blob if entry is not None else ours
     if state.blob in {ours, last}:
-        if entry is not None and entry.blob == state.blob and entry.key == spec.key and not force:
-            if entry.node != spec.node_id:
-                entry = replace(entry, node=spec.node_id)
-            return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), entry
-        current = Entry(node=spec.node_id, key=spec.key, blob=state.blob)
-        prior = replace(
-            current, key=entry.key if entry is not None and entry.blob == state.blob else ""
-        )
-        return Step(path=path, action=Action.UPDATE, spec=spec, state=state, prior=prior), None
+        return _ours_step(spec, state, entry, force=force)
     if last is not None:
         prior = Entry(node=spec.node_id, key=entry.key if entry is not None else "", blob=last)
         action = Action.UPDATE if force else Action.KEEP_EDITED
@@ -244,6 +236,22 @@ def _spec_step(  # noqa: PLR0911 - one return per decision
     if lost:
         reason = "a file is there that vaultsync cannot prove it wrote (no manifest, not in git)"
     return Step(path=path, action=Action.CONFLICT, spec=spec, state=state, reason=reason), None
+
+
+def _ours_step(
+    spec: NoteSpec, state: FileState, entry: Entry | None, *, force: bool
+) -> tuple[Step, Entry | None]:
+    """A file holding what the engine last wrote there: unchanged, or updated."""
+    path = spec.path
+    if entry is not None and entry.blob == state.blob and entry.key == spec.key and not force:
+        if entry.node != spec.node_id:
+            entry = replace(entry, node=spec.node_id)
+        return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), entry
+    current = Entry(node=spec.node_id, key=spec.key, blob=state.blob)
+    prior = replace(
+        current, key=entry.key if entry is not None and entry.blob == state.blob else ""
+    )
+    return Step(path=path, action=Action.UPDATE, spec=spec, state=state, prior=prior), None
 
 
 def plan_sync(
