@@ -43,6 +43,16 @@ class TestExtractLinks:
             ("links_to", "Docs/x"),
         ]
 
+    def test_link_in_a_note_is_plain(self) -> None:
+        """Only the link after the arrow is typed; one in the line's note stays a wikilink."""
+        body = "## Links\n\n- part of → [[A]] · linked by you — see [[B]]\n"
+        assert kinds(body, engine=True) == [("part_of", "A"), ("wikilink", "B")]
+
+    def test_links_section_ends_at_the_next_section(self) -> None:
+        """A ``## heading`` after the ``## Links`` section ends it: its list is plain links."""
+        body = "## Links\n\n- part of → [[A]]\n\n## Later\n\n- in → [[B]]\n"
+        assert kinds(body, engine=True) == [("part_of", "A"), ("wikilink", "B")]
+
     def test_links_section_of_user_notes_is_plain(self) -> None:
         """In a note the engine did not write, a ``## Links`` section holds plain wikilinks."""
         body = "## Links\n\n- in project → [[P]]\n"

@@ -3,56 +3,63 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 from vaults import write_vault
 from vaultsync.render.yamlfm import yaml_scalar
-from vaultsync.search.frontmatter import split_front_matter, string_list
-from vaultsync.search.registry import IdClaim, assign_ids, read_note, scan_vault
+from vaultsync.search.registry import IdClaim, assign_ids, read_note, scan_vault, string_list
+from vaultsync.vault.manifest import is_safe
 
 
-class TestSplitFrontMatter:
+class TestFrontMatter:
     def test_engine_shape(self) -> None:
-        """The engine's quoted scalars and block lists are read exactly."""
-        fields, body = split_front_matter(
-            '---\nvaultsync_id: "fact:ab"\naliases:\n  - "x: y"\n  - "#z"\n'
-            "tags: []\nn: 3\n---\nBody\n"
+        """The engine's quoted scalars and block lists are read exactly; a number is a number."""
+        note = read_note(
+            "x.md",
+            b'---\nvaultsync_id: "fact:ab"\nkind: "fact"\naliases:\n  - "x: y"\n  - "#z"\n'
+            b"tags: []\nn: 3\n---\nBody\n",
         )
-        assert fields == {
-            "vaultsync_id": "fact:ab",
-            "aliases": ["x: y", "#z"],
-            "tags": [],
-            "n": "3",
-        }
-        assert body == "Body\n"
+        assert (note.claimed_id, note.kind, note.aliases, note.tags) == (
+            "fact:ab",
+            "fact",
+            ("x: y", "#z"),
+            (),
+        )
+        assert note.body == "Body\n"
 
     def test_user_yaml(self) -> None:
         """Flow lists and plain scalars written by people go through the YAML parser."""
-        fields, _ = split_front_matter("---\ntags: [a, b]\ntitle: Plain title # note\n---\n")
-        assert fields == {"tags": ["a", "b"], "title": "Plain title"}
+        note = read_note("x.md", b"---\ntags: [a, b]\ntitle: Plain title # note\n---\n")
+        assert (note.tags, note.title) == (("a", "b"), "Plain title")
+
+    def test_keys_are_case_folded(self) -> None:
+        """``Title`` and ``Tags`` are the ``title`` and ``tags`` properties, as in Obsidian."""
+        note = read_note("x.md", b"---\nTitle: Mine\nTags: [a]\n---\n")
+        assert (note.title, note.tags) == ("Mine", ("a",))
 
     def test_broken_yaml_keeps_the_body(self) -> None:
         """YAML that does not parse gives no fields, and the body after it is still the body."""
-        fields, body = split_front_matter("---\ntags: [a\n---\n# Title\n")
-        assert fields == {}
-        assert body == "# Title\n"
+        note = read_note("x.md", b"---\ntags: [a\n---\n# Title\n")
+        assert (note.tags, note.body, note.title) == ((), "# Title\n", "Title")
 
     def test_no_closing_line(self) -> None:
         """Without a closing ``---`` there is no front matter: the whole text is the body."""
         text = "---\ntitle: x\n\nno end\n"
-        assert split_front_matter(text) == ({}, text)
+        note = read_note("n.md", text.encode())
+        assert (note.body, note.title) == (text, "n")
 
     def test_not_a_mapping(self) -> None:
         """A list as front matter gives no fields."""
-        assert split_front_matter("---\n- a\n- b\n---\nx")[0] == {}
+        assert read_note("x.md", b"---\n- a\n- b\n---\nx").kind == "user"
 
-    @given(st.text(max_size=40))
+    @given(st.text(max_size=40).filter(str.strip))
     def test_engine_strings_read_back(self, value: str) -> None:
-        """Any string the engine writes (``yaml_scalar``) reads back unchanged."""
-        fields, _ = split_front_matter(f"---\ntitle: {yaml_scalar(value)}\n---\n")
-        assert fields.get("title") == value
+        """Any string the engine writes (``yaml_scalar``) reads back unchanged (then trimmed)."""
+        note = read_note("x.md", f"---\ntitle: {yaml_scalar(value)}\n---\n".encode())
+        assert note.title == value.strip()
 
 
 class TestStringList:
@@ -76,6 +83,11 @@ class TestReadNote:
         """The first ``# heading`` outside code is the title."""
         note = read_note("a/b.md", b"```\n# not this\n```\n\n# This one\n")
         assert note.title == "This one"
+
+    def test_title_from_setext_heading(self) -> None:
+        """A ``===`` underlined heading is a title too; a ``## heading`` is not."""
+        assert read_note("a/b.md", b"## Section\n\nGateway\n=======\n").title == "Gateway"
+        assert read_note("a/b.md", b"## Section\n\ntext\n").title == "b"
 
     def test_title_from_file_name(self) -> None:
         """Without title or heading, the file name without ``.md`` is the title."""
@@ -123,6 +135,13 @@ class TestScanVault:
         (vault / "linked-dir").symlink_to(outside / "dir")
         (vault / "inside.md").symlink_to(vault / "real.md")
         assert [f.path for f in scan_vault(vault)] == ["real.md"]
+
+    def test_names_no_vault_write_could_make_are_skipped(self, tmp_path: Path) -> None:
+        """A backslash in a name, bytes that are not UTF-8, or a drive prefix at the root."""
+        write_vault(tmp_path, {"ok.md": "", "a\\b.md": "", "C:x.md": "", "sub/C:y.md": ""})
+        (tmp_path / os.fsdecode(b"bad\xff.md")).write_text("")
+        assert [f.path for f in scan_vault(tmp_path)] == ["ok.md", "sub/C:y.md"]
+        assert all(is_safe(f.path) for f in scan_vault(tmp_path))
 
     def test_stat_data(self, tmp_path: Path) -> None:
         """Each note carries its size, mtime and inode."""

@@ -5,7 +5,8 @@ Contract:
 * ``index_path(vault)`` is ``<vault>/.vaultsync/search.db`` (mode 0600, WAL journal, so readers
   never wait for the writer and see the last committed state).
 * ``open_writer(db)`` opens it for the one writer that ``only_writer(db)`` admits at a time
-  (an ``flock`` on ``search.db.lock``: a rebuild deletes files another writer could hold).
+  (an ``flock`` on ``search.db.lock`` through ``core.fsio.file_lock``: a rebuild deletes files
+  another writer could hold).
 * ``prepare(conn)`` creates the schema inside the caller's transaction, so a new index appears
   complete or not at all; it raises ``ForeignIndex`` for a database of another schema.
 * ``is_corruption(err)`` tells damage (rebuild) from other SQLite errors (busy, locked).
@@ -14,14 +15,13 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from vaultsync.core.errors import VaultWriteError
+from vaultsync.core.fsio import LockTimeout, file_lock
 from vaultsync.vault.manifest import CONTROL_DIR
 
 __all__ = [
@@ -128,21 +128,16 @@ def only_writer(db: Path) -> Iterator[None]:
 
     SQLite serialises transactions by itself, but a rebuild deletes the files another writer
     may have open; this lock keeps every writer (processes and threads) out meanwhile.
+
+    Raises:
+        VaultWriteError: another update held the lock for ``BUSY_TIMEOUT`` seconds.
+        OSError: the lock file cannot be opened (a symlink in its place, say).
     """
-    handle = os.open(db.with_name(db.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        deadline = time.monotonic() + BUSY_TIMEOUT
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise VaultWriteError(f"{db}: another update holds the index") from None
-                time.sleep(0.02)
-        yield
-    finally:
-        os.close(handle)
+        with file_lock(db.with_name(db.name + ".lock"), timeout=BUSY_TIMEOUT):
+            yield
+    except LockTimeout:
+        raise VaultWriteError(f"{db}: another update holds the index") from None
 
 
 def count_notes(vault: Path) -> int:

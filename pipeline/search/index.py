@@ -34,11 +34,13 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.errors import UsageError, VaultWriteError
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import is_racy
+from vaultsync.core.notes import NoteFile, NoteReader
 from vaultsync.links.names import normalize_name
 from vaultsync.links.pathresolve import ObsidianIndex
 from vaultsync.search.database import (
@@ -55,14 +57,7 @@ from vaultsync.search.database import (
 )
 from vaultsync.search.links import extract_links, name_key, path_name_key
 from vaultsync.search.model import IndexReport
-from vaultsync.search.registry import (
-    FileStat,
-    IdClaim,
-    NoteText,
-    assign_ids,
-    read_note,
-    scan_vault,
-)
+from vaultsync.search.registry import IdClaim, NoteText, assign_ids, read_note, scan_vault
 from vaultsync.vault.manifest import (
     CONTROL_DIR,
     GITIGNORE,
@@ -89,7 +84,7 @@ def _insert_links(conn: sqlite3.Connection, nid: int, note: NoteText, *, engine:
 def _store(
     conn: sqlite3.Connection,
     note: NoteText,
-    found: FileStat,
+    found: NoteFile,
     nid: int | None,
     *,
     engine: bool,
@@ -211,20 +206,65 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _unchanged(row: tuple[Any, ...] | None, found: FileStat, *, engine: bool) -> bool:
+def _unchanged(row: tuple[Any, ...] | None, found: NoteFile, *, engine: bool) -> bool:
     """Whether stat data alone prove a note unchanged (git's racy rule: not a recent mtime)."""
     return (
         row is not None
         and tuple(row[1:4]) == (found.size, found.mtime_ns, found.inode)
-        and found.mtime_ns < row[4] - RACY_NS
+        and not is_racy(found.mtime_ns, row[4])
         and bool(row[6]) == engine
     )
+
+
+@dataclass(slots=True)
+class _Pass:
+    """What one update has done so far."""
+
+    now_ns: int
+    known: dict[str, tuple[Any, ...]]
+    """Path → ``(nid, size, mtime_ns, inode, checked_ns, sha256, engine)`` before the update."""
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    sources: set[int] = field(default_factory=set)
+    """Notes whose links must be resolved."""
+    names: set[str] = field(default_factory=set)
+    """Name keys of notes that appeared or went: links naming them are resolved again."""
+    present: set[str] = field(default_factory=set)
+
+
+def _visit(
+    conn: sqlite3.Connection, work: _Pass, found: NoteFile, data: bytes, *, engine: bool
+) -> None:
+    """Bring one read note's rows up to date."""
+    row = work.known.get(found.path)
+    work.present.add(found.path)
+    if row is not None and bool(row[6]) == engine and _sha256(data) == row[5]:
+        conn.execute(  # same bytes: only the stat data moved
+            "UPDATE notes SET size=?, mtime_ns=?, inode=?, checked_ns=? WHERE nid=?",
+            (found.size, found.mtime_ns, found.inode, work.now_ns, row[0]),
+        )
+        work.unchanged += 1
+        return
+    nid = _store(
+        conn,
+        read_note(found.path, data),
+        found,
+        None if row is None else row[0],
+        engine=engine,
+        now_ns=work.now_ns,
+    )
+    work.sources.add(nid)
+    if row is None:
+        work.added += 1
+        work.names.add(path_name_key(found.path))
+    else:
+        work.updated += 1
 
 
 def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
     """The update proper, inside one write transaction."""
     start = time.perf_counter()
-    now_ns = time.time_ns()
     conn.execute("BEGIN IMMEDIATE")
     rebuilt = prepare(conn)
     raw_manifest = fs.read_control(MANIFEST)
@@ -236,58 +276,33 @@ def _sync(conn: sqlite3.Connection, fs: VaultFS, vault: Path) -> IndexReport:
             "SELECT path, nid, size, mtime_ns, inode, checked_ns, sha256, engine FROM notes"
         )
     }
-    added = updated = unchanged = 0
-    sources: set[int] = set()
-    names: set[str] = set()
-    present: set[str] = set()
-    for found in scan_vault(vault):
-        row = known.get(found.path)
-        engine = found.path in nodes
-        if _unchanged(row, found, engine=engine):
-            present.add(found.path)
-            unchanged += 1
-            continue
-        data = fs.read(found.path)
-        if data is None:  # gone, or replaced by a symlink, since the walk
-            continue
-        present.add(found.path)
-        if row is not None and bool(row[6]) == engine and _sha256(data) == row[5]:
-            conn.execute(  # same bytes: only the stat data moved
-                "UPDATE notes SET size=?, mtime_ns=?, inode=?, checked_ns=? WHERE nid=?",
-                (found.size, found.mtime_ns, found.inode, now_ns, row[0]),
-            )
-            unchanged += 1
-            continue
-        nid = _store(
-            conn,
-            read_note(found.path, data),
-            found,
-            None if row is None else row[0],
-            engine=engine,
-            now_ns=now_ns,
-        )
-        sources.add(nid)
-        if row is None:
-            added += 1
-            names.add(path_name_key(found.path))
-        else:
-            updated += 1
-    removed = [(path, row[0]) for path, row in known.items() if path not in present]
-    _remove(conn, removed, names)
-    _resolve(conn, sources, names)
+    work = _Pass(now_ns=time.time_ns(), known=known)
+    with NoteReader(vault) as reader:
+        for found in scan_vault(vault):
+            engine = found.path in nodes
+            if _unchanged(known.get(found.path), found, engine=engine):
+                work.present.add(found.path)
+                work.unchanged += 1
+                continue
+            data = reader.read(found.path)
+            if data is not None:  # else gone, or replaced by a symlink, since the walk
+                _visit(conn, work, found, data, engine=engine)
+    removed = [(path, row[0]) for path, row in known.items() if path not in work.present]
+    _remove(conn, removed, work.names)
+    _resolve(conn, work.sources, work.names)
     fingerprint = json.dumps(sorted(nodes.items()))
     old = conn.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
-    if sources or removed or old is None or old[0] != fingerprint:
+    if work.sources or removed or old is None or old[0] != fingerprint:
         _assign(conn, nodes)
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('manifest', ?)", (fingerprint,))
     total = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
     conn.execute("COMMIT")
     return IndexReport(
         notes=total,
-        added=added,
-        updated=updated,
+        added=work.added,
+        updated=work.updated,
         removed=len(removed),
-        unchanged=unchanged,
+        unchanged=work.unchanged,
         rebuilt=rebuilt,
         seconds=time.perf_counter() - start,
     )

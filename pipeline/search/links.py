@@ -10,7 +10,9 @@ name appears or goes, so a link written before its target exists is found once i
 Link types (the issue names the first three):
 
 * the **relation** of a line ``- in project → [[Projects/orbital|orbital]]`` in the ``## Links``
-  section that closes every engine note, as a slug: ``in_project``, ``links_to``, ``part_of``;
+  section that closes every engine note, as the graph's slug: ``in_project``, ``links_to``,
+  ``part_of`` (the section is read by :func:`vaultsync.core.notes.links_section`: the link
+  right after the arrow gets the relation, a link in the line's note does not);
 * ``wikilink`` for every other ``[[link]]`` outside code (``vaultsync.links.wikilinks``);
 * ``markdown`` for ``[text](path.md)`` and ``[label]: path.md`` to a path (URLs, ``mailto:``,
   anchors and images are not links between notes; :mod:`vaultsync.links.mdlinks`);
@@ -29,9 +31,10 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from vaultsync.links.codespans import code_mask, is_in_code
+from vaultsync.core.notes import links_section
+from vaultsync.links.codespans import fenced_blocks
 from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
-from vaultsync.links.wikilinks import WikiLink, parse_wikilinks
+from vaultsync.links.wikilinks import parse_wikilinks
 
 __all__ = [
     "CONTEXT_SIDE",
@@ -51,9 +54,6 @@ EMBED = "embed"
 CONTEXT_SIDE = 25
 """Characters of context kept on each side of a link (about 50 in all, as in seed 003)."""
 
-_LINKS_HEADING = re.compile(r"^## Links[ \t]*$", re.MULTILINE)
-_TYPED_LINE = re.compile(r"^- (?P<rel>[^\n→]+?) → ", re.MULTILINE)
-_REL_SLUG = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _WHITESPACE = re.compile(r"\s+")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -121,30 +121,13 @@ def _markdown_path(dest: str) -> str:
     return unquote(dest) if "%" in dest else dest
 
 
-def _links_section(body: str) -> int:
-    """Where the engine's ``## Links`` section starts (the last one outside code), or -1."""
-    matches = list(_LINKS_HEADING.finditer(body))
-    if not matches:
-        return -1
-    mask = code_mask(body)
-    for match in reversed(matches):
-        if not is_in_code(mask, match.start()):
-            return match.start()
-    return -1
-
-
-def _typed(body: str, section: int, wikis: tuple[WikiLink, ...]) -> dict[int, tuple[str, int, int]]:
-    """Wikilink start → (relation slug, line start, line end) for the typed lines of a section."""
-    typed: dict[int, tuple[str, int, int]] = {}
-    if section < 0:
-        return typed
-    starts = {link.start: link for link in wikis if link.start >= section}
-    for line in _TYPED_LINE.finditer(body, section):
-        rel = "_".join(line["rel"].split())
-        if line.end() in starts and _REL_SLUG.fullmatch(rel):
-            line_end = body.find("\n", line.end())
-            typed[line.end()] = (rel, line.start() + 2, len(body) if line_end < 0 else line_end)
-    return typed
+def _typed(body: str) -> dict[int, tuple[str, int, int]]:
+    """Link start → (relation slug, line start, line end) for the ``## Links`` section."""
+    return {
+        line.start: (line.rel, line.line_start, line.line_end)
+        for line in links_section(body, fences=fenced_blocks(body))
+        if line.link
+    }
 
 
 def extract_links(body: str, *, engine: bool) -> tuple[RawLink, ...]:
@@ -156,9 +139,8 @@ def extract_links(body: str, *, engine: bool) -> tuple[RawLink, ...]:
             typed links.
     """
     found: list[tuple[int, str, str, str]] = []
-    wikis = parse_wikilinks(body)
-    typed = _typed(body, _links_section(body) if engine else -1, wikis)
-    for wiki in wikis:
+    typed = _typed(body) if engine else {}
+    for wiki in parse_wikilinks(body):
         if not wiki.target:
             continue  # [[#Heading]]: the note itself
         if wiki.start in typed:

@@ -1,14 +1,16 @@
-r"""The vault's notes: walk the folder (edge), read a note's fields (pure), give every note an id.
+"""The vault's notes: list them (edge), read a note's fields (pure), give every note an id.
 
 Contract:
 
-* ``scan_vault(vault)`` lists every Markdown note (``*.md``, any case) with its stat data,
-  sorted by path.  Dot folders and dotfiles (``.obsidian``, ``.git``, ``.trash``,
-  ``.vaultsync``) are skipped, and **symlinks are never followed**, to a file or a folder, in
-  the vault or out of it; paths that no vault write could name (a ``\`` in a file name) are
-  skipped too.  The vault root itself may be a symlink: the user chose it.
+* ``scan_vault(vault)`` lists every Markdown note with its stat data, sorted by path: the notes
+  of :func:`vaultsync.core.notes.walk_vault` (dot folders skipped, **no symlink followed**).
 * ``read_note(path, data)`` is pure: the note's title, kind, aliases, tags, SHA-256, size, body
-  and the id its front matter claims.
+  and the id its front matter claims.  Front matter is read by
+  :func:`vaultsync.core.notes.read_front_matter` (YAML 1.2, keys case folded); a block that
+  cannot be read gives no fields, so a broken property block never keeps a note out of the
+  index.  The coercion is search's own: ``title``, ``kind`` and ``vaultsync_id`` count when
+  they are non-blank strings; ``aliases`` and ``tags`` take a list's string and number items
+  or one string (a ``tags`` string splits at commas and spaces, as Obsidian reads it).
 * ``assign_ids(claims)`` gives every note its id (see below); ids are unique.
 
 Ids (the issue left the form of user-note ids open):
@@ -21,49 +23,36 @@ Ids (the issue left the form of user-note ids open):
   graph kind (``note:`` is: journal notes), so a user note can never shadow a graph note, and
   the id stays readable and stable for as long as the note keeps its path.
 
-Title: front matter ``title``, else the first ``# heading`` outside code, else the file name
-without ``.md``.  Kind: front matter ``kind``, else ``user``.
+Title: front matter ``title``, else the first level-1 heading (``# Title`` or a ``===``
+underline) outside fenced code, else the file name without ``.md``.  Kind: front matter
+``kind``, else ``user``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from vaultsync.links.codespans import code_mask, is_in_code
-from vaultsync.search.frontmatter import split_front_matter, string_list, string_value
-from vaultsync.vault.manifest import is_safe
+from vaultsync.core.notes import NoteFile, first_heading, read_front_matter, walk_vault
+from vaultsync.links.codespans import fenced_blocks
 
 __all__ = [
     "USER_KIND",
     "USER_PREFIX",
-    "FileStat",
     "IdClaim",
     "NoteText",
     "assign_ids",
     "read_note",
     "scan_vault",
+    "string_list",
+    "string_value",
 ]
 
 USER_KIND = "user"
 USER_PREFIX = "vault:"
-_HEADING = re.compile(r"^#[ \t]+(?P<title>.+?)[ \t#]*$", re.MULTILINE)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileStat:
-    """A note file as the walk saw it."""
-
-    path: str
-    """Vault-relative, ``/``-separated, exactly as on disk."""
-    size: int
-    mtime_ns: int
-    inode: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,44 +82,44 @@ class IdClaim:
     """The node the manifest records for this path; None when the engine did not write it."""
 
 
-def scan_vault(vault: Path) -> tuple[FileStat, ...]:
+def scan_vault(vault: Path) -> tuple[NoteFile, ...]:
     """Every note of the vault with its stat data, sorted by path (see the module docstring)."""
-    found: list[FileStat] = []
-    pending: list[tuple[Path, str]] = [(vault, "")]
-    while pending:
-        folder, prefix = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:  # vanished or unreadable: its notes are simply not there
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            rel = prefix + entry.name
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                pending.append((Path(entry.path), rel + "/"))
-            elif stat.S_ISREG(info.st_mode) and entry.name.lower().endswith(".md") and is_safe(rel):
-                found.append(
-                    FileStat(
-                        path=rel, size=info.st_size, mtime_ns=info.st_mtime_ns, inode=info.st_ino
-                    )
-                )
-    found.sort(key=lambda f: f.path)
-    return tuple(found)
+    return walk_vault(vault).notes
 
 
-def _first_heading(body: str) -> str:
-    mask: tuple[tuple[int, int], ...] | None = None
-    for match in _HEADING.finditer(body):
-        if mask is None:
-            mask = code_mask(body)
-        if not is_in_code(mask, match.start()):
-            return match["title"].strip()
-    return ""
+def string_value(fields: Mapping[str, object], key: str) -> str:
+    """``fields[key]`` when it is a non-blank string (trimmed), else ``""``."""
+    value = fields.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def string_list(fields: Mapping[str, object], key: str, *, split: bool = False) -> tuple[str, ...]:
+    """``fields[key]`` as strings: a list's string and number items, or one string.
+
+    Args:
+        fields: the front matter.
+        key: ``aliases`` or ``tags``.
+        split: also split a single string at commas and spaces (Obsidian reads ``tags: a, b``
+            as two tags); a leading ``#`` is dropped.
+
+    Returns:
+        The non-empty values, trimmed, first occurrence kept, in order.
+    """
+    value = fields.get(key)
+    raw: list[str] = []
+    if isinstance(value, str):
+        raw = re.split(r"[,\s]+", value) if split else [value]
+    elif isinstance(value, list | tuple):
+        raw = [
+            str(v) for v in value if isinstance(v, str | int | float) and not isinstance(v, bool)
+        ]
+    cleaned = (v.strip().lstrip("#").strip() if split else v.strip() for v in raw)
+    return tuple(dict.fromkeys(v for v in cleaned if v))
+
+
+def _title(body: str) -> str:
+    heading = first_heading(body, fences=fenced_blocks(body), max_level=1)
+    return "" if heading is None else heading.text
 
 
 def read_note(path: str, data: bytes) -> NoteText:
@@ -138,13 +127,15 @@ def read_note(path: str, data: bytes) -> NoteText:
     text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    fields, body = split_front_matter(text)
+    front = read_front_matter(text)
+    fields = front.values
+    body = text[front.body_start :]
     name = path.rpartition("/")[2]
     stem = name[:-3] if name.lower().endswith(".md") else name
     return NoteText(
         path=path,
         claimed_id=string_value(fields, "vaultsync_id"),
-        title=string_value(fields, "title") or _first_heading(body) or stem,
+        title=string_value(fields, "title") or _title(body) or stem,
         kind=string_value(fields, "kind") or USER_KIND,
         aliases=string_list(fields, "aliases"),
         tags=string_list(fields, "tags", split=True),
