@@ -4,10 +4,11 @@ Usage: ``python tests/syncdriver.py VAULT SEED GENERATION COUNT [--die-at PHASE]
 
 The driver builds ``COUNT`` synthetic notes for ``(SEED, GENERATION)``, prints ``go`` (flushed)
 right before ``sync_vault`` so the test can time its kill, then prints ``done``. ``--die-at``
-makes the process SIGKILL itself at a named point instead (deterministic crash windows):
-``journal`` (journal written), ``place:N`` (after the N-th note is put in place), ``manifest``
-(before the manifest is written), ``commit`` (before the commit), ``index`` (after the commit,
-before the index sync), ``end`` (before the journal is removed).
+makes the process SIGKILL itself at a named point of ``vault.apply``'s steps instead
+(deterministic crash windows): ``journal`` (after ``write_journal``), ``place:N`` (after the N-th
+note is put in place), ``manifest`` (before ``write_manifest``), ``commit`` (before
+``commit_changes``), ``index`` (after the commit, before ``sync_index``), ``end`` (before
+``drop_journal``).
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def synthetic_specs(seed: int, generation: int, count: int) -> list[NoteSpec]:
 
 
 def _die_at(phase: str) -> None:
-    """Patch the sync so that the process SIGKILLs itself at ``phase``."""
-    from vaultsync.vault import manifest, vcs, write
+    """Patch the sync so that the process SIGKILLs itself at ``phase`` (``vault.apply``'s steps)."""
+    from vaultsync.vault import apply, write
 
     def die() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
@@ -97,27 +98,27 @@ def _die_at(phase: str) -> None:
         setattr(owner, name, patched)
 
     never = lambda *a, **k: False  # noqa: E731
-    fs = write.VaultFS
-    if phase == "journal":
-        wrap(fs, "write_control", never, lambda _s, rel, *a, **k: rel == manifest.JOURNAL)
-    elif phase.startswith("place:"):
+    always = lambda *a, **k: True  # noqa: E731
+    if phase.startswith("place:"):
         left = [int(phase.split(":")[1])]
 
         def counted(*_a: Any, **_k: Any) -> bool:
             left[0] -= 1
             return left[0] <= 0
 
-        wrap(fs, "_place", never, counted)
-    elif phase == "manifest":
-        wrap(fs, "write_control", lambda _s, rel, *a, **k: rel == manifest.MANIFEST, never)
-    elif phase == "commit":
-        wrap(vcs.VaultRepo, "commit", lambda *a, **k: True, never)
-    elif phase == "index":
-        wrap(vcs.VaultRepo, "sync_index", lambda *a, **k: True, never)
-    elif phase == "end":
-        wrap(fs, "remove_control", lambda _s, rel, *a, **k: rel == manifest.JOURNAL, never)
-    else:
+        wrap(write.VaultFS, "_place", never, counted)
+        return
+    steps = {
+        "journal": ("write_journal", never, always),
+        "manifest": ("write_manifest", always, never),
+        "commit": ("commit_changes", always, never),
+        "index": ("sync_index", always, never),
+        "end": ("drop_journal", always, never),
+    }
+    if phase not in steps:
         raise SystemExit(f"unknown phase {phase}")
+    step, before, after = steps[phase]
+    wrap(apply, step, before, after)
 
 
 def main(argv: list[str]) -> int:

@@ -24,7 +24,7 @@ from vaultsync.core.settings import Caps, caps_from_env, state_dir, vault_dir
 if TYPE_CHECKING:
     from vaultsync.core.model import Graph, Node, NoteSpec
     from vaultsync.drawn.store import Quarantine
-    from vaultsync.vault.sync import SyncReport
+    from vaultsync.vault.report import SyncReport
 
 # Commands import the stages they use when they run: a no-op sync, the most common run,
 # needs none of git, Jinja or the graph, and must not pay for importing them.

@@ -12,7 +12,7 @@ from typing import Any
 from vaultsync.core.model import Graph, Node
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
-from vaultsync.vault.sync import StatusReport, SyncReport
+from vaultsync.vault.report import StatusReport, SyncReport
 
 
 def _label(node: Node) -> str:

@@ -1,0 +1,319 @@
+"""Stage 6, apply: a ``Decision`` and its rendered bytes → files, manifest, commit, index; I/O.
+
+:func:`run` takes the steps in this order, each a function of its own:
+
+1. :func:`sweep_temps` — recover: remove temp files an interrupted sync left;
+2. :func:`write_journal` — the intents, durable before any note is touched;
+3. :func:`write_notes` — notes written and removed (``VaultFS.apply``: no clobbering, durable);
+4. :func:`write_manifest` — the new manifest, written last once the notes are durable;
+5. :func:`commit_changes` — one commit of exactly the paths this sync (or the interrupted one)
+   wrote or removed, plus the manifest;
+6. :func:`sync_index` — ``.git/index`` agrees with that commit for those paths;
+7. :func:`save_cache` — the stat cache (a hint only);
+8. :func:`drop_journal` — the sync is finished.
+
+A sync with nothing to write (:func:`nothing_to_write`) stops after the cache, touching git not
+at all.
+
+Crash windows (SIGKILL at any point loses nothing the user owns and the next sync converges):
+
+* before the journal: nothing changed (a stray temp of the journal is swept);
+* notes partly written: the journal names every intended blob, so the next sync adopts the
+  files that hold it (without the journal they would look like foreign files), sweeps temps in
+  the journal's folders and does the rest;
+* manifest written, no commit: the journal's paths join the next commit;
+* committed, index not synced: the next commit is empty, the index sync runs;
+* index synced, journal not dropped: the next sync's commit is empty, it syncs the index again
+  and drops the journal;
+* a git ``*.lock`` left by the kill: git's rule holds, never deleted; the error says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from vaultsync.core.fsio import is_racy
+from vaultsync.vault.decide import Decision, LazyRepo, Rendered
+from vaultsync.vault.manifest import (
+    CACHE,
+    CONTROL_DIR,
+    GITIGNORE,
+    GITIGNORE_BYTES,
+    JOURNAL,
+    MANIFEST,
+    Entry,
+    Journal,
+    StatKey,
+    blob_id,
+    dump_cache,
+    dump_journal,
+    dump_manifest,
+)
+from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
+from vaultsync.vault.report import SyncReport, conflicts, sync_report
+from vaultsync.vault.vcs import VaultRepo
+from vaultsync.vault.write import Applied, VaultFS
+
+Intents = Mapping[str, Entry | None]
+"""The journal's content: the entry each written path will hold, ``None`` for each removal."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Written:
+    """What the write step did, and what each rendered or removed path now holds."""
+
+    applied: Applied
+    outcome: Mapping[str, str | None]
+    """Path → the blob now on disk (written, or already equal), ``None`` for a removal."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewManifest:
+    """The manifest after the sync, and its bytes."""
+
+    entries: Mapping[str, Entry]
+    deleted: frozenset[str]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Committed:
+    """What the commit step committed (the index step syncs exactly these paths)."""
+
+    repo: VaultRepo
+    sha: str
+    """The new commit, or ``""`` when the tree did not change."""
+    changes: Mapping[str, bytes | None]
+    known: Mapping[str, str]
+    """Blob ids of the committed bytes (hashed already: not hashed again)."""
+
+
+def run(
+    fs: VaultFS,
+    repo: LazyRepo,
+    decision: Decision,
+    rendered: Rendered,
+    *,
+    commit: bool = True,
+    clock: Callable[[], datetime] | None = None,
+    inputs: str = "",
+) -> SyncReport:
+    """Every step, in order (see the module docstring); the caller holds the vault lock."""
+    sweep_temps(fs, decision.controls.journal)
+    ignored = fs.read_control_file(GITIGNORE)
+    gitignore_ok = ignored is not None and ignored.data == GITIGNORE_BYTES
+    if gitignore_ok and nothing_to_write(decision, rendered):
+        save_cache(fs, decision, {}, {}, (), inputs=inputs)
+        return sync_report(decision, rendered, written={}, removed=())
+    intents = write_journal(fs, decision, rendered, gitignore=not gitignore_ok)
+    written = write_notes(fs, decision, rendered)
+    manifest = write_manifest(fs, decision, written)
+    committed = None
+    if commit:
+        committed = commit_changes(
+            fs,
+            repo,
+            decision,
+            rendered=rendered,
+            intents=intents,
+            written=written,
+            manifest=manifest,
+            clock=clock,
+        )
+    synced = sync_index(committed, written) if committed is not None else True
+    applied = written.applied
+    save_cache(fs, decision, applied.written, rendered.blobs, applied.removed, inputs=inputs)
+    if synced:
+        drop_journal(fs)
+    return sync_report(
+        decision,
+        rendered,
+        written=applied.written,
+        removed=applied.removed,
+        skipped=applied.skipped,
+        commit=committed.sha if committed is not None else "",
+        index_synced=synced,
+    )
+
+
+def sweep_temps(fs: VaultFS, journal: Journal | None) -> None:
+    """Remove the temp files an interrupted sync left: in its journal's folders and ours.
+
+    An unreadable journal names no folders, so the whole vault is swept.  Only names of the
+    temp pattern are removed.  Crash window: none (a temp file is never anyone's data).
+    """
+    if journal is not None and not journal.readable:
+        fs.clean_temps(None)
+        return
+    # A kill while writing the journal itself leaves a temp in .vaultsync/.
+    folders = {p.rpartition("/")[0] for p in journal.intents} if journal else set()
+    fs.clean_temps({CONTROL_DIR, *folders})
+
+
+def nothing_to_write(decision: Decision, rendered: Rendered) -> bool:
+    """No note to write or remove, no journal to finish, and the manifest already says it all."""
+    plan = decision.plan
+    if rendered.writes or plan.paths(Action.REMOVE) or decision.controls.journal is not None:
+        return False
+    entries, deleted = next_manifest(plan, rendered.same)
+    kept = decision.manifest
+    return not kept.lost and entries == kept.entries and deleted == kept.deleted
+
+
+def write_journal(
+    fs: VaultFS, decision: Decision, rendered: Rendered, *, gitignore: bool
+) -> Intents:
+    """Write the journal durably: every path this sync will write (with its blob) or remove.
+
+    An interrupted sync's intents are kept: its paths are still to be committed.  Then
+    ``.vaultsync/.gitignore`` when ``gitignore`` (missing or not ours).  Crash window: a kill
+    before the journal is durable changed nothing but a temp file in ``.vaultsync/``.
+    """
+    journal = decision.controls.journal
+    intents: dict[str, Entry | None] = dict(journal.intents) if journal is not None else {}
+    for step in decision.plan.steps:
+        if step.spec is not None and step.path in rendered.writes:
+            blob = rendered.blobs[step.path]
+            intents[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
+    intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE)))
+    fs.write_control(JOURNAL, dump_journal(Journal(intents=intents)))
+    if gitignore:
+        fs.write_control(GITIGNORE, GITIGNORE_BYTES)
+    return intents
+
+
+def write_notes(fs: VaultFS, decision: Decision, rendered: Rendered) -> Written:
+    """Remove, then write, each path only if it is still as the plan saw it; durable on return.
+
+    A path that changed since the scan is left alone (reported as kept, or as a conflict).
+    Crash window: some notes written, some not; the journal lets the next sync adopt the
+    ones that hold an intended blob and sweep the temp files.
+    """
+    removes = decision.plan.paths(Action.REMOVE)
+    applied = fs.apply(rendered.writes, removes, decision.disk)
+    outcome: dict[str, str | None] = {**rendered.same, **dict.fromkeys(applied.removed)}
+    outcome.update({p: rendered.blobs[p] for p in applied.written})
+    return Written(applied=applied, outcome=outcome)
+
+
+def write_manifest(fs: VaultFS, decision: Decision, written: Written) -> NewManifest:
+    """Write the manifest of what is now on disk (durably), unless its bytes are unchanged.
+
+    Crash window: manifest written, nothing committed; the journal's paths join the next
+    sync's commit.
+    """
+    entries, deleted = next_manifest(decision.plan, written.outcome)
+    data = dump_manifest(entries, deleted)
+    if data != decision.controls.manifest_bytes:
+        fs.write_control(MANIFEST, data)
+    return NewManifest(entries=entries, deleted=deleted, data=data)
+
+
+def commit_changes(
+    fs: VaultFS,
+    repo: LazyRepo,
+    decision: Decision,
+    *,
+    rendered: Rendered,
+    intents: Intents,
+    written: Written,
+    manifest: NewManifest,
+    clock: Callable[[], datetime] | None = None,
+) -> Committed:
+    """Commit the paths this sync (or the interrupted one) wrote or removed, and the manifest.
+
+    Creates the repository if there is none.  Crash window: committed, index not synced; the
+    next sync's commit is empty and its index sync runs.
+    """
+    found = repo.get(create=True)
+    assert found is not None  # noqa: S101 - create=True never gives None
+    changes = _change_set(
+        fs, decision, rendered=rendered, intents=intents, written=written, manifest=manifest
+    )
+    # _change_set keeps only bytes whose blob is the new manifest's: hashed already.
+    entries = manifest.entries
+    known = {p: entries[p].blob for p, data in changes.items() if data and p in entries}
+    when = clock() if clock is not None else None
+    sha = found.commit(changes, fingerprint=blob_id(manifest.data), when=when, known=known)
+    return Committed(repo=found, sha=sha or "", changes=changes, known=known)
+
+
+def _change_set(
+    fs: VaultFS,
+    decision: Decision,
+    *,
+    rendered: Rendered,
+    intents: Intents,
+    written: Written,
+    manifest: NewManifest,
+) -> dict[str, bytes | None]:
+    """What to commit: the paths this sync (or the interrupted one) wrote or removed.
+
+    Each as the new manifest says, if the disk agrees; a removal only if one was intended and
+    the file is gone.
+    """
+    outcome, entries = written.outcome, manifest.entries
+    changes: dict[str, bytes | None] = {MANIFEST: manifest.data, GITIGNORE: GITIGNORE_BYTES}
+    for path in sorted(intents.keys() | outcome.keys()):
+        entry = entries.get(path)
+        if entry is None:
+            before = decision.disk.get(path, ABSENT).kind
+            gone = (path in outcome and outcome[path] is None) or before is FileKind.ABSENT
+            if path in intents and intents[path] is None and gone:
+                changes[path] = None
+        elif path in rendered.writes and outcome.get(path) == entry.blob:
+            changes[path] = rendered.writes[path]
+        elif (data := fs.read(path)) is not None and blob_id(data) == entry.blob:
+            changes[path] = data
+    return changes
+
+
+def sync_index(committed: Committed, written: Written) -> bool:
+    """Make ``.git/index`` agree with the commit for its paths (the user's other changes stay).
+
+    ``False`` when the index stayed locked: the journal is kept and the next sync retries.
+    Crash window: index synced, journal kept; the next sync's commit is empty, it syncs the
+    index again and drops the journal.
+    """
+    return committed.repo.sync_index(
+        committed.changes, written=written.applied.written, known=committed.known
+    )
+
+
+def save_cache(
+    fs: VaultFS,
+    decision: Decision,
+    written: Mapping[str, StatKey],
+    blobs: Mapping[str, str],
+    removed: Sequence[str],
+    *,
+    inputs: str = "",
+) -> None:
+    """Record the stat data of every file seen or written; skipped when nothing would change.
+
+    ``inputs`` is kept only after a sync without conflicts: ``vault.quick`` may then skip a
+    later sync whose inputs and files are all unchanged.  Not durable (a hint only: a lost or
+    stale cache costs hashing, never correctness).  Crash window: none of its own.
+    """
+    gone = set(removed)
+    entries = {
+        p: (s.stat, s.blob)
+        for p, s in decision.disk.items()
+        if s.kind is FileKind.FILE and p not in gone
+    }
+    entries.update({p: (key, blobs[p]) for p, key in written.items()})
+    recorded = "" if conflicts(decision.plan) else inputs
+    cache = decision.controls.cache
+    # Files hashed only because they were racy are trusted once a cache written out of their
+    # racy window records them.
+    stale = decision.racy and not is_racy(cache.written_ns, time.time_ns())
+    if stale or entries != cache.entries or recorded != cache.inputs:
+        fs.write_control(CACHE, dump_cache(entries, recorded), durable=False)
+
+
+def drop_journal(fs: VaultFS) -> None:
+    """Remove the journal: the sync is finished (committed and indexed, or not committing)."""
+    fs.remove_control(JOURNAL)

@@ -1,0 +1,199 @@
+"""Stage 6, decide: control files + disk + git history → ``Decision`` → rendered bytes; reads only.
+
+What every vault command starts from (``sync``, ``--dry-run``, ``check``, ``status``):
+
+1. :func:`read_controls`: ``.vaultsync/manifest.json``, the journal of an interrupted sync and
+   the stat cache, parsed into one :class:`ControlFiles`;
+2. :func:`plan_vault`: the disk state of every path that matters (stat data, hashing only what
+   the cache cannot vouch for), the journal's work adopted, git history asked only what the
+   manifest cannot answer, then ``plan.plan_sync``;
+3. :func:`render`: the create/update steps rendered (shared with a forked helper), keeping only
+   the bytes that differ from the disk.
+
+Nothing here writes; a vault folder that does not exist reads as empty (``fs`` is ``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultsync.core.model import NoteSpec
+from vaultsync.core.parallel import split_map
+from vaultsync.vault.manifest import (
+    CACHE,
+    JOURNAL,
+    MANIFEST,
+    Journal,
+    Manifest,
+    StatCache,
+    blob_id,
+    load_cache,
+    load_journal,
+    load_manifest,
+)
+from vaultsync.vault.plan import (
+    ABSENT,
+    Action,
+    FileKind,
+    FileState,
+    Ownership,
+    Plan,
+    Step,
+    differs,
+    history_questions,
+    plan_sync,
+    reconcile,
+)
+from vaultsync.vault.vcs import VaultRepo
+from vaultsync.vault.write import VaultFS
+
+
+class LazyRepo:
+    """The vault's repository, opened on first use: a clean no-op sync never touches git."""
+
+    def __init__(self, vault: Path | None) -> None:
+        self.vault = vault
+        self._repo: VaultRepo | None = None
+        self._opened = vault is None
+
+    def get(self, *, create: bool = False) -> VaultRepo | None:
+        """The repository (``None``: there is none, and not ``create``)."""
+        if self.vault is not None and (not self._opened or (create and self._repo is None)):
+            self._repo = VaultRepo.open(self.vault, create=create)
+            self._opened = True
+        return self._repo
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ControlFiles:
+    """The engine's records in ``.vaultsync/``, as read at the start of a command."""
+
+    manifest_bytes: bytes | None
+    """The manifest file's bytes (``None``: missing); a sync rewrites it only if they differ."""
+    manifest: Manifest
+    journal: Journal | None
+    """The intents of an interrupted sync (``None``: the last sync finished)."""
+    cache: StatCache
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """Everything a sync decides from, and its plan."""
+
+    controls: ControlFiles
+    manifest: Manifest
+    """The manifest with the journal's finished work adopted (``plan.reconcile``)."""
+    disk: Mapping[str, FileState]
+    racy: int
+    """Files hashed only because their stat data were racy (the cache is worth rewriting)."""
+    plan: Plan
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """The bytes of the notes to write, their blob ids, and the renders that changed nothing."""
+
+    writes: Mapping[str, bytes]
+    blobs: Mapping[str, str]
+    same: Mapping[str, str | None]
+    """Rendered notes whose file already holds exactly those bytes (path → blob)."""
+
+
+def read_controls(fs: VaultFS | None) -> ControlFiles:
+    """Read and parse the manifest, the journal and the stat cache (each may be missing).
+
+    Raises ``VaultWriteError`` when one is there but cannot be read.
+    """
+    raw = fs.read_control_file(MANIFEST) if fs is not None else None
+    data = raw.data if raw is not None else None
+    journal = fs.read_control_file(JOURNAL) if fs is not None else None
+    cache = fs.read_control_file(CACHE) if fs is not None else None
+    return ControlFiles(
+        manifest_bytes=data,
+        manifest=load_manifest(data, fingerprint=blob_id(data) if data is not None else ""),
+        journal=load_journal(journal.data if journal is not None else None),
+        cache=load_cache(cache.data, written_ns=cache.mtime_ns) if cache else StatCache(),
+    )
+
+
+def plan_vault(
+    fs: VaultFS | None, repo: LazyRepo, specs: Sequence[NoteSpec], *, force: bool
+) -> Decision:
+    """The control files, the disk state and the plan (see the module docstring)."""
+    controls = read_controls(fs)
+    paths = _paths(specs, controls, repo)
+    if fs is None:
+        disk, racy = dict.fromkeys(paths, ABSENT), 0
+    else:
+        disk, racy = fs.scan(paths, controls.cache)
+    manifest = controls.manifest
+    if controls.journal is not None:
+        manifest = reconcile(manifest, controls.journal, disk)
+    history = _history(repo, specs, manifest, disk, journal=controls.journal)
+    return Decision(
+        controls=controls,
+        manifest=manifest,
+        disk=disk,
+        racy=racy,
+        plan=plan_sync(specs, manifest, disk, history, force=force),
+    )
+
+
+def _paths(specs: Sequence[NoteSpec], controls: ControlFiles, repo: LazyRepo) -> set[str]:
+    """Every path the plan needs the disk state of.
+
+    The specs', the manifest's, the journal's; with a lost manifest, the last sync commit's.
+    """
+    paths = {s.path for s in specs} | controls.manifest.entries.keys()
+    if controls.journal is not None:
+        paths |= controls.journal.intents.keys()
+    if controls.manifest.lost and (found := repo.get()) is not None:
+        paths |= load_manifest(found.last_sync_manifest()).entries.keys()
+    return paths
+
+
+def _history(
+    repo: LazyRepo,
+    specs: Sequence[NoteSpec],
+    manifest: Manifest,
+    disk: Mapping[str, FileState],
+    *,
+    journal: Journal | None,
+) -> Ownership:
+    """What git history says the engine last wrote at the paths the manifest cannot settle.
+
+    The manifest is trusted for its own paths when it is the one the last sync commit
+    recorded; git is opened only when some file differs from it.
+    """
+    trust = True
+    if differs(manifest, disk) and (found := repo.get()) is not None:
+        fingerprint = found.last_sync_fingerprint()
+        trust = not manifest.lost and journal is None and fingerprint == manifest.fingerprint
+    questions = history_questions((s.path for s in specs), manifest, disk, trust_manifest=trust)
+    found = repo.get() if questions else None
+    return found.last_sync_blobs(questions) if found is not None else {}
+
+
+_RENDERED = (Action.CREATE, Action.UPDATE)
+
+
+def render(plan: Plan) -> Rendered:
+    """Render the create/update steps, keeping only the bytes that differ from the disk."""
+    writes: dict[str, bytes] = {}
+    blobs: dict[str, str] = {}
+    same: dict[str, str | None] = {}
+    steps = [s for s in plan.steps if s.spec is not None and s.action in _RENDERED]
+    for step, data in zip(steps, split_map(_render_step, steps), strict=True):
+        blob = blob_id(data)
+        if step.state.kind is FileKind.FILE and step.state.blob == blob:
+            same[step.path] = blob
+        else:
+            writes[step.path], blobs[step.path] = data, blob
+    return Rendered(writes=writes, blobs=blobs, same=same)
+
+
+def _render_step(step: Step) -> bytes:
+    assert step.spec is not None  # noqa: S101 - render passes only steps with a spec
+    return step.spec.render()
