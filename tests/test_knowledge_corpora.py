@@ -23,8 +23,8 @@ from vaultsync.cli.knowledge import query
 from vaultsync.knowledge import queries as q
 from vaultsync.knowledge.idea import LinkForm
 from vaultsync.knowledge.model import KnowledgeModel
-from vaultsync.knowledge.properties import read_properties
-from vaultsync.knowledge.scan import load_model, walk_vault
+from vaultsync.core.notes import read_front_matter, walk_vault
+from vaultsync.knowledge.scan import load_model
 from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
 from vaultsync.links.wikilinks import parse_wikilinks
 
@@ -34,11 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def accounted(vault: Path) -> tuple[KnowledgeModel, Counter[tuple[str, bool]]]:
     """The model, after checking that every link found is resolved to a real file or listed."""
     model = load_model(vault, cache=False).model
-    files = {rel for rel, _ in walk_vault(vault)}
+    files = set(walk_vault(vault).files)
     counts: Counter[tuple[str, bool]] = Counter()
     for path in model.ideas:
         text = (vault / path).read_text(encoding="utf-8")
-        body = text[read_properties(text).body_start :]
+        body = text[read_front_matter(text).body_start :]
         found = list(parse_wikilinks(body)) + [
             link
             for link in parse_markdown_links(body)

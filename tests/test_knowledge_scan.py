@@ -47,15 +47,18 @@ class TestWalk:
         write(tmp_path, {"a.md": "", ".obsidian/x.md": "", ".trash/y.md": "", ".z.md": ""})
         assert list(load_model(tmp_path).model.ideas) == ["a.md"]
 
-    def test_symlink_leaving_the_vault_skipped(self, tmp_path: Path) -> None:
-        """A symlink to a note outside the vault is not read; one inside is."""
+    def test_symlinks_never_followed(self, tmp_path: Path) -> None:
+        """Symlinked notes and folders, in the vault or out of it, are not read (as in search)."""
         vault, outside = tmp_path / "vault", tmp_path / "outside"
-        write(vault, {"a.md": ""})
+        write(vault, {"a.md": "", "sub/b.md": ""})
         write(outside, {"secret.md": ""})
         (vault / "leak.md").symlink_to(outside / "secret.md")
         (vault / "leakdir").symlink_to(outside, target_is_directory=True)
         (vault / "alias.md").symlink_to(vault / "a.md")
-        assert sorted(load_model(vault).model.ideas) == ["a.md", "alias.md"]
+        (vault / "again").symlink_to(vault / "sub", target_is_directory=True)
+        loaded = load_model(vault)
+        assert sorted(loaded.model.ideas) == ["a.md", "sub/b.md"]
+        assert loaded.stats.files == 2
 
     def test_symlink_cycle(self, tmp_path: Path) -> None:
         """A folder symlink pointing back up does not loop."""

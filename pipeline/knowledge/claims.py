@@ -89,6 +89,42 @@ def _refs(claim: int, value: str, links: Sequence[str]) -> Iterable[SourceRef]:
     return [SourceRef(claim, None, text)] if text else []
 
 
+def _property_declarations(
+    properties: Mapping[str, object], links_in: Callable[[str], Sequence[str]]
+) -> tuple[list[str], list[SourceRef]]:
+    """The claim texts and note-level sources of the front matter."""
+    claims: list[str] = []
+    sources: list[SourceRef] = []
+    for key, value in properties.items():
+        if key in CLAIM_KEYS:
+            claims.extend(t.strip() for t in property_strings(value) if t.strip())
+    for key, value in properties.items():
+        if key in SOURCE_KEYS:
+            for text in property_strings(value):
+                sources.extend(_refs(NOTE_LEVEL, text, links_in(text)))
+    return claims, sources
+
+
+def _field_declarations(
+    fields: Sequence[InlineField],
+    field_links: Callable[[InlineField], Sequence[str]],
+    claims: list[str],
+    sources: list[SourceRef],
+) -> None:
+    """Append the inline fields' claims and sources, binding a source to its line's claim."""
+    line_claim: dict[int, int] = {}
+    pending: list[InlineField] = []
+    for field in fields:
+        if field.key in CLAIM_KEYS:
+            claims.append(field.value)
+            line_claim.setdefault(field.line, len(claims) - 1)
+        elif field.key in SOURCE_KEYS:
+            pending.append(field)
+    for field in pending:
+        bound = line_claim.get(field.line, NOTE_LEVEL) if field.bracketed else NOTE_LEVEL
+        sources.extend(_refs(bound, field.value, field_links(field)))
+
+
 def declared_claims(
     properties: Mapping[str, object],
     fields: Sequence[InlineField],
@@ -106,28 +142,10 @@ def declared_claims(
     Returns:
         ``(claims, sources)``: distinct claim texts and every source declaration.
     """
-    claims: list[str] = []
-    sources: list[SourceRef] = []
-    for key, value in properties.items():
-        if key in CLAIM_KEYS:
-            claims.extend(t.strip() for t in property_strings(value) if t.strip())
-    for key, value in properties.items():
-        if key in SOURCE_KEYS:
-            for text in property_strings(value):
-                sources.extend(_refs(NOTE_LEVEL, text, links_in(text)))
-    line_claim: dict[int, int] = {}
-    pending: list[InlineField] = []
-    for field in fields:
-        if field.key in CLAIM_KEYS:
-            claims.append(field.value)
-            line_claim.setdefault(field.line, len(claims) - 1)
-        elif field.key in SOURCE_KEYS:
-            pending.append(field)
-    for field in pending:
-        bound = line_claim.get(field.line, NOTE_LEVEL) if field.bracketed else NOTE_LEVEL
-        sources.extend(_refs(bound, field.value, field_links(field)))
+    claims, sources = _property_declarations(properties, links_in)
+    _field_declarations(fields, field_links, claims, sources)
     distinct = tuple(dict.fromkeys(claims))
-    if len(distinct) != len(claims):
+    if len(distinct) != len(claims):  # a repeated claim: its sources go to the first one
         position = {text: index for index, text in enumerate(distinct)}
         sources = [
             SourceRef(position[claims[s.claim]], s.link, s.text) if s.claim >= 0 else s

@@ -6,7 +6,8 @@ rename; :mod:`vaultsync.knowledge.model` resolves the links against the whole va
 
 What is read (seed 004 and issue #6):
 
-* **Front matter** (:mod:`vaultsync.knowledge.properties`): ``title``, ``state``, ``created``
+* **Front matter** (:mod:`vaultsync.knowledge.properties`, read by
+  :func:`vaultsync.core.notes.read_front_matter`): ``title``, ``state``, ``created``
   (else ``date``); semantic relation keys (``supports: ["[[X]]"]``); ``claim``/``source``; and
   every wikilink in any property (Obsidian counts property links as links).  A note with
   ``vaultsync_id`` is the engine's: its ``kind`` is kept, and its ``source`` property (where a
@@ -14,10 +15,11 @@ What is read (seed 004 and issue #6):
 * **Body** (everything after the front matter): wikilinks and embeds
   (:func:`vaultsync.links.wikilinks.parse_wikilinks`), Markdown links whose destination is a path
   (:mod:`vaultsync.links.mdlinks`; URLs, ``mailto:`` and anchors are not note links), inline fields
-  (:mod:`vaultsync.knowledge.fields`), and in an engine note the ``## Links`` section.  Code is
-  skipped by each parser.
-* **Link types.** A link inside a field whose key is in the vocabulary gets that type; one in
-  the engine's ``## Links`` section gets the rendered relation; every other link is ``link``.
+  (:mod:`vaultsync.knowledge.fields`), and in an engine note the ``## Links`` section
+  (:func:`vaultsync.knowledge.relations.section_relations`).  Code is skipped by each parser.
+* **Link types.** A link inside a field whose key is in the vocabulary gets that type; the link
+  of a line of the engine's ``## Links`` section gets the rendered relation; every other link
+  is ``link``.
 * The lifecycle ``state`` comes from front matter, else from the first ``state::`` field.
 * Text is decoded as UTF-8 (bad bytes replaced and reported); CRLF and CR become LF.
 """
@@ -33,13 +35,8 @@ from urllib.parse import unquote
 
 from vaultsync.knowledge.claims import SOURCE_KEYS, SourceRef, declared_claims
 from vaultsync.knowledge.fields import InlineField, parse_inline_fields
-from vaultsync.knowledge.properties import (
-    Properties,
-    property_strings,
-    property_text,
-    read_properties,
-)
-from vaultsync.knowledge.relations import LINK, links_section, semantic_type
+from vaultsync.knowledge.properties import property_strings, property_text, read_properties
+from vaultsync.knowledge.relations import LINK, section_relations, semantic_type
 from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
 from vaultsync.links.wikilinks import parse_wikilinks
 
@@ -142,56 +139,56 @@ def _body_links(
             found.append((md.start, target, LinkForm.MARKDOWN))
     found.sort(key=lambda item: item[0])
     field_starts = [field.start for field in fields]
-    section = links_section(body) if engine else ()
-    section_starts = [line.start for line in section]
+    section = section_relations(body) if engine else {}
     links: list[LinkRef] = []
     in_field: dict[int, list[str]] = {}
     line, counted = first_line, 0
     for start, target, form in found:
         line += body.count("\n", counted, start)
         counted = start
-        rel = LINK
+        rel = section.get(start, LINK)
         index = bisect_right(field_starts, start) - 1
         if index >= 0 and start < fields[index].end:
             in_field.setdefault(index, []).append(target)
             rel = semantic_type(fields[index].key) or LINK
-        elif section:
-            row = bisect_right(section_starts, start) - 1
-            if row >= 0 and start < section[row].end:
-                rel = section[row].rel
         links.append(LinkRef(target, rel, line, form))
     return links, in_field
 
 
+def _first_text(values: Mapping[str, object], *keys: str) -> str | None:
+    """The first of ``keys`` present in the properties, as one text."""
+    for key in keys:
+        if key in values:
+            return property_text(values[key])
+    return None
+
+
 def parse_text(text: str) -> NoteParse:
     """Parse a note's decoded text (LF line endings); see the module docstring."""
-    props: Properties = read_properties(text)
-    values = props.values
+    props = read_properties(text)
+    values = props.front.values
     engine = "vaultsync_id" in values
-    body = text[props.body_start :]
+    body = text[props.front.body_start :]
     fields = parse_inline_fields(body)
     links = _property_links(values, 1) if values else []
-    body_links, in_field = _body_links(body, props.body_line, fields, engine=engine)
+    body_links, in_field = _body_links(body, props.front.body_line, fields, engine=engine)
     links.extend(body_links)
     field_index = {id(field): index for index, field in enumerate(fields)}
-    claim_properties = (
-        {k: v for k, v in values.items() if k not in SOURCE_KEYS} if engine else values
-    )
     claims, sources = declared_claims(
-        claim_properties,
+        # The engine's ``source`` says where a document or skill came from: no evidence.
+        {k: v for k, v in values.items() if k not in SOURCE_KEYS} if engine else values,
         fields,
         _wikilink_targets,
         lambda field: in_field.get(field_index[id(field)], []),
     )
-    state = property_text(values.get("state")) if values else None
+    state = _first_text(values, "state")
     if state is None:
         state = next((f.value for f in fields if f.key == "state"), None)
-    created = values.get("created", values.get("date")) if values else None
     return NoteParse(
-        title=property_text(values.get("title")) if values else None,
-        kind=(property_text(values.get("kind")) or "note") if engine else None,
+        title=_first_text(values, "title"),
+        kind=(_first_text(values, "kind") or "note") if engine else None,
         state=state,
-        created=property_text(created) if created is not None else None,
+        created=_first_text(values, "created", "date"),
         links=tuple(links),
         claims=claims,
         sources=sources,

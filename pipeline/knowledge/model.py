@@ -116,6 +116,67 @@ class _Resolver:
         return found
 
 
+def _claims(
+    path: str, parse: NoteParse, found: tuple[str | None, ...], resolver: _Resolver
+) -> tuple[Claim, ...]:
+    """The claims of one note, its sources resolved as its links were (else afresh)."""
+    if not parse.claims and not parse.sources:
+        return ()
+    own = {link.target: target for link, target in zip(parse.links, found, strict=True)}
+
+    def resolve(target: str) -> str | None:
+        return own[target] if target in own else resolver(target, path)
+
+    return derive_claims(parse.claims, parse.sources, note_name(path), resolve)
+
+
+def _by_target_and_type(
+    paths: list[str], outgoing: Mapping[str, tuple[Edge, ...]]
+) -> tuple[dict[str, tuple[Edge, ...]], dict[str, tuple[Edge, ...]]]:
+    """The edges by target note, and by type (types sorted), each in source order."""
+    incoming: dict[str, list[Edge]] = {}
+    by_type: dict[str, list[Edge]] = {}
+    for path in paths:
+        for edge in outgoing[path]:
+            incoming.setdefault(edge.target, []).append(edge)
+            by_type.setdefault(edge.type, []).append(edge)
+    return (
+        {target: tuple(edges) for target, edges in incoming.items()},
+        {kind: tuple(edges) for kind, edges in sorted(by_type.items())},
+    )
+
+
+def _idea(
+    path: str,
+    parse: NoteParse,
+    *,
+    modified_ns: int | None,
+    outgoing: tuple[Edge, ...],
+    incoming: Mapping[str, tuple[Edge, ...]],
+    claims: tuple[Claim, ...],
+) -> Idea:
+    """One note as an idea, with its maturity signals."""
+    out_set = {edge.target for edge in outgoing}
+    in_set = {edge.source for edge in incoming.get(path, _EMPTY)}
+    return Idea(
+        path=path,
+        title=parse.title or note_name(path),
+        created=parse.created,
+        modified_ns=modified_ns,
+        state=parse_state(parse.state) or FALLBACK_STATE,
+        declared_state=parse.state,
+        kind=parse.kind,
+        relations=outgoing,
+        claims=claims,
+        maturity=Maturity(
+            in_degree=len(in_set),
+            out_degree=len(out_set),
+            degree=len(in_set | out_set),
+            has_sources=any(claim.sources for claim in claims),
+        ),
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KnowledgeModel:
     """Ideas, their edges by type and direction, and every link's resolution."""
@@ -168,56 +229,27 @@ class KnowledgeModel:
                     if target is not None and target in notes
                 ],
             )
-            if parse.claims or parse.sources:
-                own = {link.target: target for link, target in zip(parse.links, found, strict=True)}
-
-                def resolve(
-                    target: str, path: str = path, own: dict[str, str | None] = own
-                ) -> str | None:
-                    return own[target] if target in own else resolver(target, path)
-
-                claims[path] = derive_claims(parse.claims, parse.sources, note_name(path), resolve)
-            else:
-                claims[path] = ()
-        incoming_lists: dict[str, list[Edge]] = {}
-        by_type_lists: dict[str, list[Edge]] = {}
-        for path in paths:
-            for edge in outgoing[path]:
-                incoming_lists.setdefault(edge.target, []).append(edge)
-                by_type_lists.setdefault(edge.type, []).append(edge)
-        incoming = {target: tuple(edges) for target, edges in incoming_lists.items()}
+            claims[path] = _claims(path, parse, found, resolver)
+        incoming, by_type = _by_target_and_type(paths, outgoing)
         times = modified_ns or {}
-        ideas: dict[str, Idea] = {}
-        for path in paths:
-            parse = notes[path]
-            out_set = {edge.target for edge in outgoing[path]}
-            in_set = {edge.source for edge in incoming.get(path, _EMPTY)}
-            ideas[path] = Idea(
-                path=path,
-                title=parse.title or note_name(path),
-                created=parse.created,
+        ideas = {
+            path: _idea(
+                path,
+                notes[path],
                 modified_ns=times.get(path),
-                state=parse_state(parse.state) or FALLBACK_STATE,
-                declared_state=parse.state,
-                kind=parse.kind,
-                relations=outgoing[path],
+                outgoing=outgoing[path],
+                incoming=incoming,
                 claims=claims[path],
-                maturity=Maturity(
-                    in_degree=len(in_set),
-                    out_degree=len(out_set),
-                    degree=len(in_set | out_set),
-                    has_sources=any(claim.sources for claim in claims[path]),
-                ),
             )
+            for path in paths
+        }
         return cls(
             ideas=MappingProxyType(ideas),
             notes=MappingProxyType({path: notes[path] for path in paths}),
             resolved=MappingProxyType(resolved),
             outgoing=MappingProxyType(outgoing),
             incoming=MappingProxyType(incoming),
-            by_type=MappingProxyType(
-                {kind: tuple(edges) for kind, edges in sorted(by_type_lists.items())}
-            ),
+            by_type=MappingProxyType(by_type),
         )
 
     def links(self, path: str | None = None) -> Iterator[Link]:

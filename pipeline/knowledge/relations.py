@@ -11,9 +11,10 @@ Contract:
   ``renderers.base.relation_words``) back into its graph slug (``in_project``); a name of the
   vocabulary comes back as the vocabulary's spelling, so a link drawn by hand with
   ``vaultsync link A -> B --rel contradicts`` is a ``contradicts`` edge like an inline field.
-* ``links_section(body)`` finds the engine's ``## Links`` section (the last one outside code)
-  and returns, for each of its lines, the relation it gives the links on it: a
-  ``- in project → [[…]]`` line, or a list item under a ``### in project`` heading.
+* ``section_relations(body)`` reads the engine's ``## Links`` section with
+  :func:`vaultsync.core.notes.links_section` (a ``- in project → [[…]]`` line, or a list item
+  under a ``### in project`` heading) and maps the offset of each typed link to its
+  :func:`relation_type`; a link later on the line (in the line's note) is a plain link.
 * ``typed_edges(source, pairs)`` applies the edge rules: self-links dropped; ``(type, from,
   to)`` duplicates collapse; a target that gets any typed edge from a note is not also a plain
   ``link`` of it; a target may carry several types.
@@ -22,19 +23,19 @@ Contract:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from vaultsync.links.codespans import code_mask, is_in_code
+from vaultsync.core.notes import links_section
+from vaultsync.links.codespans import fenced_blocks
 
 __all__ = [
     "LINK",
     "VOCABULARY",
     "Edge",
-    "SectionLine",
-    "links_section",
     "relation_type",
+    "section_relations",
     "semantic_type",
     "typed_edges",
 ]
@@ -55,14 +56,6 @@ VOCABULARY = (
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _BY_KEY = {_SEPARATORS.sub("-", name): name for name in VOCABULARY}
-_SECTION = re.compile(r"^##[ \t]+Links[ \t]*#*[ \t]*$", re.MULTILINE)
-_NEXT_SECTION = re.compile(r"^#{1,2}[ \t]", re.MULTILINE)
-_ARROW_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<rel>[^\n→\[]*?)[ \t]*→")
-_ARROW_LINE = re.compile(
-    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<rel>[^\n→\[]*?)[ \t]*→(?P<rest>[^\n]*)$", re.MULTILINE
-)
-_SUB_HEADING = re.compile(r"###[ \t]+(?P<rel>[^\n]*?)[ \t]*#*[ \t]*$")
-_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,15 +65,6 @@ class Edge:
     type: str
     source: str
     target: str
-
-
-@dataclass(frozen=True, slots=True)
-class SectionLine:
-    """A line of the engine's ``## Links`` section and the relation of the links on it."""
-
-    start: int
-    end: int
-    rel: str
 
 
 def _key(name: str) -> str:
@@ -103,43 +87,14 @@ def relation_type(words: str) -> str:
     return "_".join(part for part in key.split("-") if part) or LINK
 
 
-def links_section(body: str) -> tuple[SectionLine, ...]:
-    """The lines of the last ``## Links`` section outside code that give links a relation."""
+def section_relations(body: str) -> Mapping[int, str]:
+    """Offset of each typed link of the engine's ``## Links`` section → its relation type."""
     if "## Links" not in body:
-        return ()
-    mask = code_mask(body)
-    heading = None
-    for match in _SECTION.finditer(body):
-        if not is_in_code(mask, match.start()):
-            heading = match
-    if heading is None:
-        return ()
-    following = _NEXT_SECTION.search(body, heading.end())
-    end = following.start() if following is not None else len(body)
-    if "###" not in body[heading.end() : end]:
-        return tuple(
-            SectionLine(match.start("rest"), match.end("rest"), relation_type(match["rel"]))
-            for match in _ARROW_LINE.finditer(body, heading.end(), end)
-            if match["rel"].strip()
-        )
-    lines: list[SectionLine] = []
-    current: str | None = None
-    position = heading.end() + 1
-    while position < end:
-        line_end = body.find("\n", position, end)
-        if line_end < 0:
-            line_end = end
-        arrow = _ARROW_ITEM.match(body, position, line_end)
-        if arrow is not None and arrow["rel"].strip():
-            lines.append(SectionLine(arrow.end(), line_end, relation_type(arrow["rel"])))
-        else:
-            sub = _SUB_HEADING.match(body, position, line_end)
-            if sub is not None:
-                current = relation_type(sub["rel"]) if sub["rel"].strip() else None
-            elif current is not None and _ITEM.match(body, position, line_end):
-                lines.append(SectionLine(position, line_end, current))
-        position = line_end + 1
-    return tuple(lines)
+        return {}
+    return {
+        link.start: relation_type(link.words)
+        for link in links_section(body, fences=fenced_blocks(body))
+    }
 
 
 def typed_edges(source: str, pairs: Iterable[tuple[str, str]]) -> tuple[Edge, ...]:

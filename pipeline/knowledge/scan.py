@@ -4,18 +4,20 @@ Contract: ``load_model(vault)`` walks the vault, parses each Markdown note that 
 not already know, builds :class:`~vaultsync.knowledge.model.KnowledgeModel` and returns it with
 counts of what was read and parsed.  **It never writes to a note**: the one file it writes is
 ``<vault>/.vaultsync/knowledge-cache.json`` (atomically; skipped with ``cache=False`` and when
-the folder is read-only).
+the folder is read-only; written with ``core.fsio.atomic_write``).
 
-* **Walk.** Every file and folder whose name starts with ``.`` is skipped (``.obsidian``,
-  ``.git``, ``.vaultsync``, ``.trash``).  A symlink is followed only when its target lies inside
-  the vault, and a folder is entered once (no cycles).  Notes are the files ending ``.md`` (any
-  case); every other file is an attachment that links may reach.
+* **Walk.** :func:`vaultsync.core.notes.walk_vault`: names starting with ``.`` are skipped
+  (``.obsidian``, ``.git``, ``.vaultsync``, ``.trash``) and **no symlink is followed**, so the
+  model reads the files search indexes and the engine writes.  Notes are the files ending
+  ``.md`` (any case); every other file is an attachment that links may reach.  Notes are read
+  with :class:`vaultsync.core.notes.NoteReader` (no symlink there either).
 * **Cache.** Per note path: size, ``mtime_ns`` and the SHA-256 of the bytes; per hash: the
   parse.  A note whose size and mtime match is not even read; one whose stat changed is read
   and hashed, and parsed only if the hash is new — so a rename or a touch re-parses nothing.
-  A file modified less than :data:`RACY_NS` before the cache was written is re-hashed (its
-  mtime cannot prove it unchanged).  The cache carries a digest of the parser's source code;
-  any change of code, a corrupt file or a different layout is ignored and rebuilt.
+  A file modified within ``core.fsio.RACY_NS`` of the cache's scan is re-hashed (its mtime
+  cannot prove it unchanged: ``core.fsio.is_racy``).  The cache carries a digest of the
+  parser's source code; any change of code, a corrupt file or a different layout is ignored
+  and rebuilt.
 * **Resolutions** are cached too: while the vault's file list is the one cached, an unchanged
   note's links reach the files they reached (Obsidian's resolution depends on the note, its
   folder and the file list only), so a warm load resolves nothing and builds no index.  Any
@@ -29,32 +31,22 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import os
-import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.errors import UsageError
+from vaultsync.core.fsio import atomic_write, is_racy
+from vaultsync.core.notes import NoteFile, NoteReader, VaultListing, walk_vault
 from vaultsync.knowledge import codec
 from vaultsync.knowledge.idea import NoteParse, parse_note
 from vaultsync.knowledge.model import KnowledgeModel
 
-__all__ = ["CACHE_NAME", "RACY_NS", "LoadedVault", "ScanStats", "load_model", "walk_vault"]
+__all__ = ["CACHE_NAME", "LoadedVault", "ScanStats", "load_model"]
 
 CACHE_NAME = ".vaultsync/knowledge-cache.json"
 _LAYOUT = 2
-RACY_NS = 2_000_000_000
-"""Files modified this close (2 s) to the cache's scan are re-hashed on the next run."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Stat:
-    path: str
-    size: int
-    mtime_ns: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,49 +71,14 @@ class LoadedVault:
     stats: ScanStats
 
 
-def _inside(real: str, root: str) -> bool:
-    return real == root or real.startswith(root + os.sep)
-
-
-def walk_vault(vault: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every file of the vault as ``(vault-relative POSIX path, entry)``; see the module docs."""
-    root = os.path.realpath(vault)
-    seen = {root}
-    stack: list[tuple[str, str]] = [(str(vault), "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            try:
-                if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
-                    if not _inside(real, root):
-                        continue
-                is_dir = entry.is_dir()
-                if is_dir:
-                    real = os.path.realpath(entry.path)
-                    if real in seen:
-                        continue
-                    seen.add(real)
-                    stack.append((entry.path, f"{prefix}{entry.name}/"))
-                elif entry.is_file():
-                    yield f"{prefix}{entry.name}", entry
-            except OSError:
-                continue
-
-
 def _parser_digest() -> str:
     """Digest of the parsing and resolving code: a change of any rule invalidates the cache."""
+    from vaultsync.core import notes  # noqa: PLC0415
     from vaultsync.knowledge import claims, fields, idea, model, properties, relations  # noqa: PLC0415
     from vaultsync.links import codespans, mdlinks, pathresolve, wikilinks  # noqa: PLC0415
 
     digest = hashlib.sha256(str(codec.VERSION).encode())
-    shared = (codespans, mdlinks, pathresolve, wikilinks)
+    shared = (notes, codespans, mdlinks, pathresolve, wikilinks)
     for module in (*shared, claims, fields, idea, model, properties, relations):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
@@ -161,46 +118,20 @@ def _write_cache(path: Path, payload: dict[str, Any]) -> bool:
     data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     try:
         path.parent.mkdir(exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=f".{path.name}.", delete=False
-        ) as tmp:
-            tmp.write(data)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        try:
-            Path(tmp.name).replace(path)
-        except OSError:
-            Path(tmp.name).unlink(missing_ok=True)
-            raise
+        atomic_write(path, data)
     except OSError:
         return False
     return True
 
 
-def _walk(vault: Path) -> tuple[list[str], list[_Stat]]:
-    """Every file of the vault (sorted) and the stat of every note."""
-    files: list[str] = []
-    stats: list[_Stat] = []
-    for rel, entry in walk_vault(vault):
-        files.append(rel)
-        if rel[-3:].lower() == ".md":
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
-            stats.append(_Stat(rel, st.st_size, st.st_mtime_ns))
-    files.sort()
-    return files, stats
-
-
-def _cached_sha(entry: object, stat: _Stat, scanned_ns: int) -> str | None:
+def _cached_sha(entry: object, note: NoteFile, scanned_ns: int) -> str | None:
     """The cached hash of a note whose size and mtime prove it unchanged, else None."""
     if (
         isinstance(entry, list)
         and len(entry) == 4
-        and entry[0] == stat.size
-        and entry[1] == stat.mtime_ns
-        and stat.mtime_ns < scanned_ns - RACY_NS
+        and entry[0] == note.size
+        and entry[1] == note.mtime_ns
+        and not is_racy(note.mtime_ns, scanned_ns)
         and isinstance(entry[2], str)
     ):
         return entry[2]
@@ -235,6 +166,45 @@ def load_model(vault: Path, *, cache: bool = True) -> LoadedVault:
             gc.enable()
 
 
+@dataclass(slots=True)
+class _Parsed:
+    """The notes of one load, and what reading them took."""
+
+    notes: dict[str, NoteParse] = field(default_factory=dict)
+    hashes: dict[str, str] = field(default_factory=dict)
+    known: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    """Note path → its links' resolution from the cache (same file list, same content)."""
+    read: int = 0
+    parsed: int = 0
+
+
+def _parse_notes(vault: Path, listing: VaultListing, old: _Cache) -> _Parsed:
+    """Every note's parse: from the cache when its stat or its hash is known, else parsed."""
+    done = _Parsed()
+    same_files = old.paths == list(listing.files)
+    with NoteReader(vault) as reader:
+        for note in listing.notes:
+            entry = old.notes.get(note.path)
+            sha = _cached_sha(entry, note, old.scanned_ns)
+            parse = codec.decode(old.parses.get(sha)) if sha is not None else None
+            if parse is None or sha is None:
+                data = reader.read(note.path)
+                if data is None:  # gone, or no longer a regular file
+                    continue
+                done.read += 1
+                sha = hashlib.sha256(data).hexdigest()
+                parse = codec.decode(old.parses.get(sha))
+                if parse is None:
+                    parse = parse_note(data)
+                    done.parsed += 1
+            done.notes[note.path] = parse
+            done.hashes[note.path] = sha
+            resolution = _known(entry, sha, old.paths) if same_files else None
+            if resolution is not None:
+                done.known[note.path] = resolution
+    return done
+
+
 def _load_model(vault: Path, *, cache: bool) -> LoadedVault:
     """Read the vault into the knowledge model; see the module docstring.
 
@@ -251,59 +221,33 @@ def _load_model(vault: Path, *, cache: bool) -> LoadedVault:
     if not vault.is_dir():
         raise UsageError(f"{vault}: not a vault folder", hint="pass --vault DIR")
     started = time.time_ns()
-    files, stats = _walk(vault)
-    root = str(vault)
+    listing = walk_vault(vault)
     cache_path = vault / CACHE_NAME
     digest = _parser_digest() if cache else ""
     old = _load_cache(cache_path, digest) if cache else _Cache()
-    same_files = old.paths == files
-    notes: dict[str, NoteParse] = {}
-    hashes: dict[str, str] = {}
-    known: dict[str, tuple[str | None, ...]] = {}
-    read = parsed = 0
-    for stat in stats:
-        entry = old.notes.get(stat.path)
-        sha = _cached_sha(entry, stat, old.scanned_ns)
-        note = codec.decode(old.parses.get(sha)) if sha is not None else None
-        if note is None or sha is None:
-            try:
-                # a plain open(): pathlib's joins cost a tenth of a cold load here
-                with open(f"{root}/{stat.path}", "rb") as file:  # noqa: PTH123
-                    data = file.read()
-            except OSError:
-                continue
-            read += 1
-            sha = hashlib.sha256(data).hexdigest()
-            note = codec.decode(old.parses.get(sha))
-            if note is None:
-                note = parse_note(data)
-                parsed += 1
-        notes[stat.path] = note
-        hashes[stat.path] = sha
-        if same_files:
-            resolution = _known(entry, sha, old.paths)
-            if resolution is not None:
-                known[stat.path] = resolution
-    modified = {s.path: s.mtime_ns for s in stats if s.path in notes}
-    model = KnowledgeModel.build(notes, files, modified, known)
+    done = _parse_notes(vault, listing, old)
+    notes = done.notes
+    modified = {n.path: n.mtime_ns for n in listing.notes if n.path in notes}
+    model = KnowledgeModel.build(notes, listing.files, modified, done.known)
     written = False
-    if cache and (read or not same_files or len(known) != len(notes)):
-        written = _write_cache(
-            cache_path,
-            _payload(
-                digest=digest,
-                started=started,
-                files=files,
-                stats=stats,
-                model=model,
-                hashes=hashes,
-                old=old,
-            ),
+    if cache and (done.read or old.paths != list(listing.files) or len(done.known) != len(notes)):
+        payload = _payload(
+            digest=digest,
+            started=started,
+            listing=listing,
+            model=model,
+            hashes=done.hashes,
+            old=old,
         )
+        written = _write_cache(cache_path, payload)
     return LoadedVault(
         model=model,
         stats=ScanStats(
-            notes=len(notes), files=len(files), read=read, parsed=parsed, cache_written=written
+            notes=len(notes),
+            files=len(listing.files),
+            read=done.read,
+            parsed=done.parsed,
+            cache_written=written,
         ),
     )
 
@@ -312,34 +256,33 @@ def _payload(
     *,
     digest: str,
     started: int,
-    files: list[str],
-    stats: list[_Stat],
+    listing: VaultListing,
     model: KnowledgeModel,
     hashes: dict[str, str],
     old: _Cache,
 ) -> dict[str, Any]:
     """The cache file's content after a load."""
-    position = {path: index for index, path in enumerate(files)}
+    position = {path: index for index, path in enumerate(listing.files)}
     notes: dict[str, Any] = {}
     parses: dict[str, Any] = {}
-    for stat in stats:
-        sha = hashes.get(stat.path)
+    for note in listing.notes:
+        sha = hashes.get(note.path)
         if sha is None:
             continue
-        resolved = model.resolved[stat.path]
-        notes[stat.path] = [
-            stat.size,
-            stat.mtime_ns,
+        resolved = model.resolved[note.path]
+        notes[note.path] = [
+            note.size,
+            note.mtime_ns,
             sha,
             [position[found] if found is not None else -1 for found in resolved],
         ]
         if sha not in parses:
-            parses[sha] = old.parses.get(sha) or codec.encode(model.notes[stat.path])
+            parses[sha] = old.parses.get(sha) or codec.encode(model.notes[note.path])
     return {
         "layout": _LAYOUT,
         "parser": digest,
         "scanned_ns": started,
-        "paths": files,
+        "paths": list(listing.files),
         "notes": notes,
         "parses": parses,
     }
