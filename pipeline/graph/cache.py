@@ -22,13 +22,12 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.digest import code_fingerprint
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.core.settings import Caps
 from vaultsync.extract import source_files, store_fingerprint
@@ -121,7 +120,7 @@ def _holds(path: Path, fingerprint: str, state: Path) -> bool:
             written = os.fstat(handle.fileno()).st_mtime_ns
     except OSError:
         return False
-    return written - _last_change(state) > RACY_NS
+    return not is_racy(_last_change(state), written)
 
 
 def _last_change(state: Path) -> int:
@@ -191,16 +190,7 @@ def _replace(target: Path, data: bytes) -> bool:
     """Write ``data`` to ``target`` atomically (0600); ``False`` when that is not possible."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            Path(temp).replace(target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, data, mode=0o600)
     except OSError:
         return False
     return True

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import is_racy
 from vaultsync.core.settings import Caps
 from vaultsync.extract import store_fingerprint
 from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, load_cache, load_manifest
@@ -60,9 +60,8 @@ def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
         return False
     # A file modified within the racy window of the cache's own write may have changed without
     # its stat data showing it (timestamp granularity): only a hash could tell, so do not skip.
-    limit = cache.written_ns - RACY_NS
     untouched = all(
-        _stat(vault / path) == recorded and recorded[1] < limit
+        _stat(vault / path) == recorded and not is_racy(recorded[1], cache.written_ns)
         for path, (recorded, _) in cache.entries.items()
     )
     return untouched and not any(
