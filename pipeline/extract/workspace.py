@@ -5,9 +5,21 @@
   file's mtime.  The file is parsed to validate it and find the title; no message is kept.
 * **Skills** (§11): ``skills/<name>/SKILL.md`` and legacy ``skills/<name>.md``; entries whose
   name starts with ``.`` are skipped, and so is a folder without ``SKILL.md``.  Front matter is
-  YAML between ``---`` lines; a file without it is a skill named after its folder or file.
-  YAML scalars (numbers, dates, booleans) become text.  When two skills claim one name, the
-  entry that sorts first by file name wins, as ChatCLI's scan keeps the first one it reads.
+  split and read by :mod:`vaultsync.core.notes` (``---`` … ``---`` or ``...``; YAML 1.2 by
+  ruamel) as leniently as ChatCLI's loader (Go's yaml.v3 into its ``Skill`` struct, §18):
+
+  - keys are exact (``Name`` is not ``name``), and every scalar is the text written, as Go
+    fills a string field (``1.10`` stays ``1.10``, a date stays as written, ``null`` is empty);
+  - ``triggers`` and ``tags`` take a YAML list or a comma-separated string; a mapping there
+    becomes empty;
+  - a skill ChatCLI would not load is skipped, silently as ChatCLI does: invalid YAML, a key
+    written twice, front matter that is not a mapping, a list or mapping where text belongs,
+    a list item that is not text;
+  - a file without front matter is a skill named after its folder or file (so is one whose
+    opening ``---`` is never closed, which ChatCLI reads whole as YAML and usually skips).
+
+  When two skills claim one name, the entry that sorts first by file name wins, as ChatCLI's
+  scan keeps the first one it reads.
 * **Board** (``board.json``, §12): columns go through ChatCLI's alias table.  An empty column is
   ``backlog`` (where a new card starts); an unknown one is kept, trimmed and lowercased.
   ``$CHATCLI_BOARD_PATH`` is not consulted: only the state directory is read.
@@ -16,17 +28,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import date
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from vaultsync.core.model import Card, CardNote, Session, Skill
+from vaultsync.core.notes import load_yaml, split_front_matter
 from vaultsync.extract.jsonio import (
     as_object,
-    describe,
     fail,
     get_str,
     get_time,
@@ -132,75 +140,66 @@ def read_skills(state_dir: Path) -> tuple[Skill, ...]:
         text = read_text(path)
         if text is None:  # removed while we were listing
             continue
-        skill = _skill(front_matter(text, path), default_name, path, state_dir)
-        skills.setdefault(skill.name, skill)
+        meta = front_matter(text)
+        skill = None if meta is None else _skill(meta, default_name, path, state_dir)
+        if skill is not None:
+            skills.setdefault(skill.name, skill)
     return tuple(skills[name] for name in sorted(skills))
 
 
-def front_matter(text: str, path: Path) -> dict[str, Any]:
-    """The YAML mapping between the opening and closing ``---`` lines; ``{}`` when absent."""
-    lines = text.removeprefix("\ufeff").splitlines()
-    if not lines or lines[0].rstrip() != "---":
+def front_matter(text: str) -> Mapping[object, object] | None:
+    """A ``SKILL.md``'s front-matter mapping (``{}`` when absent); None when ChatCLI skips it."""
+    block = split_front_matter(text)
+    if block is None:
         return {}
-    end = next((i for i, line in enumerate(lines) if i and line.rstrip() in {"---", "..."}), 0)
-    if not end:
-        return {}
-    try:
-        data = YAML(typ="safe", pure=True).load("\n".join(lines[1:end]))
-    except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = f"{mark.line + 2}:{mark.column + 1}" if mark else ""
-        fail(path, where, f"invalid YAML front matter: {err.problem or err.context}")
-    except YAMLError as err:
-        fail(path, "", f"invalid YAML front matter: {err}")
+    data, problem = load_yaml(
+        block.yaml, first_line=block.first_line, text_scalars=True, unique_keys=True
+    )
+    if problem is not None:
+        return None
     if data is None:
         return {}
-    if not isinstance(data, dict):
-        fail(path, "front matter", f"expected a mapping, got {_yaml_kind(data)}")
-    return data
+    return data if isinstance(data, dict) else None
 
 
-def _yaml_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return describe(value)
+class _NotText(Exception):
+    """A value Go's yaml.v3 cannot put in a string field: ChatCLI skips the skill."""
 
 
-def _yaml_text(value: object, path: Path, where: str) -> str:
-    """A YAML scalar as text: ``1.5`` → ``"1.5"``, a date → ISO, ``null`` → ``""``."""
-    if isinstance(value, list | dict):
-        fail(path, where, f"expected a string, got {_yaml_kind(value)}")
+def _text(value: object) -> str:
+    """A scalar as text (every scalar already is: read with ``text_scalars``); null is ``""``."""
     if value is None:
         return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, date):
-        return value.isoformat()
+    if isinstance(value, list | dict):
+        raise _NotText
     return str(value).strip()
 
 
-def _yaml_list(value: object, path: Path, where: str) -> tuple[str, ...]:
-    """A YAML list or a comma-separated string, trimmed, empty items dropped."""
+def _text_list(value: object) -> tuple[str, ...]:
+    """ChatCLI's ``StringList``: a YAML list, or a comma-separated string; a mapping is empty."""
+    if isinstance(value, dict):
+        return ()
     if isinstance(value, list):
-        texts = (_yaml_text(item, path, f"{where}[{i}]") for i, item in enumerate(value))
-    elif isinstance(value, dict):
-        fail(path, where, "expected a list or a comma-separated string, got a mapping")
+        texts = [_text(item) for item in value]
     else:
-        texts = (part.strip() for part in _yaml_text(value, path, where).split(","))
+        texts = [part.strip() for part in _text(value).split(",")]
     return tuple(text for text in texts if text)
 
 
-def _skill(meta: dict[str, Any], default_name: str, path: Path, state_dir: Path) -> Skill:
-    return Skill(
-        name=_yaml_text(meta.get("name"), path, "name") or default_name,
-        description=_yaml_text(meta.get("description"), path, "description"),
-        triggers=_yaml_list(meta.get("triggers"), path, "triggers"),
-        tags=_yaml_list(meta.get("tags"), path, "tags"),
-        category=_yaml_text(meta.get("category"), path, "category"),
-        source_path=path.relative_to(state_dir).as_posix(),
-    )
+def _skill(
+    meta: Mapping[object, object], default_name: str, path: Path, state_dir: Path
+) -> Skill | None:
+    try:
+        return Skill(
+            name=_text(meta.get("name")) or default_name,
+            description=_text(meta.get("description")),
+            triggers=_text_list(meta.get("triggers")),
+            tags=_text_list(meta.get("tags")),
+            category=_text(meta.get("category")),
+            source_path=path.relative_to(state_dir).as_posix(),
+        )
+    except _NotText:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
