@@ -38,6 +38,17 @@ class TestTitles:
         (doc,) = context_documents(ctx(("d/a.md", "```\n# not a title\n```\n")), 10)
         assert doc.title == "a.md"
 
+    def test_front_matter_title_is_yaml(self) -> None:
+        """The title property is read as YAML: escapes, ``...`` closers, any key case."""
+        text = '---\nTitle: "Tab\\tand \\"quotes\\""\n...\n# Heading\n'
+        (doc,) = context_documents(ctx(("d/a.md", text)), 10)
+        assert doc.title == 'Tab\tand "quotes"'
+
+    def test_heading_keeps_a_trailing_hash(self) -> None:
+        """Closing ``#``s go only after a space: ``# C#`` is titled ``C#``."""
+        (doc,) = context_documents(ctx(("d/a.md", "# C#\n")), 10)
+        assert doc.title == "C#"
+
     def test_file_name_last(self) -> None:
         """Without front matter or heading the file name is the title."""
         (doc,) = context_documents(ctx(("d/notes.txt", "plain")), 10)

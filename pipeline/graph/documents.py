@@ -4,6 +4,11 @@ Seed 002, "Context documents": a document's title is its front-matter ``title``,
 heading, else its file name; its summary is the first prose line (≤ 200 characters).  Its
 path is kept relative to the folder the context's documents share.  Links are *found* here and
 *resolved* by the graph build, which knows every other note.
+
+Front matter and the first heading (ATX or setext, of any level, outside fenced code) are read
+by :mod:`vaultsync.core.notes`, as every vault note is.  The YAML loader runs only for a block
+that has a ``title`` key: it costs more than the rest of a document's parse, and no other
+property is used.
 """
 
 from __future__ import annotations
@@ -12,19 +17,20 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import PurePosixPath
 
 from vaultsync.core.model import Context, Document
+from vaultsync.core.notes import first_heading, read_front_matter, split_front_matter
 from vaultsync.core.text import shorten
-from vaultsync.links.codespans import code_mask
+from vaultsync.links.codespans import code_mask, fenced_blocks
 from vaultsync.links.mdlinks import common_root, parse_markdown_links
 from vaultsync.links.wikilinks import parse_wikilinks
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".mdx", ".markdown"})
 SUMMARY_LIMIT = 200
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_TITLE_LINE = re.compile(r"^title[ \t]*:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
+_TITLE_KEY = re.compile(r"^[ \t]*title[ \t]*:", re.MULTILINE | re.IGNORECASE)
 _ATX_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _SETEXT_UNDERLINE = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")
 _NOT_PROSE = re.compile(r"^[ ]{0,3}(?:[-*+>|]|\d+[.)]|<|!\[|```|~~~|\[[^\]]*\]:)")
@@ -132,14 +138,16 @@ def parse_text(text: str) -> ParsedText:
     """Title, summary and links of a Markdown text."""
     body = text
     front_title = ""
-    match = _FRONT_MATTER.match(text)
-    if match:
-        body = text[match.end() :]
-        front_title = _front_matter_title(match.group(1))
+    block = split_front_matter(text)
+    if block is not None:
+        body = text[block.body_start :]
+        if _TITLE_KEY.search(block.yaml):
+            front_title = _text(read_front_matter(text).values.get("title"))
+    heading = None if front_title else first_heading(body, fences=fenced_blocks(body))
     # One code mask serves both link parsers.
     mask = code_mask(text) if "[" in text else None
     return ParsedText(
-        title=front_title or _first_heading(body),
+        title=front_title or (heading.text if heading is not None else ""),
         summary=_first_prose_line(body),
         link_dests=tuple(md.dest for md in parse_markdown_links(text, mask=mask))
         if mask is not None
@@ -150,35 +158,12 @@ def parse_text(text: str) -> ParsedText:
     )
 
 
-def _front_matter_title(block: str) -> str:
-    # A full YAML parse per document costs more than the rest of the build together; the
-    # title is a single scalar line, so read just that line and unquote it.
-    match = _TITLE_LINE.search(block)
-    if not match:
-        return ""
-    value = match.group(1)
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        value = value[1:-1]
-    return value.strip()
-
-
-def _first_heading(body: str) -> str:
-    previous = ""
-    in_fence = False
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            in_fence = not in_fence
-            previous = ""
-            continue
-        if in_fence:
-            continue
-        heading = _ATX_HEADING.match(line)
-        if heading:
-            return heading.group(1).strip()
-        if previous and _SETEXT_UNDERLINE.match(line) and not _NOT_PROSE.match(previous):
-            return previous.strip()
-        previous = stripped
+def _text(value: object) -> str:
+    """A ``title`` value as text: a string, a number or a date as written in YAML; else ``""``."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int | float | date) and not isinstance(value, bool):
+        return value.isoformat() if isinstance(value, date) else str(value)
     return ""
 
 
