@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import io
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ruamel.yaml import YAML
 from vaultsync.core.model import ZERO_TIME
+from vaultsync.core.notes import load_yaml
 from vaultsync.render.yamlfm import clean_fields, yaml_scalar, yaml_str
 
 TRICKY = [
@@ -68,7 +67,10 @@ TRICKY = [
 
 
 def ruamel_load(text: str) -> Any:
-    return YAML(typ="safe", pure=True).load(io.StringIO(text))
+    """What the vault's one reader (``core.notes.load_yaml``, ruamel, YAML 1.2) reads."""
+    data, problem = load_yaml(text)
+    assert problem is None
+    return data
 
 
 def pyyaml_load(text: str) -> Any:
