@@ -541,40 +541,51 @@ class TestExportImport:
             LinkStore(state).import_jsonl('{"from":"topic:a","to":"project:x"}\n', now=T0)
 
 
+def _race(state: Path, tmp_path: Path, count: int) -> None:
+    """Two processes draw ``count`` links each at once: every link is in the file after."""
+    start = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    workers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "tests" / "linkracer.py"),
+                str(state),
+                name,
+                str(count),
+                str(start),
+            ],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("left", "right")
+    ]
+    start.touch()
+    for worker in workers:
+        _, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+    links = read_links(state)
+    drawn = {link.source for link in links}
+    assert len(drawn) == 2 * count
+    expected = {f"topic:{name}-{i:04d}" for name in ("left", "right") for i in range(count)}
+    assert drawn == expected
+    spans = [
+        [link.created_at or T0 for link in links if link.source.startswith(f"topic:{name}-")]
+        for name in ("left", "right")
+    ]
+    assert max(min(span) for span in spans) < min(max(span) for span in spans)  # overlapped
+
+
 class TestRace:
     def test_two_processes_lose_no_link(self, state: Path, tmp_path: Path) -> None:
-        """Two processes drawing 500 links each at the same time leave all 1,000 in the file."""
-        start = tmp_path / "go"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        workers = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    str(ROOT / "tests" / "linkracer.py"),
-                    str(state),
-                    name,
-                    "500",
-                    str(start),
-                ],
-                env=env,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for name in ("left", "right")
-        ]
-        start.touch()
-        for worker in workers:
-            _, err = worker.communicate(timeout=300)
-            assert worker.returncode == 0, err
-        links = read_links(state)
-        drawn = {link.source for link in links}
-        assert len(drawn) == 1000
-        assert drawn == {f"topic:{name}-{i:04d}" for name in ("left", "right") for i in range(500)}
-        spans = [
-            [link.created_at or T0 for link in links if link.source.startswith(f"topic:{name}-")]
-            for name in ("left", "right")
-        ]
-        assert max(min(span) for span in spans) < min(max(span) for span in spans)  # overlapped
+        """Two processes drawing 100 links each at the same time leave all 200 in the file."""
+        _race(state, tmp_path, 100)
+
+    @pytest.mark.slow
+    def test_two_processes_lose_none_of_many_links(self, state: Path, tmp_path: Path) -> None:
+        """The long variant: 500 links each, 1,000 in the file."""
+        _race(state, tmp_path, 500)
 
     def test_lock_held_too_long_is_an_error(self, state: Path) -> None:
         """A writer gives up with LinkStoreError when the lock stays taken past its timeout."""
