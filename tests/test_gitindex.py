@@ -11,6 +11,7 @@ import pygit2
 import pytest
 from pygit2.enums import FileMode
 from syncdriver import make_spec
+from vaultsync.core.model import NoteSpec
 from vaultsync.vault import gitindex
 from vaultsync.vault.manifest import blob_id
 from vaultsync.vault.sync import sync_vault
@@ -27,7 +28,7 @@ def staged_blob(cwd: Path, path: str) -> str:
     return git(cwd, "ls-files", "--stage", path).split()[1]
 
 
-def specs(count: int) -> list:
+def specs(count: int) -> list[NoteSpec]:
     return [
         make_spec(f"N/{i % 7}/note {i:03}.md", f"# Note {i}\n\nbody {i}\n") for i in range(count)
     ]

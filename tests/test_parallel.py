@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 
 import pytest
 from vaultsync.core import parallel
-from vaultsync.core.errors import TemplateError
+from vaultsync.core.errors import ConfigError, TemplateError
+
+
+@pytest.fixture(autouse=True)
+def default_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts from this platform's default, whatever the caller's environment."""
+    monkeypatch.delenv("VAULTSYNC_JOBS", raising=False)
 
 
 def test_results_in_order() -> None:
@@ -69,7 +76,11 @@ def test_killed_helper_share_done_by_parent() -> None:
 
 def test_unpicklable_results_are_redone() -> None:
     """A result that cannot cross the pipe is computed by the parent."""
-    results = parallel.split_map(lambda n: lambda: n, range(300), min_items=2)
+
+    def closure(n: int) -> Callable[[], int]:
+        return lambda: n
+
+    results = parallel.split_map(closure, range(300), min_items=2)
     assert [make() for make in results] == list(range(300))
 
 
@@ -110,3 +121,47 @@ def test_stuck_helper_is_killed_and_its_share_done(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(parallel, "MIN_WAIT", 0.2)
     assert parallel.split_map(work, range(300), min_items=2) == list(range(300))
+
+
+class TestJobs:
+    def test_one_job_never_forks(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``VAULTSYNC_JOBS=1``: every item runs in this process, however long the list."""
+        monkeypatch.setenv("VAULTSYNC_JOBS", "1")
+        assert set(parallel.split_map(lambda _n: os.getpid(), range(400), min_items=10)) == {
+            os.getpid()
+        }
+
+    def test_two_jobs_fork_the_helper(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``VAULTSYNC_JOBS=2`` on Linux: the odd items run in the helper."""
+        monkeypatch.setenv("VAULTSYNC_JOBS", "2")
+        pids = parallel.split_map(lambda _n: os.getpid(), range(400), min_items=10)
+        assert set(pids[0::2]) == {os.getpid()}
+        assert os.getpid() not in set(pids[1::2])
+
+    @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+    def test_other_values_are_a_config_error(
+        self, monkeypatch: pytest.MonkeyPatch, value: str
+    ) -> None:
+        """A value that is not a positive integer is refused (exit 3), not guessed at."""
+        monkeypatch.setenv("VAULTSYNC_JOBS", value)
+        with pytest.raises(ConfigError, match="VAULTSYNC_JOBS"):
+            parallel.split_map(lambda n: n, range(400), min_items=10)
+
+    @pytest.mark.parametrize(
+        ("environ", "platform", "can_fork", "allowed"),
+        [
+            ({}, "linux", True, True),
+            ({}, "freebsd14", True, True),
+            ({}, "darwin", True, False),
+            ({"VAULTSYNC_JOBS": "2"}, "darwin", True, True),
+            ({"VAULTSYNC_JOBS": "1"}, "linux", True, False),
+            ({"VAULTSYNC_JOBS": "01"}, "linux", True, False),
+            ({"VAULTSYNC_JOBS": "2"}, "win32", False, False),
+            ({}, "win32", False, False),
+        ],
+    )
+    def test_where_the_helper_is_used(
+        self, environ: dict[str, str], platform: str, can_fork: bool, allowed: bool
+    ) -> None:
+        """Linux and the BSDs fork by default, macOS only when asked, no ``fork`` never."""
+        assert parallel.helper_allowed(environ, platform=platform, can_fork=can_fork) is allowed

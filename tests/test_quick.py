@@ -8,6 +8,7 @@ from pathlib import Path
 
 from syncdriver import make_spec
 from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.model import NoteSpec
 from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST
 from vaultsync.vault.quick import unchanged_since_last_sync
 from vaultsync.vault.sync import sync_vault
@@ -15,7 +16,7 @@ from vaultsync.vault.sync import sync_vault
 INPUTS = "inputs-1"
 
 
-def specs() -> list:
+def specs() -> list[NoteSpec]:
     return [make_spec(f"F/n{i}.md", f"note {i}\n") for i in range(5)]
 
 

@@ -17,7 +17,18 @@ The helper is best effort, never load-bearing:
 * the helper dies with the parent (``PR_SET_PDEATHSIG`` on Linux), so a killed sync leaves no
   process behind, and it never runs the parent's ``atexit`` handlers or flushes its buffers.
 
-Below ``min_items`` items, or where ``fork`` does not exist, everything runs in this process.
+**Where it forks.**  The helper is forked without ``exec``, which is safe where the process's
+libraries start no threads of their own behind its back:
+
+* Linux and the BSDs: the helper is used (unless ``VAULTSYNC_JOBS=1``);
+* macOS: one process by default.  CPython's own documentation calls ``fork`` without ``exec``
+  unsafe there since 3.8 (system libraries may start threads; ``multiprocessing`` switched to
+  ``spawn``), so the helper is used only when ``VAULTSYNC_JOBS=2`` asks for it;
+* platforms without ``os.fork`` (Windows): always one process.
+
+``VAULTSYNC_JOBS``: ``1`` = one process, never a fork; ``2`` (or more: there is one helper at
+most) = the helper wherever ``os.fork`` exists; unset = the defaults above.  Any other value is
+a ``ConfigError``.  Below ``min_items`` items everything runs in this process too.
 """
 
 from __future__ import annotations
@@ -29,10 +40,13 @@ import os
 import pickle
 import signal
 import struct
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
+
+from vaultsync.core.errors import ConfigError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -42,6 +56,7 @@ MIN_ITEMS = 200
 MIN_WAIT = 10.0
 """Seconds the parent waits at least for the helper's share, once its own is done."""
 
+JOBS_ENV = "VAULTSYNC_JOBS"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -52,13 +67,43 @@ class _Failed:
 _FAILED = _Failed()
 
 
+def helper_allowed(
+    environ: Mapping[str, str] | None = None,
+    *,
+    platform: str = sys.platform,
+    can_fork: bool = hasattr(os, "fork"),
+) -> bool:
+    """Whether ``split_map`` may fork its helper here (see "Where it forks" above).
+
+    Raises:
+        ConfigError: ``VAULTSYNC_JOBS`` is set to something other than a positive integer.
+    """
+    value = (os.environ if environ is None else environ).get(JOBS_ENV, "").strip()
+    if value and not (value.isdigit() and int(value) >= 1):
+        raise ConfigError(
+            f"{JOBS_ENV}={value!r}: expected 1 (one process) or 2 (a forked helper)",
+            hint=f"unset {JOBS_ENV} for the default of this platform",
+        )
+    if not can_fork or (value and int(value) == 1):
+        return False
+    return bool(value) or platform != "darwin"
+
+
 def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MIN_ITEMS) -> list[R]:
     """``[work(item) for item in items]``, with every other item done in a forked helper.
 
     The result, and the error raised if an item fails, are those of the plain loop.
+
+    Raises:
+        ConfigError: ``VAULTSYNC_JOBS`` has a value that is not a positive integer.
     """
-    if len(items) < max(min_items, 2) or not hasattr(os, "fork") or _in_helper:
+    if len(items) < max(min_items, 2) or _in_helper or not helper_allowed():
         return [work(item) for item in items]
+    return _shared(work, items)
+
+
+def _shared(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``split_map`` with the helper: fork, do the even items, merge the helper's odd ones."""
     parent = os.getpid()
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -68,24 +113,8 @@ def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MI
     received: list[object] = []
     reader = threading.Thread(target=_receive, args=(read_end, received), daemon=True)
     reader.start()  # read while working: the helper would block on a full pipe otherwise
-    started = time.monotonic()
-    failed = False
-    try:
-        mine = [work(item) for item in items[0::2]]
-    except Exception:
-        failed = True  # the loop below raises the first failure in item order
-    except BaseException:
-        _kill(pid)
-        raise
-    finally:
-        # A helper that is stopped or stuck must not hold the sync: past a generous deadline
-        # (three times the parent's own share) it is killed and its share done here.
-        reader.join(timeout=0 if failed else max(MIN_WAIT, 3 * (time.monotonic() - started)))
-        if reader.is_alive():
-            _kill(pid)
-            reader.join()
-        _, status = os.waitpid(pid, 0)
-    if failed:
+    mine, status = _parent_share(work, items, pid, reader)
+    if mine is None:  # an item failed: the plain loop raises the first failure in item order
         return [work(item) for item in items]
     complete = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     theirs = received if complete and len(received) == len(items) // 2 else []
@@ -97,6 +126,33 @@ def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MI
         result = theirs[index // 2] if theirs else _FAILED
         out.append(work(item) if isinstance(result, _Failed) else cast("R", result))
     return out
+
+
+def _parent_share(
+    work: Callable[[T], R], items: Sequence[T], pid: int, reader: threading.Thread
+) -> tuple[list[R] | None, int]:
+    """The parent's results (``None``: an item failed) and the helper's wait status.
+
+    Waits for the helper once its own share is done; one that is stopped or stuck must not
+    hold the sync, so past a generous deadline (three times the parent's own share) it is
+    killed and its share left to the parent.
+    """
+    started = time.monotonic()
+    mine: list[R] | None = None
+    try:
+        mine = [work(item) for item in items[0::2]]
+    except Exception:  # noqa: S110 - the caller redoes the whole list and raises the error
+        pass
+    except BaseException:
+        _kill(pid)
+        raise
+    finally:
+        reader.join(timeout=0 if mine is None else max(MIN_WAIT, 3 * (time.monotonic() - started)))
+        if reader.is_alive():
+            _kill(pid)
+            reader.join()
+        _, status = os.waitpid(pid, 0)
+    return mine, status
 
 
 def _kill(pid: int) -> None:
