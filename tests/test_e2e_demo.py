@@ -170,7 +170,7 @@ def test_graph_export_prints_the_documented_shape(demo_state: Path) -> None:
 
 
 def test_entry_point_keeps_exit_codes_and_output(tmp_path: Path) -> None:
-    """The console entry point (which leaves through os._exit) keeps codes and flushed output."""
+    """The console entry point keeps exit codes and flushed output."""
     state = tmp_path / "state"
     (state / "memory").mkdir(parents=True)
     (state / "memory" / "memory_index.json").write_text("[{]")

@@ -6,6 +6,7 @@ Only this module prints errors: a ``VaultsyncError`` becomes one ``error: …`` 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import json
@@ -30,8 +31,13 @@ if TYPE_CHECKING:
 # needs none of git, Jinja or the graph, and must not pay for importing them.
 F = TypeVar("F", bound=Callable[..., Any])
 CHECK_LISTED = 20
+BIG_RUN_NOTES = 2_000
+"""From this many notes on, ``sync``, ``check`` and ``status`` freeze the heap for the collector
+and leave through ``os._exit`` (see ``main``); below it neither saves anything worth measuring."""
 _one_shot = False
 """Set by ``main``: this process runs one command and ends (``cli`` may also run in-process)."""
+_leave_fast = False
+"""Set by ``_big_run``: ``main`` leaves through ``os._exit`` (no atexit handlers, no teardown)."""
 
 
 class _ReportedError(click.ClickException):
@@ -226,13 +232,26 @@ def _vault_specs(
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
     specs = vault_specs(root, caps, templates)
-    if _one_shot:
-        # The records, graph and specs live until the process ends: keep the cyclic collector
-        # from walking them again on each collection rendering triggers (millions at 100k).
-        gc.freeze()
+    if _one_shot and len(specs) >= BIG_RUN_NOTES:
+        _big_run()
     if sys.stderr.isatty():
         specs = with_progress(specs)
     return target, specs
+
+
+def _big_run() -> None:
+    """A one-shot ``sync``/``check``/``status`` of a big graph: freeze the heap, leave fast.
+
+    The records, graph and specs live until the process ends: ``gc.freeze`` keeps the cyclic
+    collector from walking them again on each collection rendering triggers (millions of
+    objects at 100,000 notes), and tearing that heap down at exit takes up to a second and
+    does nothing the kernel does not do anyway.  Only these commands: they hold nothing open
+    at exit (every file they write is closed and durable, the search index's connection
+    closed), while the others may rely on atexit handlers and sqlite closes.
+    """
+    global _leave_fast  # noqa: PLW0603 - read by main once the command returns
+    gc.freeze()
+    _leave_fast = True
 
 
 def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
@@ -558,12 +577,10 @@ def bench_generate(notes: int, seed: int, directory: Path) -> None:
 
 
 def main() -> None:
-    """Console-script entry point.
+    """Console-script entry point: run one command, flush, exit with its code.
 
-    Leaves through ``os._exit`` once the output is flushed: tearing down the heap of a large
-    sync (every record, link and rendered note) takes up to a second at 100,000 notes and does
-    nothing the kernel does not do anyway; every file vaultsync writes is closed (and made
-    durable) before its command returns.
+    A big ``sync``/``check``/``status`` (see ``_big_run``) leaves through ``os._exit`` once
+    the output is flushed; every other command exits normally, running atexit handlers.
     """
     global _one_shot  # noqa: PLW0603 - set once, by the entry point only
     _one_shot = True
@@ -572,12 +589,29 @@ def main() -> None:
         code = 0
     except SystemExit as done:
         code = _exit_code(done.code)
+    code = _flushed(code)
+    if _leave_fast:
+        os._exit(code)
+    sys.exit(code)
+
+
+def _flushed(code: int) -> int:
+    """Flush stdout and stderr; a closed pipe (``vaultsync … | head``) turns 0 into 1."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (vaultsync … | head): nothing to tell
+        except (OSError, ValueError):  # a closed pipe: nothing to tell, and nobody to tell it
             code = code or 1
-    os._exit(code)
+            _to_devnull(stream)
+    return code
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point a stream at ``/dev/null``, so the interpreter's own last flush fails no more."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 def _exit_code(code: object) -> int:
