@@ -3,8 +3,9 @@
 Each command resolves the vault as every command does (``--vault``, else the environment, else
 ``<state>/vault``), brings the index up to date (a stat walk; only changed notes are read) and
 prints.  Errors are ``vaultsync.core.errors`` classes: the ``vaultsync`` group prints them.  The
-index code loads only when a command runs, and FastAPI and uvicorn only inside ``serve``, so
-registering these commands makes no other command start slower.
+index code loads only when a command runs, and FastAPI and uvicorn (the ``serve`` extra) only
+inside ``serve``, so registering these commands makes no other command start slower, and none
+but ``serve`` needs the extra installed.
 """
 
 from __future__ import annotations
@@ -209,7 +210,10 @@ def registry(
 )
 @_options
 def serve(host: str, port: int, refresh: float, vault: str | None, state: str | None) -> None:
-    """Serve the vault API (seed 003) over HTTP; OpenAPI at /openapi.json."""
+    """Serve the vault API (seed 003) over HTTP; OpenAPI at /openapi.json.
+
+    Needs the serve extra: pip install 'vaultsync[serve]'.
+    """
     from vaultsync.search.server import run
 
     root, state_root = _vault(vault, state)

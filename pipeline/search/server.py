@@ -9,13 +9,18 @@ Rules (the issue left the token's scope open; decided here):
   too, except ``/openapi.json`` and ``/docs``, which describe the API and hold no vault data.
 * Without a token the server only answers requests whose ``Host`` is a loopback name
   (``127.0.0.1``, ``localhost``, ``::1``): a web page cannot reach it through DNS rebinding.
+
+FastAPI and uvicorn are the ``serve`` extra (``pip install 'vaultsync[serve]'``), imported only
+here, when serving: without them ``vaultsync serve`` is a ``ConfigError`` (exit 3) whose hint
+is the install command, and every other command works.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,10 +29,27 @@ from vaultsync.core.errors import ConfigError, UsageError
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["LOOPBACK_NAMES", "TOKEN_ENV", "check_binding", "make_app", "run"]
+__all__ = ["LOOPBACK_NAMES", "SERVE_INSTALL", "TOKEN_ENV", "check_binding", "make_app", "run"]
 
 TOKEN_ENV = "VAULTSYNC_API_TOKEN"  # noqa: S105 - the variable's name, not a secret
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+SERVE_INSTALL = "pip install 'vaultsync[serve]'"
+_SERVE_MODULES = frozenset({"fastapi", "starlette", "pydantic", "uvicorn"})
+"""What the serve extra brings that vaultsync imports (FastAPI with Starlette and pydantic)."""
+
+
+@contextlib.contextmanager
+def _serve_extra() -> Iterator[None]:
+    """A module of the serve extra missing becomes a ``ConfigError`` with the install hint."""
+    try:
+        yield
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in _SERVE_MODULES:
+            raise
+        raise ConfigError(
+            f"vaultsync serve needs {err.name}, which is not installed",
+            hint=f"install the serve extra: {SERVE_INSTALL}",
+        ) from err
 
 
 def is_loopback(host: str) -> bool:
@@ -68,8 +90,12 @@ def make_app(
     refresh: float,
     environ: Mapping[str, str] | None = None,
 ) -> FastAPI:
-    """The app ``run`` serves on ``host``, with the token and host rules applied."""
-    from vaultsync.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
+    """The app ``run`` serves on ``host``, with the token and host rules applied.
+
+    Raises ``ConfigError`` when the serve extra (FastAPI) is not installed.
+    """
+    with _serve_extra():
+        from vaultsync.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
 
     token = check_binding(host, environ)
     if not vault.is_dir():
@@ -80,8 +106,12 @@ def make_app(
 
 
 def run(vault: Path, state: Path, *, host: str, port: int, refresh: float) -> None:
-    """Serve until interrupted (see the module docstring for the rules)."""
-    import uvicorn  # noqa: PLC0415 - loaded only when serving
+    """Serve until interrupted (see the module docstring for the rules).
+
+    Raises ``ConfigError`` when the serve extra (uvicorn, FastAPI) is not installed.
+    """
+    with _serve_extra():
+        import uvicorn  # noqa: PLC0415 - loaded only when serving
 
     app = make_app(vault, state, host=host, refresh=refresh)
     uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
