@@ -6,8 +6,8 @@ uncommitted edit, a committed edit, a deletion, their own notes, a file where th
 later want a note, an attachment in a note folder, an Obsidian dot folder). Then, generation
 after generation, the sync of one sandbox runs in ``syncdriver.py`` and is killed at a random
 moment (or at a named point), the next sync runs in-process, and the other sandbox syncs without
-interruption. ``VAULTSYNC_CRASH_RUNS`` sets the number of random kills (default 60; past 45 s
-the default run stops once 50 are done, so it stays near a minute on a busy machine).
+interruption. ``VAULTSYNC_CRASH_RUNS`` sets the number of random kills of the default run
+(20, about 15 s on two cores); ``make crash`` runs the slow-marked variant with 500.
 """
 
 from __future__ import annotations
@@ -152,19 +152,18 @@ def test_kill_at_each_window_converges(sandboxes: tuple[Path, Path], phase: str)
     _assert_converged(vault, reference)
 
 
-def _random_kills(
-    sandboxes: tuple[Path, Path], runs: int, seed: int, *, at_least: int, budget: float
-) -> None:
-    """Up to ``runs`` kills; past ``budget`` seconds, stop once ``at_least`` are done."""
+def _random_kills(sandboxes: tuple[Path, Path], runs: int, seed: int) -> None:
+    """``runs`` generations, each synced by a process killed at a random moment, then resumed.
+
+    The kill comes at up to 1.5 times the last uninterrupted sync's duration after the driver
+    says ``go``, so most kills land inside a sync (asserted: at least a third of them, and a
+    tenth while the journal is out).
+    """
     vault, reference = sandboxes
     rng = random.Random(seed)
     scale = 0.05
     killed = mid_write = 0
-    started_all = time.monotonic()
     for generation in range(1, runs + 1):
-        if generation > at_least and time.monotonic() - started_all > budget:
-            runs = generation - 1
-            break
         code = _killed_sync(vault, generation, delay=rng.uniform(0, 1.5 * scale))
         killed += code == -9
         mid_write += (vault / JOURNAL).exists()
@@ -182,11 +181,10 @@ def _random_kills(
 
 def test_random_kills_converge(sandboxes: tuple[Path, Path]) -> None:
     """SIGKILL at random moments, generation after generation: no loss, same vault."""
-    runs = int(os.environ.get("VAULTSYNC_CRASH_RUNS", "60"))
-    _random_kills(sandboxes, runs, seed=1, at_least=min(runs, 50), budget=45)
+    _random_kills(sandboxes, int(os.environ.get("VAULTSYNC_CRASH_RUNS", "20")), seed=1)
 
 
 @pytest.mark.slow
 def test_many_random_kills_converge(sandboxes: tuple[Path, Path]) -> None:
     """The long variant: 500 kills."""
-    _random_kills(sandboxes, 500, seed=2, at_least=500, budget=0)
+    _random_kills(sandboxes, 500, seed=2)
