@@ -15,7 +15,17 @@ from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core.errors import UnsafePathError, VaultWriteError
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec
-from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, Entry, Journal, dump_journal
+from vaultsync.vault.apply import nothing_to_write
+from vaultsync.vault.decide import LazyRepo, plan_vault, read_controls, render
+from vaultsync.vault.manifest import (
+    CACHE,
+    JOURNAL,
+    MANIFEST,
+    Entry,
+    Journal,
+    blob_id,
+    dump_journal,
+)
 from vaultsync.vault.sync import check_vault, sync_vault, vault_status
 from vaultsync.vault.write import VaultFS
 
@@ -337,3 +347,42 @@ class TestCheckAndStatus:
         assert status.deleted == ("c.md",)
         assert [c.path for c in status.conflicts] == ["e.md"]
         assert status.pending == ("create f.md",)
+
+
+class TestDecide:
+    def test_control_files_are_read_into_one_record(self, tmp_path: Path) -> None:
+        """Manifest (with its fingerprint), journal and stat cache (with its mtime), by name."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, [make_spec("F/a.md", "a")])
+        journal = Journal(intents={"F/b.md": Entry(node="n", key="k", blob="0" * 40)})
+        with VaultFS(vault) as fs:
+            fs.write_control(JOURNAL, dump_journal(journal))
+            controls = read_controls(fs)
+        manifest_bytes = (vault / MANIFEST).read_bytes()
+        assert controls.manifest_bytes == manifest_bytes
+        assert controls.manifest.fingerprint == blob_id(manifest_bytes)
+        assert set(controls.manifest.entries) == {"F/a.md"}
+        assert controls.journal is not None
+        assert dict(controls.journal.intents) == dict(journal.intents)
+        assert controls.cache.written_ns == (vault / CACHE).stat().st_mtime_ns
+        assert set(controls.cache.entries) == {"F/a.md"}
+
+    def test_no_vault_reads_as_empty(self) -> None:
+        """Without a vault folder there is no manifest, journal or cache."""
+        controls = read_controls(None)
+        assert controls.manifest_bytes is None
+        assert not controls.manifest.entries
+        assert controls.journal is None
+        assert not controls.cache.entries
+
+    def test_a_plan_with_nothing_to_do_writes_nothing(self, tmp_path: Path) -> None:
+        """A vault in sync decides that nothing is to be written: no journal, no commit."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(3))
+        with VaultFS(vault) as fs:
+            decision = plan_vault(fs, LazyRepo(vault), notes(3), force=False)
+        rendered = render(decision.plan)
+        assert nothing_to_write(decision, rendered)
+        with VaultFS(vault) as fs:
+            changed = plan_vault(fs, LazyRepo(vault), notes(3, version=2), force=False)
+        assert not nothing_to_write(changed, render(changed.plan))
