@@ -62,9 +62,9 @@ bench: $(STAMP)
 bench-large: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 100000 --runs 5 --no-extras --out bench/results/large
 
-# The SIGKILL crash test with 500 kills instead of the few dozen of `make test`.
+# The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.
 crash: $(STAMP)
-	$(BIN)/pytest -q -m slow tests/test_crash.py
+	$(BIN)/pytest -q -m slow tests/test_crash.py tests/test_linkstore.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache .typecheck

@@ -28,6 +28,7 @@ def isolated_git(
         "CHATCLI_STATE_DIR",
         "VAULTSYNC_VAULT_DIR",
         "CHATCLI_MEMORY_VAULT_DIR",
+        "VAULTSYNC_JOBS",
     ):
         monkeypatch.delenv(var, raising=False)
     yield

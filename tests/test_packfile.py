@@ -77,12 +77,6 @@ def pack_count(data: bytes) -> int:
     return int(struct.unpack(">I", data[8:12])[0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="write_pack writes a repeated (id, bytes) blob once per occurrence, so the .idx "
-    "lists that id twice and `git verify-pack` rejects the pack; it must write one entry "
-    "per object id (fix requested in vault/packfile.py)",
-)
 def test_a_repeated_blob_is_written_once(tmp_path: Path) -> None:
     """The same blob twice in one group makes one entry; git verifies the pack."""
     repo = pygit2.init_repository(str(tmp_path))

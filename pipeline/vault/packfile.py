@@ -79,11 +79,13 @@ def plan_packs(
 
 
 def write_pack(blobs: Sequence[tuple[str, bytes]], out: BinaryIO) -> Pack:
-    """Write one pack of distinct ``(id, bytes)`` blobs to ``out``, entry by entry.
+    """Write one pack of the ``(id, bytes)`` blobs to ``out``, entry by entry, each id once.
 
-    Nothing but the entries' ids, CRCs and offsets is kept: a pack of 100,000 notes never
-    exists whole in memory.
+    A repeated id is written once: git rejects an index that lists an object twice, and the
+    bytes of one id are the same by definition.  Nothing but the entries' ids, CRCs and offsets
+    is kept: a pack of 100,000 notes never exists whole in memory.
     """
+    blobs = list(dict(blobs).items())
     digest = hashlib.sha1(usedforsecurity=False)
 
     def emit(chunk: bytes) -> None:
