@@ -16,6 +16,7 @@ from vaults import demo_vault, write_vault
 from vaultsync.core.model import format_time
 from vaultsync.core.notes import (
     NoteReader,
+    _quick,
     first_heading,
     fold_keys,
     links_section,
@@ -186,6 +187,76 @@ class TestWriterReadsBack:
         else:
             assert front.values == {}
             assert front.problem is not None
+
+
+USER_TEXT = st.text(
+    alphabet=st.sampled_from(list("aZé日 1:#'\",.-![]{}\t\\&*?|>%@`~")), min_size=0, max_size=12
+)
+SIMPLE_TEXT = st.from_regex(r"[A-Za-zé日][A-Za-z0-9é日 ,.'!?()/&*#-]{0,10}", fullmatch=True)
+SIMPLE_SCALARS = st.one_of(
+    SIMPLE_TEXT,
+    st.from_regex(r"20[0-9]{2}-[01][0-9]-[0-3][0-9]", fullmatch=True),
+    st.integers(-1000, 1000).map(str),
+    st.text(max_size=8).map(lambda t: json.dumps(t, ensure_ascii=False)),
+)
+USER_SCALARS = st.one_of(
+    SIMPLE_TEXT,
+    USER_TEXT,
+    st.sampled_from(["true", "False", "NULL", "nULL", "yes", "~", "C#", "a #b", "http://x"]),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", fullmatch=True),
+    st.integers(-1000, 1000).map(str),
+    st.text(max_size=8).map(lambda t: json.dumps(t, ensure_ascii=False)),
+)
+
+
+USER_KEYS = st.one_of(
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,6}", fullmatch=True),
+    st.sampled_from(["true", "Null", "yes", "a b"]),
+)
+
+
+@st.composite
+def user_blocks(draw: st.DrawFn, *, simple: bool = False) -> str:
+    """Front matter of the shapes people write, and (unless ``simple``) near misses of them."""
+    keys = USER_KEYS if not simple else st.from_regex(r"[a-z][a-z0-9_-]{0,6}", fullmatch=True)
+    scalars = SIMPLE_SCALARS if simple else USER_SCALARS
+    indents = st.sampled_from(["  "] if simple else ["", "  ", "    "])
+    lines = []
+    for key in draw(st.lists(keys, min_size=1, max_size=5, unique=simple)):
+        shape = draw(st.sampled_from(["scalar", "flow", "block", "empty"]))
+        if shape == "scalar":
+            lines.append(f"{key}: {draw(scalars)}")
+        elif shape == "flow":
+            items = draw(st.lists(scalars, max_size=3))
+            lines.append(f"{key}: [{draw(st.sampled_from([', ', ',', ' , '])).join(items)}]")
+        else:
+            lines.append(f"{key}:")
+            count = draw(st.integers(0, 3)) if shape == "block" else 0
+            lines.extend(f"{draw(indents)}- {draw(scalars)}" for _ in range(count))
+    return "\n".join(lines) + "\n"
+
+
+class TestUserFrontMatter:
+    @settings(max_examples=1500)
+    @given(st.one_of(user_blocks(), user_blocks(simple=True)))
+    def test_simple_shapes_read_as_ruamel_reads(self, block: str) -> None:
+        """Front matter people write reads exactly as ruamel reads it, fast path or not."""
+        front = read_front_matter(f"---\n{block}---\n")
+        seen = loader_view(block)
+        if isinstance(seen, dict):
+            assert (dict(front.values), front.problem) == (seen, None)
+        else:
+            assert front.values == {}
+            assert front.problem is not None
+
+    def test_typical_blocks_skip_the_loader(self) -> None:
+        """The usual hand-written shapes are read without the (slow) YAML loader."""
+        blocks = [
+            'state: evergreen\nsources: ["[[A note]]", "doi:10.1234/x"]\n',
+            "title: Kafka ordering, again\ncreated: 2024-03-02\ntags: [kafka, ordering]\n",
+            "aliases:\n- First\n- Second\ndate-created: 2024-01-02\nurl: https://x.org/a\n",
+        ]
+        assert all(_quick(block) == loader_view(block) for block in blocks)
 
 
 class TestHeadings:

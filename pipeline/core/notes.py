@@ -29,10 +29,14 @@ its notes (``*.md``, any case).
 * YAML is read by **ruamel.yaml, YAML 1.2**, safe loader: ``yes``/``on`` are strings,
   ``priority: 42`` is the integer 42, ``2024-01-02`` a date.  A key written twice keeps its
   first value.
-* **Fast path.** A block exactly in :mod:`vaultsync.render.yamlfm`'s shape (plain keys,
-  JSON-compatible double-quoted strings, integers, ``true``/``false``, ``[]``, block lists of
-  quoted strings at two spaces) is read line by line without the loader; it accepts nothing
-  the loader reads differently (property tested).  Anything else goes to the loader.
+* **Fast path.** ruamel's pure-Python loader takes about a millisecond a block, ten times
+  PyYAML's C loader, so the common shapes are read line by line without it: the engine's own
+  (:mod:`vaultsync.render.yamlfm`: JSON-compatible double-quoted strings, integers,
+  ``true``/``false``, ``[]``, block lists) and the simple ones people write (plain text that
+  starts with a letter, ``YYYY-MM-DD`` dates, flow lists of such text or quoted strings, block
+  lists at zero or two spaces).  It accepts nothing the loader reads differently (property
+  tested against ruamel); anything else (comments, multi-line or single-quoted scalars,
+  nesting, anchors, floats) goes to the loader.
 * **Key folding** (vault notes, :func:`read_front_matter`): keys are trimmed and case folded,
   and the first spelling wins (``Title`` and ``title`` are one property), because Obsidian
   matches property names without regard to case.  :func:`load_yaml` alone folds nothing: a
@@ -68,6 +72,7 @@ import threading
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -406,15 +411,18 @@ def fold_keys(values: Mapping[Any, object]) -> Mapping[str, object]:
 
 
 _QUICK_LINE = re.compile(
-    r'(?:(?P<key>[A-Za-z_][A-Za-z0-9_]*):(?: (?P<value>.*))?|  - (?P<item>".*"))'
+    r"(?:(?P<key>[A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(?P<value>.*))?|(?P<indent>(?:  )?)- (?P<item>.*))"
 )
 _QUICK_INT = re.compile(r"0|-?[1-9][0-9]{0,17}")
+_QUICK_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_FLOW_ITEM = re.compile(r'[ ]*("(?:[^"\\]|\\.)*"|[^,\[\]{}"#:]+?)[ ]*(?:,|\Z)')
 # Characters YAML refuses raw or reads as line breaks (NEL, LS, PS) where JSON keeps them.
 _NOT_QUICK = re.compile(
     "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
-_RESOLVED_KEYS = frozenset(["true", "false", "null"])
-"""Plain keys YAML 1.2 reads as booleans or null: left to the loader."""
+_RESOLVED = frozenset(["true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"])
+"""The plain words starting with a letter that YAML 1.2 reads as booleans or null."""
+_NOT_QUICK_VALUE = object()
 
 
 def _quoted(raw: str) -> str | None:
@@ -431,52 +439,101 @@ def _quoted(raw: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _quick_value(raw: str) -> object:
-    """A one-line value of the fast path; ``...`` (Ellipsis) when it is not one."""
-    raw = raw.rstrip(" ")
-    if raw.startswith('"'):
-        text = _quoted(raw)
-        return ... if text is None else text
-    if raw == "[]":
+def _plain(raw: str) -> str | None:
+    """A plain scalar YAML reads as this very string, else None.
+
+    Only text that starts with a letter, holds no tab, no ``: `` and no `` #``, and is not one
+    of the words YAML resolves (``true``, ``null``…): nothing else starting with a letter is
+    resolved to another type in YAML 1.2.
+    """
+    if not raw[:1].isalpha() or raw in _RESOLVED or raw.endswith(":"):
+        return None
+    if "\t" in raw or ": " in raw or " #" in raw:
+        return None
+    return raw
+
+
+def _flow_list(raw: str) -> list[object] | None:
+    """``[a, "b"]`` of plain or double-quoted strings, else None."""
+    inner = raw[1:-1]
+    if not inner.strip():
         return []
-    if raw in ("true", "false"):
-        return raw == "true"
-    if _QUICK_INT.fullmatch(raw):
-        return int(raw)
-    return ...
+    items: list[object] = []
+    position = 0
+    while position < len(inner):
+        match = _FLOW_ITEM.match(inner, position)
+        if match is None:
+            return None
+        token = match[1]
+        item = _quoted(token) if token.startswith('"') else _plain(token)
+        if item is None:
+            return None
+        items.append(item)
+        position = match.end()
+    return items if not inner.rstrip(" ").endswith(",") else None
+
+
+def _quick_value(raw: str) -> object:
+    """A one-line value of the fast path, or ``_NOT_QUICK_VALUE``."""
+    raw = raw.rstrip(" ")
+    found: object = None
+    if raw.startswith('"'):
+        found = _quoted(raw)
+    elif raw.startswith("[") and raw.endswith("]"):
+        found = _flow_list(raw)
+    elif raw in ("true", "false"):
+        found = raw == "true"
+    elif _QUICK_INT.fullmatch(raw):
+        found = int(raw)
+    elif _QUICK_DATE.fullmatch(raw):
+        try:
+            found = date.fromisoformat(raw)
+        except ValueError:  # the loader words the problem
+            found = None
+    else:
+        found = _plain(raw)
+    return _NOT_QUICK_VALUE if found is None else found
+
+
+def _quick_item(match: re.Match[str], listed: list[object] | None, indent: str | None) -> bool:
+    """Append a block list item to ``listed``; False when the fast path cannot read it."""
+    if listed is None or (indent is not None and match["indent"] != indent):
+        return False
+    item = _quick_value(match["item"])
+    if item is _NOT_QUICK_VALUE or isinstance(item, list):
+        return False
+    listed.append(item)
+    return True
 
 
 def _quick(block: str) -> dict[str, object] | None:
-    """The mapping of a block in :mod:`vaultsync.render.yamlfm`'s exact shape, else None."""
+    """The mapping of a block of the simple shapes (see the module docstring), else None."""
     if _NOT_QUICK.search(block):
         return None
     values: dict[str, object] = {}
     listed: list[object] | None = None
+    indent: str | None = None  # of the current block list's items
     block_lists: list[str] = []
     for line in block.split("\n"):
         match = _QUICK_LINE.fullmatch(line)
         if match is None:
             if line:
                 return None
-            continue
-        if match["item"] is not None:
-            item = _quoted(match["item"])
-            if item is None or listed is None:
+        elif match["item"] is not None:
+            if not _quick_item(match, listed, indent):
                 return None
-            listed.append(item)
-            continue
-        key = match["key"]
-        if key in values or key.lower() in _RESOLVED_KEYS:
+            indent = match["indent"]
+        elif match["key"] in values or match["key"] in _RESOLVED:
             return None
-        if match["value"] is None:
-            values[key] = listed = []
-            block_lists.append(key)
-            continue
-        listed = None
-        value = _quick_value(match["value"])
-        if value is ...:
-            return None
-        values[key] = value
+        elif match["value"] is None:
+            values[match["key"]] = listed = []
+            indent = None
+            block_lists.append(match["key"])
+        else:
+            listed = indent = None
+            values[match["key"]] = value = _quick_value(match["value"])
+            if value is _NOT_QUICK_VALUE:
+                return None
     for key in block_lists:
         if not values[key]:
             values[key] = None  # ``key:`` with nothing under it is null in YAML
@@ -605,6 +662,7 @@ _SECTION = re.compile(r"^##[ \t]+Links(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE)
 _NEXT_SECTION = re.compile(r"^#{1,2}(?:[ \t]|\r?$)", re.MULTILINE)
 _MARKER = r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+"
 _ARROW_ITEM = re.compile(_MARKER + r"(?P<words>[^\n→\[]*?)[ \t]*→[ \t]*")
+_ARROW_LINE = re.compile("^" + _MARKER + r"(?P<words>[^\n→\[]*?)[ \t]*→[ \t]*", re.MULTILINE)
 _ITEM = re.compile(_MARKER)
 _SUB_HEADING = re.compile(r"###[ \t]+(?P<words>[^\n]*?)(?:[ \t]+#+)?[ \t]*")
 _TAIL = re.compile(r"(?P<by>[ \t]*·[ \t]*linked by you)?(?:[ \t]+—[ \t]+(?P<note>.*?))?[ \t]*")
@@ -640,9 +698,13 @@ def relation_slug(words: str) -> str:
 def _section_bounds(body: str, fences: Sequence[Span]) -> Span | None:
     """The text of the last ``## Links`` section outside fenced code, heading excluded."""
     heading = None
-    for match in _SECTION.finditer(body):
-        if not _in_spans(fences, match.start()):
-            heading = match
+    last = body.rfind("\n## Links")
+    if last >= 0 and not fences:  # the engine's shape: the heading is found from the end
+        heading = _SECTION.match(body, last + 1)
+    if heading is None:
+        for match in _SECTION.finditer(body):
+            if not _in_spans(fences, match.start()):
+                heading = match
     if heading is None:
         return None
     for following in _NEXT_SECTION.finditer(body, heading.end()):
@@ -656,7 +718,8 @@ def _section_link(body: str, words: str, line_start: int, start: int, end: int) 
     if body.startswith(("[[", "![["), start):
         close = body.find("]]", start, end)
         link = body[start : close + 2] if close >= 0 else ""
-    tail = _TAIL.fullmatch(body, start + len(link), end) if link else None
+    after = start + len(link)
+    tail = _TAIL.fullmatch(body, after, end) if link and after < end else None
     return SectionLink(
         words=words,
         rel=relation_slug(words),
@@ -685,6 +748,20 @@ def _section_line(body: str, start: int, end: int, group: str) -> tuple[SectionL
     return None, group
 
 
+def _arrow_lines(body: str, start: int, end: int) -> list[SectionLink]:
+    """The typed links of a section of ``- words → link`` lines only (no fence, no ``###``)."""
+    found: list[SectionLink] = []
+    for arrow in _ARROW_LINE.finditer(body, start, end):
+        words = arrow["words"].strip()
+        if words:
+            line_end = body.find("\n", arrow.end(), end)
+            line_end = end if line_end < 0 else line_end
+            if body.startswith("\r", line_end - 1):
+                line_end -= 1
+            found.append(_section_link(body, words, arrow.start("words"), arrow.end(), line_end))
+    return found
+
+
 def links_section(body: str, *, fences: Sequence[Span]) -> tuple[SectionLink, ...]:
     """The typed links of the engine's ``## Links`` section (see the module docstring).
 
@@ -698,6 +775,8 @@ def links_section(body: str, *, fences: Sequence[Span]) -> tuple[SectionLink, ..
     if bounds is None:
         return ()
     position, end = bounds
+    if "###" not in body[position:end] and not (fences and fences[-1][1] > position):
+        return tuple(_arrow_lines(body, position, end))  # the engine's own shape: one scan
     found: list[SectionLink] = []
     group = ""  # the relation of a ``### words`` heading, for the items under it
     while position < end:
