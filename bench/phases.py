@@ -22,7 +22,7 @@ from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from vaultsync.core.settings import caps_from_env  # noqa: E402
+from vaultsync.core.config import resolve  # noqa: E402
 from vaultsync.graph import build as graph  # noqa: E402
 from vaultsync.graph import cache, load  # noqa: E402
 from vaultsync.render import specs as render  # noqa: E402
@@ -70,9 +70,9 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
         (render, load, "build"),
     ):
         setattr(target, name, getattr(module, name))
-    caps = caps_from_env()
-    inputs = quick.sync_inputs(state, caps, None)
-    specs = render.vault_specs(state, caps)
+    settings = resolve({}, vault=vault)
+    inputs = quick.sync_inputs(state, settings.as_key(), None)
+    specs = render.vault_specs(state, settings.caps)
     sync.sync_vault(vault, specs, inputs=inputs)
     times["total"] = time.perf_counter() - T0
     return times

@@ -118,8 +118,8 @@ import json, os, sys, time
 from pathlib import Path
 from vaultsync.graph import cache
 from vaultsync.graph import load as app
-from vaultsync.core.settings import caps_from_env
-state = Path({str(state)!r}); caps = caps_from_env()
+from vaultsync.core.config import resolve
+state = Path({str(state)!r}); caps = resolve({{}}, vault=Path()).caps
 cache.graph_path(state).unlink(missing_ok=True); cache.documents_path(state).unlink(missing_ok=True)
 t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
 from vaultsync.graph.build import build_graph
@@ -153,10 +153,10 @@ def keys_and_render(state: Path, env: dict[str, str]) -> dict[str, float]:
     code = f"""
 import json, time
 from pathlib import Path
-from vaultsync.core.settings import caps_from_env
+from vaultsync.core.config import resolve
 from vaultsync.graph.load import build
 from vaultsync.render.specs import build_note_specs, make_environment
-records, built = build(Path({str(state)!r}), caps_from_env())
+records, built = build(Path({str(state)!r}), resolve({{}}, vault=Path()).caps)
 environment = make_environment()
 keys, renders = [], []
 for _ in range(3):

@@ -12,9 +12,10 @@ from pathlib import Path
 SCRIPT = """
 import atexit, gc, sys
 import vaultsync.cli.main as cli_main
+import vaultsync.cli.process as process
 atexit.register(lambda: print(f"atexit ran, frozen {gc.get_freeze_count()}", file=sys.stderr))
 if sys.argv[1] == "--big":
-    cli_main.BIG_RUN_NOTES = 1
+    process.BIG_RUN_NOTES = 1
     del sys.argv[1]
 cli_main.main()
 """

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from helpers import DEMO_STORE
-from vaultsync.cli.main import cli, split_link_arguments
+from vaultsync.cli.links import split_link_arguments
+from vaultsync.cli.main import cli
 from vaultsync.core.errors import UsageError
 
 

@@ -107,7 +107,7 @@ class TestPaths:
         """``templates = "../t"`` in the config means the folder beside the vault, on any clone."""
         saved = read_config(b"[render]\ntemplates = '../my-templates'\n")
         settings = resolve(saved, vault=VAULT, environ={})
-        assert settings.templates == VAULT / "../my-templates"
+        assert settings.templates == Path("/vaults/my-templates")
 
     def test_flag_relative_path_is_relative_to_the_working_directory(
         self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

@@ -31,8 +31,6 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-import tomlkit.exceptions
 from vaultsync.core.errors import ConfigError
 from vaultsync.core.settings import Caps
 
@@ -120,7 +118,13 @@ class Settings:
     """Every option's chosen value, with its source, and the overrides worth a notice."""
 
     chosen: Mapping[str, Chosen]
+    saved: Mapping[str, Value]
+    """The values the config file holds, by key."""
     notices: tuple[str, ...] = ()
+
+    def as_key(self) -> str:
+        """A stable text of every chosen value: part of the no-op sync's inputs."""
+        return "\n".join(f"{key}={self.chosen[key].value!r}" for key in sorted(self.chosen))
 
     def value(self, key: str) -> Value:
         """The chosen value of ``key``."""
@@ -243,7 +247,7 @@ def resolve(
                 f"with {_show(pick.value)}"
             )
         chosen[key] = _anchor(pick, option, vault)
-    return Settings(chosen=chosen, notices=tuple(notices))
+    return Settings(chosen=chosen, saved=dict(saved), notices=tuple(notices))
 
 
 def _choose(
@@ -267,7 +271,7 @@ def _anchor(pick: Chosen, option: Option, vault: Path) -> Chosen:
     path = Path(pick.value).expanduser()
     if not path.is_absolute():
         path = (vault / path) if pick.source == "config" else Path.cwd() / path
-    return replace(pick, value=str(path))
+    return replace(pick, value=os.path.normpath(path))
 
 
 def _show(value: object) -> str:
@@ -289,6 +293,9 @@ def edit_config(data: bytes | None, key: str, raw: str | None) -> bytes:
     option = OPTIONS.get(key)
     if option is None:
         raise ConfigError(f"unknown setting {key}", hint=_known_hint())
+    import tomlkit  # noqa: PLC0415 - only `vaultsync config set` writes the file
+    import tomlkit.exceptions  # noqa: PLC0415
+
     section, name = key.split(".", 1)
     try:
         document = tomlkit.parse((data or b"").decode("utf-8"))

@@ -1,16 +1,15 @@
 """Settings: the graph's caps and where the state directory and the vault live; edge (reads env).
 
-Every cap defaults to seed 002's value and can be raised with an environment variable
-(``VAULTSYNC_CAP_<NAME>``), so a user with a larger memory keeps all of it in the graph.
+Every cap defaults to seed 002's value and can be raised in the vault's saved config or with
+an environment variable (``VAULTSYNC_CAP_<NAME>``; see :mod:`vaultsync.core.config`), so a
+user with a larger memory keeps all of it in the graph.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
-
-from vaultsync.core.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,26 +31,6 @@ class Caps:
     def as_key(self) -> str:
         """A stable text form, part of the graph fingerprint."""
         return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
-
-
-def caps_from_env(environ: dict[str, str] | None = None) -> Caps:
-    """Read ``VAULTSYNC_CAP_<NAME>`` overrides; anything but a positive integer is refused."""
-    env = os.environ if environ is None else environ
-    caps = Caps()
-    changes: dict[str, int] = {}
-    for f in fields(caps):
-        var = f"VAULTSYNC_CAP_{f.name.upper()}"
-        raw = env.get(var)
-        if raw is None or raw == "":
-            continue
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ConfigError(f"{var}={raw!r}: not a whole number") from None
-        if value < 1:
-            raise ConfigError(f"{var}={raw!r}: must be at least 1")
-        changes[f.name] = value
-    return replace(caps, **changes)
 
 
 def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path:

@@ -43,7 +43,6 @@ from vaultsync.core.errors import (
     VaultsyncError,
 )
 from vaultsync.core.model import Graph, Node
-from vaultsync.core.settings import caps_from_env
 from vaultsync.drawn.store import LinkStore
 from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
@@ -64,6 +63,7 @@ from vaultsync.search.schemas import (
     SearchIn,
     SearchItemOut,
 )
+from vaultsync.vault.config import load_settings
 
 __all__ = ["create_app"]
 
@@ -253,7 +253,8 @@ def create_app(
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
-        graph = current_graph(state, caps_from_env())
+        # The caps of the vault's saved config (and the environment), as `vaultsync link` uses.
+        graph = current_graph(state, load_settings(vault).caps)
         source = _graph_note(graph, reader, body.from_)
         target = _graph_note(graph, reader, body.to)
         if source.id == target.id:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
 from vaultsync.vault.decide import Decision, LazyRepo, Rendered
 from vaultsync.vault.manifest import (
@@ -257,6 +258,9 @@ def _change_set(
     """
     outcome, entries = written.outcome, manifest.entries
     changes: dict[str, bytes | None] = {MANIFEST: manifest.data, GITIGNORE: GITIGNORE_BYTES}
+    # The saved config travels with the vault: each sync commits it as it is on disk.
+    config = fs.read_control_file(CONFIG)
+    changes[CONFIG] = config.data if config is not None else None
     for path in sorted(intents.keys() | outcome.keys()):
         entry = entries.get(path)
         if entry is None:

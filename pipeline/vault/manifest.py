@@ -37,7 +37,10 @@ CACHE = f"{CONTROL_DIR}/cache.json"
 JOURNAL = f"{CONTROL_DIR}/journal.json"
 LOCK = f"{CONTROL_DIR}/lock"
 GITIGNORE = f"{CONTROL_DIR}/.gitignore"
-GITIGNORE_BYTES = b"# vaultsync: only the manifest is versioned\n*\n!.gitignore\n!manifest.json\n"
+GITIGNORE_BYTES = (
+    b"# vaultsync: only the manifest and the saved config are versioned\n"
+    b"*\n!.gitignore\n!manifest.json\n!config.toml\n"
+)
 SCHEMA = 1
 ENGINE = "vaultsync"
 

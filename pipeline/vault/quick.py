@@ -17,7 +17,6 @@ from pathlib import Path
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import is_racy
-from vaultsync.core.settings import Caps
 from vaultsync.extract import store_fingerprint
 from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, load_cache, load_manifest
 
@@ -33,13 +32,17 @@ def templates_digest(folder: Path | None) -> str:
     return inputs_digest(lines)
 
 
-def sync_inputs(state: Path, caps: Caps, templates: Path | None) -> str:
-    """Everything a vault's bytes depend on besides the vault, from stat data and source."""
+def sync_inputs(state: Path, settings_key: str, templates: Path | None) -> str:
+    """Everything a vault's bytes depend on besides the vault, from stat data and source.
+
+    ``settings_key`` is every chosen setting as text (``Settings.as_key``): the caps, the time
+    zone, the templates folder and whatever else the saved config holds.
+    """
     return inputs_digest(
         (
             code_fingerprint(),
             templates_digest(templates),
-            caps.as_key(),
+            settings_key,
             str(state.resolve()),
             store_fingerprint(state),
         )

@@ -240,12 +240,16 @@ class VaultRepo:
         self,
         changes: Mapping[str, bytes | None],
         *,
-        fingerprint: str,
+        fingerprint: str | None,
         when: datetime | None = None,
         known: Mapping[str, str] | None = None,
+        subject: str = "",
     ) -> str | None:
         """Commit ``changes`` (vault path → bytes, ``None`` = removed) on ``HEAD``.
 
+        ``fingerprint``: the new manifest's blob id, in the ``Vaultsync-Sync`` trailer that
+        marks a sync's commit; ``None`` for a commit that is not a sync (a saved setting),
+        which ownership proofs then skip.  ``subject`` replaces the default subject.
         ``known``: blob ids the caller already has for some of those paths (not hashed again).
 
         Returns the new commit's id, or ``None`` when the tree would not change. Raises
@@ -262,7 +266,9 @@ class VaultRepo:
             tree = self._tree(head, changes, ids)
             if head is not None and tree.id == head.tree_id:
                 return None
-            message = f"vaultsync: sync ({tree.summary()})\n\n{TRAILER}: {fingerprint}\n"
+            message = f"vaultsync: {subject or f'sync ({tree.summary()})'}\n"
+            if fingerprint is not None:
+                message += f"\n{TRAILER}: {fingerprint}\n"
             made = self._create_commit(head, tree.id, message, signature)
             if made is not None:
                 return made

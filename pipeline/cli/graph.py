@@ -1,0 +1,97 @@
+"""``vaultsync graph``: build the knowledge graph from the stores and query it."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+from vaultsync.cli.options import (
+    emit,
+    json_option,
+    state_option,
+    vault_option,
+    workspace,
+)
+from vaultsync.core.errors import UsageError
+
+if TYPE_CHECKING:
+    pass
+
+
+@click.group()
+def graph() -> None:
+    """Build the knowledge graph from the stores and query it."""
+
+
+@graph.command()
+@click.argument("note")
+@state_option
+@vault_option
+@json_option
+def neighbors(note: str, state: str | None, vault: str | None, as_json: bool) -> None:
+    """Show NOTE and what is around it, two hops deep (→ links it writes, ← backlinks).
+
+    NOTE is a node id, a title, an alias, a [[wikilink]], a chunk id, else the best keyword match.
+    """
+    from vaultsync.cli.views import local_graph_json, local_graph_text
+    from vaultsync.graph import load
+    from vaultsync.graph.query import find_note, local_graph
+
+    ws = workspace(state, vault)
+    current = load.current_graph(ws.state, ws.caps)
+    view = local_graph(current, find_note(current, note).id)
+    emit(as_json, lambda: local_graph_json(view), lambda: local_graph_text(view))
+
+
+@graph.command(name="map")
+@state_option
+@vault_option
+@json_option
+def map_command(state: str | None, vault: str | None, as_json: bool) -> None:
+    """Node counts by kind and the hub notes (documents are never hubs)."""
+    from vaultsync.cli.views import map_json, map_text
+    from vaultsync.graph import load
+
+    ws = workspace(state, vault)
+    current = load.current_graph(ws.state, ws.caps)
+    emit(as_json, lambda: map_json(current), lambda: map_text(current))
+
+
+@graph.command(name="links")
+@click.argument("doc")
+@state_option
+@vault_option
+@json_option
+def links_command(doc: str, state: str | None, vault: str | None, as_json: bool) -> None:
+    """A document's links to and from its context's documents, and its links outside it."""
+    from vaultsync.cli.views import document_links_json, document_links_text
+    from vaultsync.core.model import Kind
+    from vaultsync.graph import load
+    from vaultsync.graph.query import document_links, find_note
+
+    ws = workspace(state, vault)
+    # graph.json keeps no summaries, so this view builds the graph once and reads both from it.
+    _, built = load.build(ws.state, ws.caps)
+    node = find_note(built.graph, doc)
+    if node.kind is not Kind.DOC:
+        raise UsageError(f"{doc!r} names a {node.kind.value} ({node.id}), not a document")
+    view = document_links(built.graph, node.id)
+    summary = next((d.summary for d in built.documents if d.node_id == node.id), "")
+    emit(
+        as_json,
+        lambda: document_links_json(view, summary),
+        lambda: document_links_text(view, summary),
+    )
+
+
+@graph.command()
+@state_option
+@vault_option
+def export(state: str | None, vault: str | None) -> None:
+    """Print the graph as graph.json (schema 2) on stdout."""
+    from vaultsync.graph import load
+    from vaultsync.graph.cache import graph_to_json
+
+    ws = workspace(state, vault)
+    sys.stdout.buffer.write(graph_to_json(load.current_graph(ws.state, ws.caps)))

@@ -1,0 +1,198 @@
+"""``vaultsync link``, ``unlink`` and ``links``: the links people draw by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from vaultsync.cli.options import (
+    json_option,
+    state_option,
+    vault_option,
+    workspace,
+)
+from vaultsync.core.errors import LinkStoreError, UsageError
+
+if TYPE_CHECKING:
+    from vaultsync.core.model import Graph, Node
+    from vaultsync.drawn.store import Quarantine
+
+ARROWS = ("->", "→")
+
+
+def split_link_arguments(words: tuple[str, ...]) -> tuple[str, str]:
+    """``FROM -> TO`` (words on each side joined) or exactly two quoted references."""
+    for index, word in enumerate(words):
+        if word in ARROWS:
+            source, target = " ".join(words[:index]), " ".join(words[index + 1 :])
+            if source and target:
+                return source, target
+            break
+        for arrow in ARROWS:
+            if arrow in word and word not in ARROWS:
+                left, _, right = word.partition(arrow)
+                joined = (*words[:index], left, arrow, right, *words[index + 1 :])
+                return split_link_arguments(tuple(w for w in joined if w))
+    if len(words) == 2 and not any(w in ARROWS for w in words):
+        return words[0], words[1]
+    raise UsageError(
+        "expected FROM -> TO (or two quoted references)",
+        hint='vaultsync link "telemetry security" -> orbital --rel about',
+    )
+
+
+def _linked_pair(
+    state: str | None, vault: str | None, words: tuple[str, ...]
+) -> tuple[Path, Graph, Node, Node]:
+    """The state directory, the graph, and the two notes FROM -> TO name (strictly)."""
+    from vaultsync.graph import load
+    from vaultsync.graph.query import find_note
+
+    ws = workspace(state, vault)
+    root = ws.state
+    current = load.current_graph(root, ws.caps)
+    source_ref, target_ref = split_link_arguments(words)
+    source = find_note(current, source_ref, strict=True)
+    target = find_note(current, target_ref, strict=True)
+    return root, current, source, target
+
+
+def _report_quarantine(quarantined: Quarantine | None) -> None:
+    if quarantined is not None:
+        click.echo(
+            f"warning: links.json was corrupt ({quarantined.reason}); "
+            f"moved aside to {quarantined.path}, starting a new one",
+            err=True,
+        )
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, required=True)
+@click.option(
+    "--rel", default="related", show_default=True, help="Relation name (stored as a slug)."
+)
+@click.option("--note", default="", help="One line about the link (at most 280 bytes).")
+@state_option
+@vault_option
+def link(words: tuple[str, ...], rel: str, note: str, state: str | None, vault: str | None) -> None:
+    """Draw a link by hand: FROM -> TO (the arrow may also be →).
+
+    FROM and TO are node ids, fact ids or id prefixes, titles, aliases, [[wikilinks]] or free
+    text that names exactly one note; a reference that could mean several notes is refused.
+    """
+    from vaultsync.drawn.store import LinkStore
+
+    root, _, source, target = _linked_pair(state, vault, words)
+    result = LinkStore(root).add(source.id, target.id, rel, note, now=datetime.now(UTC))
+    _report_quarantine(result.quarantined)
+    drawn = result.link
+    verb = {"added": "linked", "updated": "updated the note of", "unchanged": "already linked"}
+    click.echo(f"{verb[result.status]}: {source.title} → {target.title} ({drawn.rel})")
+    click.echo(f"  {drawn.source} → {drawn.target}" + (f" · {drawn.note}" if drawn.note else ""))
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("words", nargs=-1, required=True)
+@click.option("--rel", default=None, help="Only this relation (default: every one you drew).")
+@state_option
+@vault_option
+def unlink(words: tuple[str, ...], rel: str | None, state: str | None, vault: str | None) -> None:
+    """Remove links you drew between FROM -> TO; links from the data stay (change the data)."""
+    from vaultsync.drawn.store import LinkStore
+
+    root, current, source, target = _linked_pair(state, vault, words)
+    result = LinkStore(root).remove(source.id, target.id, rel, now=datetime.now(UTC))
+    _report_quarantine(result.quarantined)
+    for removed in result.removed:
+        click.echo(f"unlinked: {source.title} → {target.title} ({removed.rel})")
+    if result.removed:
+        return
+    # Nothing was removed, so the graph read before the removal still holds every link.
+    from_data = [
+        link
+        for link in (*current.links_from(source.id), *current.links_to(source.id))
+        if {link.source, link.target} == {source.id, target.id} and link.origin.value != "user"
+    ]
+    if from_data:
+        kinds = "; ".join(
+            f"{link.rel} ({link.origin.value}, {link.source} → {link.target})" for link in from_data
+        )
+        raise LinkStoreError(
+            f"no link you drew joins {source.id} and {target.id}; they are linked by the data: "
+            f"{kinds}",
+            hint="change the data (the tag, the fact's project, the wikilink, the text)",
+        )
+    raise LinkStoreError(f"no link joins {source.id} and {target.id}")
+
+
+class _LinksGroup(click.Group):
+    """``links NOTE`` shows a note's links; ``links export|import|compact`` manage links.json."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_LinksGroup)
+def links() -> None:
+    """Show a note's links (vaultsync links NOTE), or export, import and compact links.json."""
+
+
+@links.command(name="show")
+@click.argument("note")
+@state_option
+@vault_option
+@json_option
+def links_show(note: str, state: str | None, vault: str | None, as_json: bool) -> None:
+    """The same view as `vaultsync graph neighbors NOTE`."""
+    from vaultsync.cli.graph import neighbors
+
+    neighbors.callback(note, state, vault, as_json)  # type: ignore[misc]
+
+
+@links.command(name="export")
+@state_option
+def links_export(state: str | None) -> None:
+    """Print every link you drew as JSON Lines (to carry them to another machine)."""
+    from vaultsync.drawn.store import LinkStore
+
+    root = workspace(state).state
+    click.echo(LinkStore(root).export_jsonl(), nl=False)
+
+
+@links.command(name="import")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@state_option
+def links_import(file: Any, state: str | None) -> None:
+    """Merge links from a JSON Lines FILE written by `links export` (- for stdin)."""
+    from vaultsync.drawn.store import LinkStore
+
+    root = workspace(state).state
+    report = LinkStore(root).import_jsonl(file.read(), now=datetime.now(UTC), source=file.name)
+    _report_quarantine(report.quarantined)
+    click.echo(
+        f"imported: {report.added} added, {report.updated} updated, {report.skipped} skipped"
+    )
+
+
+@links.command(name="compact")
+@state_option
+def links_compact(state: str | None) -> None:
+    """Follow superseded facts, and drop links whose note left the stores over 30 days ago."""
+    from vaultsync.drawn.store import LinkStore
+    from vaultsync.graph import load
+
+    root = workspace(state).state
+    records = load.read_records(root)
+    report = LinkStore(root).compact(
+        records.facts, load.every_node_id(records), now=datetime.now(UTC)
+    )
+    _report_quarantine(report.quarantined)
+    click.echo(
+        f"compacted: {len(report.moved)} moved to newer facts, {len(report.collected)} dropped, "
+        f"{len(report.missing)} notes missing (kept for 30 days), "
+        f"{report.pruned_tombstones} old removals forgotten"
+    )

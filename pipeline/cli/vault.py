@@ -1,0 +1,189 @@
+"""``vaultsync sync``, ``status``, ``check``, ``path``: the vault kept in line with the stores."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from vaultsync.cli import process
+from vaultsync.cli.options import (
+    Workspace,
+    emit,
+    json_option,
+    state_option,
+    templates_option,
+    vault_option,
+    workspace,
+)
+from vaultsync.core.errors import VaultStale, VaultsyncError
+from vaultsync.core.settings import state_dir, vault_dir
+
+if TYPE_CHECKING:
+    from vaultsync.core.model import NoteSpec
+    from vaultsync.vault.report import SyncReport
+
+CHECK_LISTED = 20
+
+
+def _vault_specs(ws: Workspace) -> tuple[NoteSpec, ...]:
+    """Every note of the vault, to render when the sync needs its bytes."""
+    from vaultsync.render.specs import vault_specs
+
+    specs = vault_specs(ws.state, ws.caps, ws.templates)
+    process.big_run(len(specs))
+    if sys.stderr.isatty():
+        specs = with_progress(specs)
+    return specs
+
+
+def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
+    """On a terminal, count rendered notes on stderr; cron and CI stay silent."""
+    rendered = [0]
+    parent = os.getpid()
+
+    def counted(render: Callable[[], bytes]) -> Callable[[], bytes]:
+        def run() -> bytes:
+            if os.getpid() != parent:  # a rendering helper (vaultsync.core.parallel) stays quiet
+                return render()
+            rendered[0] += 1
+            if rendered[0] % 250 == 0:
+                click.echo(f"\rrendering… {rendered[0]} notes", err=True, nl=False)
+            return render()
+
+        return run
+
+    return tuple(replace(spec, render=counted(spec.render)) for spec in specs)
+
+
+@click.command()
+@state_option
+@vault_option
+@templates_option
+@click.option("--force", is_flag=True, help="Regenerate vaultsync's notes, edited ones included.")
+@click.option("--no-commit", is_flag=True, help="Write the notes but leave them uncommitted.")
+@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@click.option("-v", "--verbose", is_flag=True, help="List every path written or removed.")
+def sync(
+    state: str | None,
+    vault: str | None,
+    templates: Path | None,
+    force: bool,
+    no_commit: bool,
+    dry_run: bool,
+    verbose: bool,
+) -> None:
+    """Bring the vault in line with the stores, and commit what changed (one commit).
+
+    Notes you edited are kept, notes you deleted stay deleted, files vaultsync did not write are
+    never touched. Quiet unless something is worth saying, so it can run from cron.
+    """
+    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+
+    ws = workspace(state, vault, templates=templates)
+    if templates is not None and not dry_run:
+        _remember_templates(ws)
+    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    if not (force or dry_run) and unchanged_since_last_sync(ws.vault, inputs):
+        return
+    from vaultsync.cli.views import sync_lines
+    from vaultsync.vault.sync import sync_vault
+
+    target, specs = ws.vault, _vault_specs(ws)
+    report: SyncReport = sync_vault(
+        target,
+        specs,
+        force=force,
+        commit=not no_commit,
+        dry_run=dry_run,
+        inputs="" if dry_run else inputs,
+    )
+    if sys.stderr.isatty():
+        click.echo("\r\033[K", err=True, nl=False)
+    for line in sync_lines(report, target, verbose=verbose or dry_run):
+        click.echo(line)
+    if not dry_run and report.changed:
+        _refresh_search_index(target)
+
+
+def _remember_templates(ws: Workspace) -> None:
+    """Save ``--templates`` the first time it is given, so a later plain sync renders alike.
+
+    A saved folder that differs is not replaced: the flag wins for this run, and the
+    workspace has said so; ``vaultsync config set render.templates`` changes the saved one.
+    """
+    from vaultsync.core.config import CONFIG
+    from vaultsync.vault.config import save_setting
+
+    if "render.templates" in ws.settings.saved:
+        return
+    folder = ws.templates
+    assert folder is not None  # noqa: S101 - given on the command line
+    relative = os.path.relpath(folder, ws.vault.absolute())  # portable to any clone
+    save_setting(ws.vault, "render.templates", relative, commit=False)
+    click.echo(f"saved render.templates = {relative} in {CONFIG} (a plain sync uses it)", err=True)
+
+
+def _refresh_search_index(vault: Path) -> None:
+    """Keep an existing search index current; the first `vaultsync search` builds it."""
+    from vaultsync.search.database import index_path
+
+    if not index_path(vault).exists():
+        return
+    from vaultsync.search.index import update_index
+
+    try:
+        update_index(vault)
+    except VaultsyncError as error:  # the vault is synced: a stale index is only a warning
+        click.echo(f"warning: search index not updated: {error.message}", err=True)
+
+
+@click.command()
+@state_option
+@vault_option
+@templates_option
+@json_option
+def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
+    """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
+    from vaultsync.cli.views import status_json, status_text
+    from vaultsync.vault.sync import vault_status
+
+    ws = workspace(state, vault, templates=templates)
+    target = ws.vault
+    report = vault_status(target, _vault_specs(ws))
+    emit(as_json, lambda: status_json(report, target), lambda: status_text(report, target))
+
+
+@click.command()
+@state_option
+@vault_option
+@templates_option
+def check(state: str | None, vault: str | None, templates: Path | None) -> None:
+    """Exit 0 when the vault is exactly what the stores produce, 1 with the differences."""
+    from vaultsync.vault.sync import check_vault
+
+    ws = workspace(state, vault, templates=templates)
+    target = ws.vault
+    differences = check_vault(target, _vault_specs(ws))
+    if differences:
+        for line in differences[:CHECK_LISTED]:
+            click.echo(f"  {line}")
+        if len(differences) > CHECK_LISTED:
+            click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
+        raise VaultStale(
+            f"the vault at {target} is stale: {len(differences)} differences",
+            hint="run `vaultsync sync`",
+        )
+    click.echo(f"the vault at {target} is in sync")
+
+
+@click.command()
+@state_option
+@vault_option
+def path(state: str | None, vault: str | None) -> None:
+    """Print the vault folder, to open in Obsidian."""
+    click.echo(str(vault_dir(vault, state_dir(state))))
