@@ -120,7 +120,7 @@ class TestTemplatesStory:
         templates = custom_templates(tmp_path / "my-templates")
         run("sync", *where(demo_state, vault), "--templates", str(templates))
         tree = pygit2.Repository(str(vault)).head.peel(pygit2.Commit).tree
-        saved = tree / ".vaultsync" / "config.toml"
+        saved = tree / ".vaultsync/config.toml"
         assert isinstance(saved, pygit2.Blob)
         assert b'templates = "../my-templates"' in saved.data
 
