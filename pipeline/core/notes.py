@@ -73,13 +73,14 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import SafeConstructor
 
 __all__ = [
     "Block",
@@ -329,8 +330,6 @@ class FrontMatter:
     body_start: int = 0
     """Offset of the body (after the block; after a BOM when there is no block)."""
     body_line: int = 1
-    present: bool = False
-    """The note has a front-matter block (maybe empty or unusable)."""
     problem: YamlProblem | None = None
 
 
@@ -352,12 +351,18 @@ def split_front_matter(text: str) -> Block | None:
     )
 
 
-class _TextScalars(SafeConstructor):
-    """Every non-null scalar as the text written, as Go's yaml.v3 fills a string field."""
+@cache
+def _text_scalars() -> type[SafeConstructor]:
+    """A constructor reading every non-null scalar as its text (as yaml.v3 fills a Go string)."""
+    from ruamel.yaml.constructor import SafeConstructor  # noqa: PLC0415 - see _loader
 
+    class TextScalars(SafeConstructor):
+        pass
 
-for _tag in ("bool", "int", "float", "timestamp"):
-    _TextScalars.add_constructor(f"tag:yaml.org,2002:{_tag}", SafeConstructor.construct_yaml_str)
+    for tag in ("bool", "int", "float", "timestamp"):
+        TextScalars.add_constructor(f"tag:yaml.org,2002:{tag}", SafeConstructor.construct_yaml_str)
+    return TextScalars
+
 
 _LOADERS = threading.local()
 """One ruamel loader per thread and flavour: building one costs about a tenth of a load."""
@@ -367,10 +372,14 @@ def _loader(*, text_scalars: bool, unique_keys: bool) -> YAML:
     key = f"yaml_{int(text_scalars)}{int(unique_keys)}"
     found: YAML | None = getattr(_LOADERS, key, None)
     if found is None:
+        # Imported on first use: ruamel takes ~30 ms to import, and the fast path, a warm
+        # cache or a no-op index update never needs it.
+        from ruamel.yaml import YAML  # noqa: PLC0415
+
         found = YAML(typ="safe", pure=True)
         found.allow_duplicate_keys = not unique_keys
         if text_scalars:
-            found.Constructor = _TextScalars
+            found.Constructor = _text_scalars()
         setattr(_LOADERS, key, found)
     return found
 
@@ -386,6 +395,8 @@ def load_yaml(
         text_scalars: read every non-null scalar as its text (``1.10`` stays ``"1.10"``).
         unique_keys: a key written twice is an error (else its first value is kept).
     """
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # noqa: PLC0415 - see _loader
+
     try:
         return _loader(text_scalars=text_scalars, unique_keys=unique_keys).load(text), None
     except MarkedYAMLError as err:
@@ -560,7 +571,6 @@ def read_front_matter(text: str) -> FrontMatter:
         values=values,
         body_start=block.body_start,
         body_line=block.body_line,
-        present=True,
         problem=problem,
     )
 
