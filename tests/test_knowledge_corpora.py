@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner
 from helpers import DEMO_STORE, corpus
 from vaultsync.cli.knowledge import query
+from vaultsync.core.notes import read_front_matter, walk_vault
 from vaultsync.knowledge import queries as q
 from vaultsync.knowledge.idea import LinkForm
 from vaultsync.knowledge.model import KnowledgeModel
-from vaultsync.core.notes import read_front_matter, walk_vault
 from vaultsync.knowledge.scan import load_model
 from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
 from vaultsync.links.wikilinks import parse_wikilinks
