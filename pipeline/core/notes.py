@@ -280,13 +280,18 @@ class NoteReader:
             fd = os.open(name, _FILE_FLAGS, dir_fd=self._folder(folder))
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as handle:
-            try:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    return None
-                return handle.read()
-            except OSError:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 return None
+            chunks = [os.read(fd, info.st_size + 1)]
+            while chunks[-1]:  # the file may have grown since the fstat
+                chunks.append(os.read(fd, 1 << 16))
+            return b"".join(chunks)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------
