@@ -51,7 +51,6 @@ class TestRead:
             ("[caps]\nepisodes = 'many'\n", "not a whole number"),
             ("[caps]\nepisodes = true\n", "expected a whole number"),
             ("[render]\ntimezone = 'Mars/Olympus'\n", "not a time zone"),
-            ("[privacy]\nprivate_keys = 3\n", "expected a list of text"),
             ("caps = 3\n", "expected a [caps] table"),
         ],
     )
@@ -130,11 +129,6 @@ class TestEdit:
         """Unsetting the last key of a table leaves no empty table behind."""
         data = edit_config(None, "caps.episodes", "500")
         assert read_config(edit_config(data, "caps.episodes", None)) == {}
-
-    def test_list_value_from_text(self) -> None:
-        """A comma-separated value sets a list option."""
-        data = edit_config(None, "privacy.private_keys", "salary, passport")
-        assert read_config(data) == {"privacy.private_keys": ("salary", "passport")}
 
     def test_secret_is_never_saved(self) -> None:
         """A value that looks like a secret is refused: the config is committed."""

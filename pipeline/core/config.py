@@ -183,12 +183,6 @@ OPTIONS: dict[str, Option] = {
             parse=_zone,
             help="time zone of every day boundary and rendered date (IANA name)",
         ),
-        Option(
-            key="privacy.private_keys",
-            default=(),
-            parse=_words,
-            help="more profile keys (words) whose values render as ‹private›",
-        ),
         *_cap_options(),
     )
 }
