@@ -13,6 +13,7 @@ files hold the same id, the one updated last wins.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,25 +34,42 @@ from vaultsync.extract.jsonio import (
     unique_sorted,
     visible_entries,
 )
+from vaultsync.extract.skips import Reading
 
 CONTEXTS = "contexts"
 DEFAULT_TYPE = "Text"
 
 
+def _is_context(entry: os.DirEntry[str]) -> bool:
+    return entry.name.endswith(".json") and not entry.is_dir()
+
+
 def context_files(state_dir: Path) -> Iterator[Path]:
     """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
     for entry in visible_entries(state_dir / CONTEXTS):
-        if entry.name.endswith(".json") and entry.is_file():
+        if _is_context(entry):
             yield Path(entry.path)
 
 
-def read_contexts(state_dir: Path) -> tuple[Context, ...]:
-    """Contexts sorted by (created_at, id), each with its documents sorted by source."""
-    contexts = []
-    for path in context_files(state_dir):
-        raw = load_json(path)
-        if raw is not None:
-            contexts.append(_context(as_object(raw, path, ""), path))
+def _read_context(path: Path) -> Context | None:
+    raw = load_json(path)
+    return None if raw is None else _context(as_object(raw, path, ""), path)
+
+
+def read_contexts(state_dir: Path, reading: Reading | None = None) -> tuple[Context, ...]:
+    """Contexts sorted by (created_at, id), each with its documents sorted by source.
+
+    A context file that cannot be read (ChatCLI moves it aside and goes on) is skipped through
+    ``reading``, which answers its last good record.
+    """
+    reading = reading or Reading(state_dir)
+    folder = state_dir / CONTEXTS
+    entries = reading.entries(folder)
+    if entries is None:
+        contexts = reading.kept_under(folder)
+    else:
+        found = (reading.item(Path(e.path), _read_context) for e in entries if _is_context(e))
+        contexts = [context for context in found if context is not None]
     return unique_sorted(
         contexts,
         key=lambda c: c.id,
