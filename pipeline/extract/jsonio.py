@@ -163,15 +163,20 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)
 
 
+class _OutOfRange(ValueError):
+    """A JSON number no float64 holds (``1e400``): Go refuses it."""
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise ValueError(f"{text} (out of range for a float64)")
+        raise _OutOfRange(text if len(text) <= 40 else text[:37] + "...")
     return value
 
 
-def _parse(text: str) -> object:
-    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+def _parse(text: str, surrogates: bool = False) -> object:
+    value: object = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+    return _replace_lone_surrogates(value) if surrogates else value
 
 
 def _depth(data: bytes) -> int:
@@ -189,7 +194,7 @@ def _depth(data: bytes) -> int:
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
-def _parse_deep(text: str) -> object:
+def _parse_deep(text: str, surrogates: bool) -> object:
     """Parse nesting deeper than Python's recursion allows, in a thread with a large stack."""
     result: list[object] = []
     failure: list[BaseException] = []
@@ -198,7 +203,7 @@ def _parse_deep(text: str) -> object:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * MAX_DEPTH))
         try:
-            result.append(_parse(text))
+            result.append(_parse(text, surrogates))
         except (ValueError, RecursionError) as err:
             failure.append(err)
         finally:
@@ -228,21 +233,22 @@ def load_json(path: Path) -> object | None:
         value = _decode(text, data, path)
     except json.JSONDecodeError as err:
         fail(path, f"{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}")
+    except _OutOfRange as err:
+        fail(path, "", f"invalid JSON: the number {err} is out of range for a float64")
     except ValueError as err:
         fail(path, "", f"invalid JSON: {err} is not a JSON value")
-    if _LONE_SURROGATE_ESCAPE.search(data):
-        value = _replace_lone_surrogates(value)
     return value
 
 
 def _decode(text: str, data: bytes, path: Path) -> object:
+    surrogates = _LONE_SURROGATE_ESCAPE.search(data) is not None
     try:
-        return _parse(text)
+        return _parse(text, surrogates)
     except RecursionError:
         pass
     if _depth(data) > MAX_DEPTH:
         fail(path, "", f"JSON nested deeper than {MAX_DEPTH:,} levels (ChatCLI's limit)")
-    return _parse_deep(text)
+    return _parse_deep(text, surrogates)
 
 
 def _replace_lone_surrogates(value: object) -> object:

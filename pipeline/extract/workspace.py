@@ -12,9 +12,10 @@
     fills a string field (``1.10`` stays ``1.10``, a date stays as written, ``null`` is empty);
   - ``triggers`` and ``tags`` take a YAML list or a comma-separated string; a mapping there
     becomes empty;
-  - a skill ChatCLI would not load is skipped, silently as ChatCLI does: invalid YAML, a key
-    written twice, front matter that is not a mapping, a list or mapping where text belongs,
-    a list item that is not text;
+  - a skill ChatCLI would not load is skipped (ChatCLI logs it at debug level; here it is one
+    ``Records.skipped`` entry, so the user is told once): invalid YAML, a key written twice,
+    front matter that is not a mapping, a list or mapping where text belongs, a list item that
+    is not text;
   - a file without front matter is a skill named after its folder or file (so is one whose
     opening ``---`` is never closed, which ChatCLI reads whole as YAML and usually skips).
 
