@@ -342,3 +342,22 @@ class TestStateUntouched:
         assert done.returncode in (0, 1), done.stderr
         assert tree_digest(state) == before
         assert (state / "memory" / "graph.json").stat().st_mtime_ns == graph_before
+
+
+class TestDocsFlatten:
+    def test_chunks_fold_into_one_note_per_document(self, tmp_path: Path) -> None:
+        """``docs/intro.md#0001`` and ``#0002`` become one note, ``docs/intro.md``, in order."""
+        state = write(tmp_path)
+        vault = tmp_path / "vault"
+        assert run(state, "sync", vault=vault).returncode == 0
+        handbook = vault / "Contexts" / "lantern-handbook"
+        assert not [p for p in handbook.rglob("*") if "#" in p.name]
+        text = (handbook / "docs" / "intro.md").read_text()
+        assert text.index("How the data-platform team works") < text.index("How to contribute")
+
+    def test_chunk_id_names_its_document(self, tmp_path: Path) -> None:
+        """``graph links docs/intro.md#0002`` answers for ``docs/intro.md``, titled by its H1."""
+        state = write(tmp_path)
+        done = run(state, "graph", "links", "docs/intro.md#0002")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith('lantern-handbook :: docs/intro.md — "Lantern handbook"')

@@ -3,7 +3,10 @@
 Each ``contexts/<id>.json`` (chatcli-stores.md §13) becomes one ``Context``.  Its documents are
 keyed by ``Path``: the entries of ``files[]`` come first, then those of ``chunks[].files[]`` in
 chunk order (``index``, then position), and every piece of content seen for one path is
-concatenated in that order, an identical piece only once.  Paths are data: they are kept as
+concatenated in that order, an identical piece only once.  A docs-flatten chunk
+(``docs/intro.md#0001``, ``#0002`` …) is folded back into its document, ``docs/intro.md``, in
+chunk order, each chunk starting a new paragraph: the document gets one note, its title and
+its links (a chunk id names the document: ``graph.query``).  Paths are data: they are kept as
 written (backslashes included) and never opened.
 
 Rules the store leaves open, decided here: a context without ``id`` takes its file name, one
@@ -14,6 +17,7 @@ files hold the same id, the one updated last wins.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,12 +106,27 @@ def _context(obj: JSONObject, path: Path) -> Context:
     )
 
 
+CHUNK_SUFFIX = re.compile(r"#(\d{4,})$")
+"""A docs-flatten chunk id's suffix: ``docs/intro.md#0002`` is chunk 2 of ``docs/intro.md``."""
+
+
 @dataclass(slots=True)
 class _Pieces:
     """The content pieces seen for one path, in order, and its first non-empty type."""
 
     texts: list[str] = field(default_factory=list)
     type: str = ""
+    chunks: dict[int, str] = field(default_factory=dict)
+    """docs-flatten chunks by number, folded back in number order after ``texts``."""
+
+    def text(self) -> str:
+        """The pieces, then the chunks in order, each chunk starting a new paragraph."""
+        text = "".join(self.texts)
+        for _, chunk in sorted(self.chunks.items()):
+            if text and not text.endswith("\n\n"):
+                text += "\n" if text.endswith("\n") else "\n\n"
+            text += chunk
+        return text
 
 
 @dataclass(slots=True)
@@ -124,8 +143,13 @@ class _Folder:
             fail(self.path, join(at, "Path"), "missing")
         content = get_str(item, "Content", self.path, at)
         kind = get_str(item, "Type", self.path, at)
+        chunk = CHUNK_SUFFIX.search(source)
+        if chunk is not None and chunk.start() > 0:
+            source = source[: chunk.start()]
         pieces = self.by_source.setdefault(source, _Pieces())
-        if content and content not in pieces.texts:
+        if chunk is not None and chunk.start() > 0:
+            pieces.chunks.setdefault(int(chunk[1]), content)
+        elif content and content not in pieces.texts:
             pieces.texts.append(content)
         if not pieces.type:
             pieces.type = kind
@@ -133,7 +157,7 @@ class _Folder:
     def documents(self) -> tuple[Document, ...]:
         """The folded documents, sorted by source."""
         return tuple(
-            Document(source=source, content="".join(p.texts), type=p.type or DEFAULT_TYPE)
+            Document(source=source, content=p.text(), type=p.type or DEFAULT_TYPE)
             for source, p in sorted(self.by_source.items())
         )
 
