@@ -361,3 +361,20 @@ class TestDocsFlatten:
         done = run(state, "graph", "links", "docs/intro.md#0002")
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith('lantern-handbook :: docs/intro.md — "Lantern handbook"')
+
+
+class TestChatCLISettings:
+    def test_board_is_read_where_chatcli_board_path_says(self, tmp_path: Path) -> None:
+        """With ``CHATCLI_BOARD_PATH`` set, the cards come from that file, as in ChatCLI."""
+        state = write(tmp_path)
+        moved = tmp_path / "elsewhere" / "board.json"
+        moved.parent.mkdir()
+        (state / "board.json").rename(moved)
+        vault = tmp_path / "vault"
+        os.environ["CHATCLI_BOARD_PATH"] = str(moved)
+        try:
+            done = run(state, "sync", vault=vault)
+        finally:
+            del os.environ["CHATCLI_BOARD_PATH"]
+        assert done.returncode == 0, done.stderr
+        assert any("broken links" in p.name for p in (vault / "Board").rglob("*.md"))

@@ -85,7 +85,7 @@ def source_files(state_dir: Path) -> Iterator[Path]:
     yield from journal.source_files(state_dir)
     yield from workspace.session_files(state_dir)
     yield from workspace.skill_tree(state_dir)
-    yield state_dir / workspace.BOARD
+    yield workspace.board_file(state_dir)
     yield from contexts.source_files(state_dir)
 
 
@@ -101,7 +101,9 @@ def store_fingerprint(state_dir: Path) -> str:
             stat = path.stat()
         except (FileNotFoundError, NotADirectoryError):
             continue
-        rel = path.relative_to(state_dir).as_posix()
+        rel = (
+            path.relative_to(state_dir).as_posix() if path.is_relative_to(state_dir) else str(path)
+        )
         lines.append(f"{rel}|{stat.st_size}|{stat.st_mtime_ns}")
     lines.sort()
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()

@@ -37,8 +37,10 @@ class Reading:
     skipped: list[Skipped] = field(default_factory=list)
 
     def rel(self, path: Path) -> str:
-        """``path`` relative to the state directory, POSIX style."""
-        return path.relative_to(self.state_dir).as_posix()
+        """``path`` relative to the state directory, POSIX style (absolute when outside it)."""
+        if path.is_relative_to(self.state_dir):
+            return path.relative_to(self.state_dir).as_posix()
+        return path.as_posix()
 
     def item(self, path: Path, read: Callable[[Path], T | None]) -> T | None:
         """``read(path)``; when it raises ``StoreError``, the item's last good value (or None)."""

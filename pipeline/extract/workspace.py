@@ -23,7 +23,8 @@
   scan keeps the first one it reads.
 * **Board** (``board.json``, §12): columns go through ChatCLI's alias table.  An empty column is
   ``backlog`` (where a new card starts); an unknown one is kept, trimmed and lowercased.
-  ``$CHATCLI_BOARD_PATH`` is not consulted: only the state directory is read.
+  The board is where ChatCLI keeps it: ``$CHATCLI_BOARD_PATH`` when set (board.go), else
+  ``<state>/board.json``.
 """
 
 from __future__ import annotations
@@ -303,7 +304,14 @@ def read_board(state_dir: Path, reading: Reading | None = None) -> tuple[Card, .
     answers the last good cards.
     """
     reading = reading or Reading(state_dir)
-    return reading.item(state_dir / BOARD, _board) or ()
+    return reading.item(board_file(state_dir), _board) or ()
+
+
+def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
+    env = os.environ if environ is None else environ
+    chosen = env.get("CHATCLI_BOARD_PATH", "").strip()
+    return Path(chosen).expanduser() if chosen else state_dir / BOARD
 
 
 def _board(path: Path) -> tuple[Card, ...]:
