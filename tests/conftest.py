@@ -29,6 +29,9 @@ def isolated_git(
         "VAULTSYNC_VAULT_DIR",
         "CHATCLI_MEMORY_VAULT_DIR",
         "VAULTSYNC_JOBS",
+        "VAULTSYNC_CACHE_DIR",
+        "XDG_CACHE_HOME",
+        "CHATCLI_BOARD_PATH",
     ):
         monkeypatch.delenv(var, raising=False)
     yield

@@ -109,6 +109,7 @@ class TestReuse:
     def test_stale_file_is_not_trusted(self, tmp_path: Path) -> None:
         """A graph.json whose fingerprint differs is ignored and replaced."""
         write_topics(tmp_path, ["telemetry"])
+        graph_path(tmp_path).parent.mkdir(parents=True)
         graph_path(tmp_path).write_bytes(graph_to_json(GRAPH))
         assert [n.id for n in current_graph(tmp_path, Caps()).nodes] == ["topic:telemetry"]
         assert json.loads(graph_path(tmp_path).read_bytes())["fingerprint"] != "abc"
@@ -141,7 +142,7 @@ class TestReuse:
     def test_unwritable_cache_still_answers(self, tmp_path: Path) -> None:
         """When graph.json cannot be written the graph is still built and returned."""
         write_topics(tmp_path, ["telemetry"])
-        graph_path(tmp_path).mkdir()  # a folder where the file belongs: every write fails
+        graph_path(tmp_path).mkdir(parents=True)  # a folder where the file belongs: writes fail
         assert [n.id for n in current_graph(tmp_path, Caps()).nodes] == ["topic:telemetry"]
 
 

@@ -117,9 +117,10 @@ class TestLink:
         corrupt = state / "memory" / "links.json"
         corrupt.write_text("{not json")
         code, _, err = run(state, "link", "skiff", "→", "orbital")
-        # The graph build reads links.json first and refuses it: nothing is written.
-        assert code == 4 and "links.json" in err
-        assert corrupt.read_text() == "{not json"
+        assert code == 0 and "moved aside to" in err
+        (moved,) = (state / "memory").glob("links.json.corrupt-*")
+        assert moved.read_text() == "{not json"
+        assert len(drawn(state)) == 1
 
 
 def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:

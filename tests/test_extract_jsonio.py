@@ -201,3 +201,69 @@ class TestParseTime:
         except StoreError:
             return
         assert moment is None or moment.tzinfo is not None
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+class TestHostileJSON:
+    @given(value=JSON_VALUES, depth=st.integers(min_value=0, max_value=1500))
+    def test_any_value_under_any_nesting_reads_as_json_does(
+        self, value: object, depth: int
+    ) -> None:
+        """Any JSON value wrapped ``depth`` arrays deep reads back equal (past Python's limit)."""
+        import json
+        import tempfile
+
+        text = "[" * depth + json.dumps(value) + "]" * depth
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "s.json"
+            path.write_text(text)
+            got = load_json(path)
+        for _ in range(depth):
+            assert isinstance(got, list) and len(got) == 1
+            got = got[0]
+        assert got == value
+
+    @pytest.mark.parametrize(("depth", "reads"), [(10_000, True), (10_001, False)])
+    def test_nesting_limit_is_gos(self, tmp_path: Path, depth: int, reads: bool) -> None:
+        """10,000 levels read (Go's maxNestingDepth); 10,001 are refused in one line."""
+        path = tmp_path / "deep.json"
+        path.write_text('{"a":' * depth + "1" + "}" * depth)
+        if reads:
+            assert isinstance(load_json(path), dict)
+        else:
+            with pytest.raises(StoreError, match="nested deeper than 10,000 levels"):
+                load_json(path)
+
+    def test_brackets_inside_strings_do_not_count(self, tmp_path: Path) -> None:
+        """A string full of ``[`` nested past Python's limit is not deep JSON."""
+        path = tmp_path / "s.json"
+        path.write_text("[" * 1200 + json_string("[" * 20_000) + "]" * 1200)
+        assert load_json(path) is not None
+
+    def test_out_of_range_float(self, tmp_path: Path) -> None:
+        """``1e400`` is refused, as Go refuses it, naming the number."""
+        message = store_error(tmp_path, {INDEX: '[{"id": "a", "confidence": 1e400}]'})
+        assert message.endswith("invalid JSON: the number 1e400 is out of range for a float64")
+
+    def test_integer_no_float64_holds(self, tmp_path: Path) -> None:
+        """``10**400`` where a number belongs is refused, named by its digits."""
+        message = store_error(tmp_path, {INDEX: '[{"id": "a", "score": 1' + "0" * 400 + "}]"})
+        assert message.endswith(
+            "score: expected a number that fits in 64 bits, got a 401-digit number"
+        )
+
+
+def json_string(text: str) -> str:
+    import json
+
+    return json.dumps(text)

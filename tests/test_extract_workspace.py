@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 from helpers import build_tree, dumps
-from vaultsync.core.errors import StoreError
 from vaultsync.core.model import Document
 from vaultsync.extract import read_state
 from vaultsync.extract.workspace import card_sort_key, normalize_column
+
+
+def skipped_lines(state: Path) -> list[str]:
+    """The warning line of each store file ``read_state`` skipped."""
+    return [skipped.line() for skipped in read_state(state).skipped]
 
 
 class TestJournal:
@@ -58,13 +62,11 @@ class TestJournal:
         assert read_state(tmp_path).journal[0].text == "a\nb\nc\n"
 
     def test_invalid_utf8(self, tmp_path: Path) -> None:
-        """A daily note with invalid UTF-8 names the byte offset."""
+        """A daily note with invalid UTF-8 is skipped, naming the byte offset."""
         build_tree(tmp_path, {"memory/202607/20260703.md": b"ok\n\xff"})
-        with pytest.raises(StoreError) as caught:
-            read_state(tmp_path)
-        assert str(caught.value) == (
-            f"{tmp_path / 'memory/202607/20260703.md'}:byte 3: invalid UTF-8 (byte 0xff)"
-        )
+        assert skipped_lines(tmp_path) == [
+            "memory/202607/20260703.md:byte 3: invalid UTF-8 (byte 0xff); skipped"
+        ]
 
 
 class TestSessions:
@@ -107,14 +109,12 @@ class TestSessions:
         assert [s.name for s in read_state(tmp_path).sessions] == ["a", "a-b", "b"]
 
     def test_scalar_session_is_refused(self, tmp_path: Path) -> None:
-        """A session that is neither an object nor an array is an error."""
+        """A session that is neither an object nor an array is skipped, saying why."""
         build_tree(tmp_path, {"sessions/x.json": "42"})
-        with pytest.raises(StoreError) as caught:
-            read_state(tmp_path)
-        assert str(caught.value) == (
-            f"{tmp_path / 'sessions/x.json'}: "
-            "expected an object (v2 session) or an array (legacy session), got 42"
-        )
+        assert skipped_lines(tmp_path) == [
+            "sessions/x.json: expected an object (v2 session) or an array (legacy session), "
+            "got 42; skipped"
+        ]
 
 
 SKILL = """---
@@ -298,11 +298,9 @@ class TestBoard:
         assert sorted(ids, key=card_sort_key) == ["alpha", "card-1", "card-2", "card-2b", "card-10"]
 
     def test_card_without_id(self, tmp_path: Path) -> None:
-        """A card without id is an error naming it."""
+        """A card without id makes the board skipped, naming the card."""
         build_tree(tmp_path, {"board.json": '{"cards": [{"title": "x"}]}'})
-        with pytest.raises(StoreError) as caught:
-            read_state(tmp_path)
-        assert str(caught.value) == f"{tmp_path / 'board.json'}:cards[0].id: missing"
+        assert skipped_lines(tmp_path) == ["board.json:cards[0].id: missing; skipped"]
 
 
 CONTEXT = {
@@ -399,10 +397,8 @@ class TestContexts:
         assert [c.id for c in read_state(tmp_path).contexts] == ["c", "b", "a"]
 
     def test_document_without_path(self, tmp_path: Path) -> None:
-        """A document without a path is an error naming it."""
+        """A document without a path makes its context skipped, naming it."""
         build_tree(tmp_path, {"contexts/c.json": '{"chunks": [{"files": [{"Content": "x"}]}]}'})
-        with pytest.raises(StoreError) as caught:
-            read_state(tmp_path)
-        assert (
-            str(caught.value) == f"{tmp_path / 'contexts/c.json'}:chunks[0].files[0].Path: missing"
-        )
+        assert skipped_lines(tmp_path) == [
+            "contexts/c.json:chunks[0].files[0].Path: missing; skipped"
+        ]

@@ -20,25 +20,46 @@ from vaultsync.cli.options import (
     vault_option,
     workspace,
 )
-from vaultsync.core.errors import VaultStale, VaultsyncError
+from vaultsync.core.errors import SkippedStores, VaultStale, VaultsyncError
 from vaultsync.core.settings import state_dir, vault_dir
 
 if TYPE_CHECKING:
-    from vaultsync.core.model import NoteSpec
+    from vaultsync.core.model import NoteSpec, Skipped
     from vaultsync.vault.report import SyncReport
 
 CHECK_LISTED = 20
 
 
-def _vault_specs(ws: Workspace) -> tuple[NoteSpec, ...]:
-    """Every note of the vault, to render when the sync needs its bytes."""
-    from vaultsync.render.specs import vault_specs
+def _vault_specs(
+    ws: Workspace, *, repair: bool = False
+) -> tuple[tuple[NoteSpec, ...], tuple[Skipped, ...]]:
+    """Every note of the vault, to render when the sync needs its bytes, and what was skipped.
 
-    specs = vault_specs(ws.state, ws.caps, ws.templates)
+    A skipped store file not warned about before gets one warning line.
+    """
+    from vaultsync.render.specs import vault_specs_skipped
+
+    specs, skipped = vault_specs_skipped(ws.state, ws.caps, ws.templates, repair=repair)
+    for source in skipped:
+        if source.new:
+            click.echo(f"warning: {source.line()}", err=True)
     process.big_run(len(specs))
     if sys.stderr.isatty():
         specs = with_progress(specs)
-    return specs
+    return specs, skipped
+
+
+def skipped_data(skipped: tuple[Skipped, ...]) -> list[dict[str, str]]:
+    """The skipped store files as plain data (``status --json``, ``check --json``)."""
+    return [{"source": s.source, "where": s.where, "what": s.what} for s in skipped]
+
+
+def skipped_text(skipped: tuple[Skipped, ...]) -> str:
+    """The skipped store files, one line each (empty when none)."""
+    if not skipped:
+        return ""
+    lines = [f"skipped, could not be read ({len(skipped)}; their notes are kept as they were):"]
+    return "\n".join([*lines, *(f"  - {s.line()}" for s in skipped)])
 
 
 def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
@@ -93,7 +114,7 @@ def sync(
     from vaultsync.cli.views import sync_lines
     from vaultsync.vault.sync import sync_vault
 
-    target, specs = ws.vault, _vault_specs(ws)
+    target, (specs, _) = ws.vault, _vault_specs(ws, repair=not dry_run)
     report: SyncReport = sync_vault(
         target,
         specs,
@@ -154,21 +175,35 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    report = vault_status(target, _vault_specs(ws))
-    emit(as_json, lambda: status_json(report, target), lambda: status_text(report, target))
+    specs, skipped = _vault_specs(ws)
+    report = vault_status(target, specs)
+    emit(
+        as_json,
+        lambda: {**status_json(report, target), "skipped": skipped_data(skipped)},
+        lambda: "\n".join(filter(None, (status_text(report, target), skipped_text(skipped)))),
+    )
 
 
 @click.command()
 @state_option
 @vault_option
 @templates_option
-def check(state: str | None, vault: str | None, templates: Path | None) -> None:
+@click.option("--strict", is_flag=True, help="Exit 4 when a store file was skipped (unreadable).")
+def check(state: str | None, vault: str | None, templates: Path | None, strict: bool) -> None:
     """Exit 0 when the vault is exactly what the stores produce, 1 with the differences."""
     from vaultsync.vault.sync import check_vault
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    differences = check_vault(target, _vault_specs(ws))
+    specs, skipped = _vault_specs(ws)
+    differences = check_vault(target, specs)
+    if skipped:
+        click.echo(skipped_text(skipped))
+    if strict and skipped:
+        raise SkippedStores(
+            f"{len(skipped)} store files could not be read and were skipped (--strict)",
+            hint="fix or remove them; `vaultsync status` lists them",
+        )
     if differences:
         for line in differences[:CHECK_LISTED]:
             click.echo(f"  {line}")

@@ -53,6 +53,12 @@ class StoreError(VaultsyncError):
         self.what = what
 
 
+class SkippedStores(VaultsyncError):
+    """``vaultsync check --strict``: some store files could not be read and were skipped."""
+
+    exit_code = 4
+
+
 class SealedStoreError(StoreError):
     """A store is encrypted at rest (ChatCLI's ``enc:``/magic format): it cannot be read here."""
 

@@ -226,6 +226,28 @@ class ExplicitLink:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    """A store file that could not be read and was skipped (its last good records kept)."""
+
+    source: str
+    """The file, relative to the state directory (``sessions/a.json``)."""
+    where: str
+    """``line:column``, ``byte N`` or a field path; empty when the whole file is unreadable."""
+    what: str
+    """What is wrong, in one line."""
+    digest: str = ""
+    """SHA-256 of the bytes read (empty when none could be read): the warning is shown once
+    per file and content."""
+    new: bool = True
+    """Not warned about before (set by the graph layer from what it remembers)."""
+
+    def line(self) -> str:
+        """``<source>:<where>: <what>; skipped``, the one warning line."""
+        location = f"{self.source}:{self.where}" if self.where else self.source
+        return f"{location}: {self.what}; skipped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Records:
     """Everything extracted from one state directory: the input of the graph build."""
 
@@ -240,6 +262,8 @@ class Records:
     cards: tuple[Card, ...] = ()
     contexts: tuple[Context, ...] = ()
     links: tuple[ExplicitLink, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    """Store files skipped because they could not be read, sorted by source."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ user with a larger memory keeps all of it in the graph.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 
@@ -27,6 +27,12 @@ class Caps:
     mentions_per_note: int = 8
     same_day_per_daily: int = 20
     """``same_day`` links a daily note draws to the episodes and facts of its day."""
+    store_file_mib: int = field(
+        default=256,
+        metadata={"help": "largest store file read, in MiB (a larger item is skipped)"},
+    )
+    """The largest store file read (MiB): a larger per-item file is skipped, a larger
+    memory store is an error (exit 4)."""
 
     def as_key(self) -> str:
         """A stable text form, part of the graph fingerprint."""

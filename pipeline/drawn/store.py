@@ -205,6 +205,10 @@ class LinkStore:
         self.lock_timeout = lock_timeout
         self._known: LinkFile | None = None
 
+    def repair(self, now: datetime) -> Quarantine | None:
+        """Move a corrupt file aside and start an empty store (what every write does first)."""
+        return self._transact(now, lambda doc: (doc, None))[1]
+
     # -- reading ------------------------------------------------------------------------------
 
     def links(self) -> tuple[ExplicitLink, ...]:

@@ -3,7 +3,10 @@
 Each ``contexts/<id>.json`` (chatcli-stores.md §13) becomes one ``Context``.  Its documents are
 keyed by ``Path``: the entries of ``files[]`` come first, then those of ``chunks[].files[]`` in
 chunk order (``index``, then position), and every piece of content seen for one path is
-concatenated in that order, an identical piece only once.  Paths are data: they are kept as
+concatenated in that order, an identical piece only once.  A docs-flatten chunk
+(``docs/intro.md#0001``, ``#0002`` …) is folded back into its document, ``docs/intro.md``, in
+chunk order, each chunk starting a new paragraph: the document gets one note, its title and
+its links (a chunk id names the document: ``graph.query``).  Paths are data: they are kept as
 written (backslashes included) and never opened.
 
 Rules the store leaves open, decided here: a context without ``id`` takes its file name, one
@@ -13,6 +16,8 @@ files hold the same id, the one updated last wins.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,25 +38,42 @@ from vaultsync.extract.jsonio import (
     unique_sorted,
     visible_entries,
 )
+from vaultsync.extract.skips import Reading
 
 CONTEXTS = "contexts"
 DEFAULT_TYPE = "Text"
 
 
+def _is_context(entry: os.DirEntry[str]) -> bool:
+    return entry.name.endswith(".json") and not entry.is_dir()
+
+
 def context_files(state_dir: Path) -> Iterator[Path]:
     """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
     for entry in visible_entries(state_dir / CONTEXTS):
-        if entry.name.endswith(".json") and entry.is_file():
+        if _is_context(entry):
             yield Path(entry.path)
 
 
-def read_contexts(state_dir: Path) -> tuple[Context, ...]:
-    """Contexts sorted by (created_at, id), each with its documents sorted by source."""
-    contexts = []
-    for path in context_files(state_dir):
-        raw = load_json(path)
-        if raw is not None:
-            contexts.append(_context(as_object(raw, path, ""), path))
+def _read_context(path: Path) -> Context | None:
+    raw = load_json(path)
+    return None if raw is None else _context(as_object(raw, path, ""), path)
+
+
+def read_contexts(state_dir: Path, reading: Reading | None = None) -> tuple[Context, ...]:
+    """Contexts sorted by (created_at, id), each with its documents sorted by source.
+
+    A context file that cannot be read (ChatCLI moves it aside and goes on) is skipped through
+    ``reading``, which answers its last good record.
+    """
+    reading = reading or Reading(state_dir)
+    folder = state_dir / CONTEXTS
+    entries = reading.entries(folder)
+    if entries is None:
+        contexts = reading.kept_under(folder)
+    else:
+        found = (reading.item(Path(e.path), _read_context) for e in entries if _is_context(e))
+        contexts = [context for context in found if context is not None]
     return unique_sorted(
         contexts,
         key=lambda c: c.id,
@@ -84,12 +106,27 @@ def _context(obj: JSONObject, path: Path) -> Context:
     )
 
 
+CHUNK_SUFFIX = re.compile(r"#(\d{4,})$")
+"""A docs-flatten chunk id's suffix: ``docs/intro.md#0002`` is chunk 2 of ``docs/intro.md``."""
+
+
 @dataclass(slots=True)
 class _Pieces:
     """The content pieces seen for one path, in order, and its first non-empty type."""
 
     texts: list[str] = field(default_factory=list)
     type: str = ""
+    chunks: dict[int, str] = field(default_factory=dict)
+    """docs-flatten chunks by number, folded back in number order after ``texts``."""
+
+    def text(self) -> str:
+        """The pieces, then the chunks in order, each chunk starting a new paragraph."""
+        text = "".join(self.texts)
+        for _, chunk in sorted(self.chunks.items()):
+            if text and not text.endswith("\n\n"):
+                text += "\n" if text.endswith("\n") else "\n\n"
+            text += chunk
+        return text
 
 
 @dataclass(slots=True)
@@ -106,8 +143,13 @@ class _Folder:
             fail(self.path, join(at, "Path"), "missing")
         content = get_str(item, "Content", self.path, at)
         kind = get_str(item, "Type", self.path, at)
+        chunk = CHUNK_SUFFIX.search(source)
+        if chunk is not None and chunk.start() > 0:
+            source = source[: chunk.start()]
         pieces = self.by_source.setdefault(source, _Pieces())
-        if content and content not in pieces.texts:
+        if chunk is not None and chunk.start() > 0:
+            pieces.chunks.setdefault(int(chunk[1]), content)
+        elif content and content not in pieces.texts:
             pieces.texts.append(content)
         if not pieces.type:
             pieces.type = kind
@@ -115,7 +157,7 @@ class _Folder:
     def documents(self) -> tuple[Document, ...]:
         """The folded documents, sorted by source."""
         return tuple(
-            Document(source=source, content="".join(p.texts), type=p.type or DEFAULT_TYPE)
+            Document(source=source, content=p.text(), type=p.type or DEFAULT_TYPE)
             for source, p in sorted(self.by_source.items())
         )
 

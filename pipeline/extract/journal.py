@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vaultsync.core.model import JournalNote, JournalPeriod
 from vaultsync.extract.jsonio import read_text
+from vaultsync.extract.skips import Reading
 
 MEMORY = "memory"
 WEEKLY = "weekly"
@@ -66,11 +67,11 @@ def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
     """``(stem, path)`` of each visible ``*.md`` file directly in ``folder``."""
     try:
         entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # missing or unreadable (an unreadable month keeps nothing: see README)
         return
     for entry in entries:
         name = entry.name
-        if name.endswith(".md") and not name.startswith(".") and entry.is_file():
+        if name.endswith(".md") and not name.startswith(".") and not entry.is_dir():
             yield name[:-3], Path(entry.path)
 
 
@@ -79,7 +80,7 @@ def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, Path]]:
     memory = state_dir / MEMORY
     try:
         entries = list(os.scandir(memory))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return
     for entry in entries:
         if not entry.is_dir() or entry.name.startswith("."):
@@ -104,20 +105,44 @@ def source_files(state_dir: Path) -> Iterator[Path]:
         yield path
 
 
-def read_journal(state_dir: Path) -> tuple[JournalNote, ...]:
-    """Daily notes and digests sorted by (period, label)."""
-    notes = []
+def read_journal(state_dir: Path, reading: Reading | None = None) -> tuple[JournalNote, ...]:
+    """Daily notes and digests sorted by (period, label).
+
+    A note that cannot be read (not UTF-8, not a regular file, over the size limit) is skipped
+    through ``reading``, which answers its last good text.
+    """
+    reading = reading or Reading(state_dir)
+    notes = [
+        note for folder in _unreadable(state_dir, reading) for note in reading.kept_under(folder)
+    ]
     for period, label, path in journal_files(state_dir):
-        text = read_text(path)
-        if text is None:  # removed while we were listing
-            continue
-        notes.append(
-            JournalNote(
-                period=period,
-                label=label,
-                text=text.replace("\r\n", "\n").replace("\r", "\n"),
-                source_path=path.relative_to(state_dir).as_posix(),
-            )
-        )
+
+        def read(p: Path, period: JournalPeriod = period, label: str = label) -> JournalNote | None:
+            return _note(p, period, label, state_dir)
+
+        note = reading.item(path, read)
+        if note is not None:
+            notes.append(note)
     notes.sort(key=lambda n: (n.period, n.label))
     return tuple(notes)
+
+
+def _unreadable(state_dir: Path, reading: Reading) -> Iterator[Path]:
+    """The journal folders that cannot be listed (each skipped: its notes are kept)."""
+    for entry in reading.entries(state_dir / MEMORY) or ():
+        name = entry.name
+        journal_folder = name in (WEEKLY, MONTHLY) or _is_number(name, 6)
+        if journal_folder and entry.is_dir() and reading.entries(Path(entry.path)) is None:
+            yield Path(entry.path)
+
+
+def _note(path: Path, period: JournalPeriod, label: str, state_dir: Path) -> JournalNote | None:
+    text = read_text(path)
+    if text is None:  # removed while we were listing
+        return None
+    return JournalNote(
+        period=period,
+        label=label,
+        text=text.replace("\r\n", "\n").replace("\r", "\n"),
+        source_path=path.relative_to(state_dir).as_posix(),
+    )

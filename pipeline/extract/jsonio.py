@@ -12,15 +12,26 @@ Conventions, matching Go's ``encoding/json`` as ChatCLI uses it:
 * ``null`` in place of any value means "absent" and yields the field's default;
 * ``NaN``/``Infinity`` and a UTF-8 byte order mark are refused, as Go refuses them;
 * a lone UTF-16 surrogate escape (``"\ud800"``) becomes U+FFFD, as Go decodes it, so later
-  stages can always encode the text back to UTF-8.
+  stages can always encode the text back to UTF-8;
+* nesting up to ``MAX_DEPTH`` (10,000, Go's limit) is read; deeper is refused, and so is a
+  number no float64 holds (``1e400``) or, in an integer field, no int64.
+
+Only regular files are opened (a FIFO or a link to ``/dev/zero`` is refused, never waited on or
+read without end), and none larger than the limit ``size_limit`` sets (``caps.store_file_mib``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import re
-from collections.abc import Callable, Hashable, Iterable
+import stat
+import sys
+import threading
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -42,6 +53,15 @@ _RFC3339 = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d\d):(\d\d))"
 )
 _OFFSETS: dict[str, timezone] = {}
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+MAX_DEPTH = 10_000
+"""The deepest nesting Go's ``encoding/json`` accepts (ChatCLI reads with it)."""
+DEFAULT_LIMIT = 256 * 1024 * 1024
+"""The default largest store file read, in bytes (``caps.store_file_mib``)."""
+INT64 = 2**63
+_RANGE_64 = " that fits in 64 bits"
+_LIMIT: ContextVar[int] = ContextVar("store_size_limit", default=DEFAULT_LIMIT)
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -56,19 +76,64 @@ def fail(path: Path | str, where: str, what: str) -> NoReturn:
     raise StoreError(path=str(path), where=where, what=what)
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or ``None`` when it does not exist; sealed stores are refused."""
+@contextlib.contextmanager
+def size_limit(limit: int) -> Iterator[None]:
+    """Read no store file larger than ``limit`` bytes inside the ``with`` block."""
+    token = _LIMIT.set(limit)
     try:
-        data = path.read_bytes()
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, or ``None`` when it does not exist; sealed stores are refused.
+
+    Only a regular file is read (a FIFO is never waited on, a device never read), and only up
+    to the size limit.
+    """
+    try:
+        data = _read_regular(path, _LIMIT.get())
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        fail(path, "", "expected a file, found a directory")
     except OSError as err:
         fail(path, "", f"cannot read: {err.strerror or err}")
     if data.startswith((SEAL_MAGIC, SEAL_PREFIX)):
         raise SealedStoreError(path=str(path), what=SEALED_WHAT, hint=SEALED_HINT)
     return data
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    # O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            fail(path, "", "expected a file, found a directory")
+        if not stat.S_ISREG(info.st_mode):
+            fail(path, "", "not a regular file (a FIFO, socket or device is never read)")
+        if info.st_size > limit:
+            fail(
+                path,
+                "",
+                f"{_mib(info.st_size)} is over the size limit of {_mib(limit)} "
+                "(setting caps.store_file_mib)",
+            )
+        chunks = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 24))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # it grew while we read it
+        fail(path, "", f"over the size limit of {_mib(limit)} (setting caps.store_file_mib)")
+    return data
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
 
 
 def decode_utf8(data: bytes, path: Path) -> str:
@@ -89,13 +154,71 @@ def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
     """Entries of ``folder`` not starting with ``.``, sorted by name; none if it is missing."""
     try:
         entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # missing, or unreadable (the readers report that: ``skips.Reading``)
         return []
     return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name)
 
 
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)
+
+
+class _OutOfRange(ValueError):
+    """A JSON number no float64 holds (``1e400``): Go refuses it."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(text if len(text) <= 40 else text[:37] + "...")
+    return value
+
+
+def _parse(text: str, surrogates: bool = False) -> object:
+    value: object = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+    return _replace_lone_surrogates(value) if surrogates else value
+
+
+def _depth(data: bytes) -> int:
+    """The deepest nesting of arrays and objects (strings skipped); stops past ``MAX_DEPTH``."""
+    depth = deepest = 0
+    for byte in _STRING.sub(b"", data).translate(None, delete=_NOT_BRACKETS):
+        depth += 1 if byte in b"[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                break
+    return deepest
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _parse_deep(text: str, surrogates: bool) -> object:
+    """Parse nesting deeper than Python's recursion allows, in a thread with a large stack."""
+    result: list[object] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * MAX_DEPTH))
+        try:
+            result.append(_parse(text, surrogates))
+        except (ValueError, RecursionError) as err:
+            failure.append(err)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    previous = threading.stack_size(512 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=run, name="deep-json")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 def load_json(path: Path) -> object | None:
@@ -107,14 +230,25 @@ def load_json(path: Path) -> object | None:
         fail(path, "1:1", "file starts with a UTF-8 byte order mark, which JSON does not allow")
     text = decode_utf8(data, path)
     try:
-        value: object = json.loads(text, parse_constant=_refuse_constant)
+        value = _decode(text, data, path)
     except json.JSONDecodeError as err:
         fail(path, f"{err.lineno}:{err.colno}", f"invalid JSON: {err.msg}")
+    except _OutOfRange as err:
+        fail(path, "", f"invalid JSON: the number {err} is out of range for a float64")
     except ValueError as err:
         fail(path, "", f"invalid JSON: {err} is not a JSON value")
-    if _LONE_SURROGATE_ESCAPE.search(data):
-        value = _replace_lone_surrogates(value)
     return value
+
+
+def _decode(text: str, data: bytes, path: Path) -> object:
+    surrogates = _LONE_SURROGATE_ESCAPE.search(data) is not None
+    try:
+        return _parse(text, surrogates)
+    except RecursionError:
+        pass
+    if _depth(data) > MAX_DEPTH:
+        fail(path, "", f"JSON nested deeper than {MAX_DEPTH:,} levels (ChatCLI's limit)")
+    return _parse_deep(text, surrogates)
 
 
 def _replace_lone_surrogates(value: object) -> object:
@@ -138,6 +272,8 @@ def describe(value: object) -> str:
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
         return json.dumps(shown, ensure_ascii=False)
+    if type(value) is int and not -INT64 <= value < INT64:
+        return f"a {len(str(abs(value)))}-digit number"
     if value is None or isinstance(value, bool | int | float):
         return json.dumps(value)
     return type(value).__name__
@@ -193,21 +329,24 @@ def get_str(obj: JSONObject, key: str, path: Path, at: str) -> str:
 def get_int(obj: JSONObject, key: str, path: Path, at: str) -> int:
     """An integer field; absent or ``null`` is 0.  ``1.5`` and ``true`` are refused."""
     value = obj.get(key)
-    if type(value) is int:
+    if type(value) is int and -INT64 <= value < INT64:
         return value
     if value is None:
         return 0
-    wrong(path, join(at, key), "an integer", value)
+    wrong(path, join(at, key), "an integer" + _RANGE_64 * (type(value) is int), value)
 
 
 def get_float(obj: JSONObject, key: str, path: Path, at: str) -> float:
     """A number field; absent or ``null`` is 0.0."""
     value = obj.get(key)
-    if type(value) is float or type(value) is int:
-        return float(value)
+    if type(value) is float:
+        return value
+    if type(value) is int:
+        with contextlib.suppress(OverflowError):
+            return float(value)
     if value is None:
         return 0.0
-    wrong(path, join(at, key), "a number", value)
+    wrong(path, join(at, key), "a number" + _RANGE_64 * (type(value) is int), value)
 
 
 def get_bool(obj: JSONObject, key: str, path: Path, at: str) -> bool:

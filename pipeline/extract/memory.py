@@ -95,8 +95,13 @@ def read_facts(state_dir: Path) -> tuple[Fact, ...]:
     """Facts from the index, minus those a later tombstone deleted; sorted by id."""
     path = state_dir / INDEX
     deleted = read_tombstones(state_dir)
+    raw = load_json(path)
+    if raw is None and path.exists():
+        # ChatCLI treats an empty index as corrupt; a crash can leave one.  Reading it as "no
+        # facts" would remove every fact note.
+        fail(path, "", "empty file (ChatCLI treats an empty memory index as corrupt)")
     facts = []
-    for at, obj in objects(load_json(path), path):
+    for at, obj in objects(raw, path):
         fact = _fact(obj, path, at)
         if fact.id in deleted and time_key(deleted[fact.id]) > time_key(fact.created_at):
             continue

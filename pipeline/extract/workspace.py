@@ -12,9 +12,10 @@
     fills a string field (``1.10`` stays ``1.10``, a date stays as written, ``null`` is empty);
   - ``triggers`` and ``tags`` take a YAML list or a comma-separated string; a mapping there
     becomes empty;
-  - a skill ChatCLI would not load is skipped, silently as ChatCLI does: invalid YAML, a key
-    written twice, front matter that is not a mapping, a list or mapping where text belongs,
-    a list item that is not text;
+  - a skill ChatCLI would not load is skipped (ChatCLI logs it at debug level; here it is one
+    ``Records.skipped`` entry, so the user is told once): invalid YAML, a key written twice,
+    front matter that is not a mapping, a list or mapping where text belongs, a list item that
+    is not text;
   - a file without front matter is a skill named after its folder or file (so is one whose
     opening ``---`` is never closed, which ChatCLI reads whole as YAML and usually skips).
 
@@ -22,11 +23,15 @@
   scan keeps the first one it reads.
 * **Board** (``board.json``, §12): columns go through ChatCLI's alias table.  An empty column is
   ``backlog`` (where a new card starts); an unknown one is kept, trimmed and lowercased.
-  ``$CHATCLI_BOARD_PATH`` is not consulted: only the state directory is read.
+  The board is where ChatCLI keeps it: ``$CHATCLI_BOARD_PATH`` when set (board.go), else
+  ``<state>/board.json``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -48,6 +53,7 @@ from vaultsync.extract.jsonio import (
     visible_entries,
     wrong,
 )
+from vaultsync.extract.skips import Reading
 
 SESSIONS = "sessions"
 SKILLS = "skills"
@@ -81,30 +87,50 @@ _DIGITS = re.compile(r"(\d+)")
 # Sessions
 
 
+def _is_session(entry: os.DirEntry[str]) -> bool:
+    return entry.name.endswith(".json") and not entry.is_dir()
+
+
 def session_files(state_dir: Path) -> Iterator[Path]:
     """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
     for entry in visible_entries(state_dir / SESSIONS):
-        if entry.name.endswith(".json") and entry.is_file():
+        if _is_session(entry):
             yield Path(entry.path)
 
 
-def read_sessions(state_dir: Path) -> tuple[Session, ...]:
-    """Sessions sorted by name: name, title and modification time, never the messages."""
+def read_sessions(state_dir: Path, reading: Reading | None = None) -> tuple[Session, ...]:
+    """Sessions sorted by name: name, title and modification time, never the messages.
+
+    A session that cannot be read (torn, not JSON, too deep, not a regular file) is skipped
+    through ``reading``, which answers its last good record.
+    """
+    reading = reading or Reading(state_dir)
+    folder = state_dir / SESSIONS
+    entries = reading.entries(folder)
+    if entries is None:
+        return tuple(sorted(reading.kept_under(folder), key=lambda s: s.name))
     sessions = []
-    for path in session_files(state_dir):
-        try:
-            modified = mtime(path)
-        except FileNotFoundError:  # removed while we were listing
-            continue
-        raw = load_json(path)
-        if isinstance(raw, dict):
-            title = get_str(raw, "title", path, "")
-        elif raw is None or isinstance(raw, list):
-            title = ""
-        else:
-            wrong(path, "", "an object (v2 session) or an array (legacy session)", raw)
-        sessions.append(Session(name=path.name[: -len(".json")], title=title, modified=modified))
+    for entry in entries:
+        if _is_session(entry):
+            session = reading.item(Path(entry.path), _session)
+            if session is not None:
+                sessions.append(session)
     return tuple(sorted(sessions, key=lambda s: s.name))
+
+
+def _session(path: Path) -> Session | None:
+    try:
+        modified = mtime(path)
+    except FileNotFoundError:  # removed while we were listing
+        return None
+    raw = load_json(path)
+    if isinstance(raw, dict):
+        title = get_str(raw, "title", path, "")
+    elif raw is None or isinstance(raw, list):
+        title = ""
+    else:
+        wrong(path, "", "an object (v2 session) or an array (legacy session)", raw)
+    return Session(name=path.name[: -len(".json")], title=title, modified=modified)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,8 +142,9 @@ def skill_files(state_dir: Path) -> Iterator[tuple[str, Path]]:
     for entry in visible_entries(state_dir / SKILLS):
         if entry.is_dir():
             skill = Path(entry.path) / SKILL_FILE
-            if skill.is_file():
-                yield entry.name, skill
+            with contextlib.suppress(OSError):
+                if skill.is_file():
+                    yield entry.name, skill
         elif entry.name.endswith(".md") and entry.is_file():
             yield entry.name[: -len(".md")], Path(entry.path)
 
@@ -133,22 +160,58 @@ def skill_tree(state_dir: Path) -> Iterator[Path]:
                 yield Path(entry.path)
 
 
-def read_skills(state_dir: Path) -> tuple[Skill, ...]:
-    """Skills sorted by name; on a name clash the first file (by file name) wins."""
+def read_skills(state_dir: Path, reading: Reading | None = None) -> tuple[Skill, ...]:
+    """Skills sorted by name; on a name clash the first file (by file name) wins.
+
+    A skill ChatCLI would not load (see the module doc), or whose file or folder cannot be
+    read, is skipped through ``reading``, which answers its last good record.
+    """
+    reading = reading or Reading(state_dir)
     skills: dict[str, Skill] = {}
-    for default_name, path in skill_files(state_dir):
-        text = read_text(path)
-        if text is None:  # removed while we were listing
-            continue
-        meta = front_matter(text)
-        skill = None if meta is None else _skill(meta, default_name, path, state_dir)
-        if skill is not None:
-            skills.setdefault(skill.name, skill)
+    for skill in _skill_items(state_dir, reading):
+        skills.setdefault(skill.name, skill)
     return tuple(skills[name] for name in sorted(skills))
 
 
-def front_matter(text: str) -> Mapping[object, object] | None:
-    """A ``SKILL.md``'s front-matter mapping (``{}`` when absent); None when ChatCLI skips it."""
+def _skill_items(state_dir: Path, reading: Reading) -> Iterator[Skill]:
+    """Every skill read (or kept), in file-name order."""
+    folder = state_dir / SKILLS
+    entries = reading.entries(folder)
+    if entries is None:
+        yield from reading.kept_under(folder)
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.is_dir():
+            if reading.entries(path) is None:
+                yield from reading.kept_under(path)
+                continue
+            path = path / SKILL_FILE
+            if not os.path.lexists(path):
+                continue
+        elif not entry.name.endswith(".md"):
+            continue
+        default_name = entry.name[: -len(".md")] if entry.name.endswith(".md") else entry.name
+        skill = reading.item(
+            path, functools.partial(_read_skill, name=default_name, root=state_dir)
+        )
+        if skill is not None:
+            yield skill
+
+
+def _read_skill(path: Path, *, name: str, root: Path) -> Skill | None:
+    text = read_text(path)
+    if text is None:  # removed while we were listing
+        return None
+    return _skill(front_matter(text, path), name, path, root)
+
+
+def front_matter(text: str, path: Path | str = "SKILL.md") -> Mapping[object, object]:
+    """A ``SKILL.md``'s front-matter mapping (``{}`` when absent).
+
+    Raises:
+        StoreError: ChatCLI would skip the skill (invalid YAML, a repeated key, not a mapping).
+    """
     block = split_front_matter(text)
     if block is None:
         return {}
@@ -156,10 +219,16 @@ def front_matter(text: str) -> Mapping[object, object] | None:
         block.yaml, first_line=block.first_line, text_scalars=True, unique_keys=True
     )
     if problem is not None:
-        return None
+        fail(
+            path,
+            f"{problem.line}:{problem.column}",
+            f"invalid YAML front matter: {problem.message}",
+        )
     if data is None:
         return {}
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        fail(path, f"{block.first_line}:1", "front matter is not a mapping")
+    return data
 
 
 class _NotText(Exception):
@@ -186,20 +255,28 @@ def _text_list(value: object) -> tuple[str, ...]:
     return tuple(text for text in texts if text)
 
 
-def _skill(
-    meta: Mapping[object, object], default_name: str, path: Path, state_dir: Path
-) -> Skill | None:
+def _skill(meta: Mapping[object, object], default_name: str, path: Path, state_dir: Path) -> Skill:
+    field_name = "name"
     try:
-        return Skill(
-            name=_text(meta.get("name")) or default_name,
-            description=_text(meta.get("description")),
-            triggers=_text_list(meta.get("triggers")),
-            tags=_text_list(meta.get("tags")),
-            category=_text(meta.get("category")),
-            source_path=path.relative_to(state_dir).as_posix(),
-        )
+        name = _text(meta.get("name")) or default_name
+        field_name = "description"
+        description = _text(meta.get("description"))
+        field_name = "triggers"
+        triggers = _text_list(meta.get("triggers"))
+        field_name = "tags"
+        tags = _text_list(meta.get("tags"))
+        field_name = "category"
+        category = _text(meta.get("category"))
     except _NotText:
-        return None
+        fail(path, field_name, "a list or mapping where ChatCLI expects text")
+    return Skill(
+        name=name,
+        description=description,
+        triggers=triggers,
+        tags=tags,
+        category=category,
+        source_path=path.relative_to(state_dir).as_posix(),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,9 +297,24 @@ def card_sort_key(card_id: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), card_id
 
 
-def read_board(state_dir: Path) -> tuple[Card, ...]:
-    """Cards of the work board sorted by id (numbers compared as numbers)."""
-    path = state_dir / BOARD
+def read_board(state_dir: Path, reading: Reading | None = None) -> tuple[Card, ...]:
+    """Cards of the work board sorted by id (numbers compared as numbers).
+
+    A board that cannot be read is skipped through ``reading`` (ChatCLI drops its cards), which
+    answers the last good cards.
+    """
+    reading = reading or Reading(state_dir)
+    return reading.item(board_file(state_dir), _board) or ()
+
+
+def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
+    env = os.environ if environ is None else environ
+    chosen = env.get("CHATCLI_BOARD_PATH", "").strip()
+    return Path(chosen).expanduser() if chosen else state_dir / BOARD
+
+
+def _board(path: Path) -> tuple[Card, ...]:
     board = as_object(load_json(path), path, "")
     cards = []
     for at, obj in objects(board.get("cards"), path, "cards"):

@@ -1,6 +1,13 @@
-"""Graph ⇄ ``memory/graph.json``, reused while the stores' fingerprint is unchanged; edge.
+"""Graph ⇄ ``graph.json`` in vaultsync's own cache folder, reused while the stores are unchanged.
 
-Beside it, ``memory/graph-documents.json`` keeps what parsing each document's text gave (title,
+vaultsync never writes into the state directory (ChatCLI keeps its own schema-1 cache at
+``memory/graph.json``, which is never read, written or deleted here).  Its caches live in
+:func:`cache_dir`: ``$VAULTSYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vaultsync``, else
+``~/.cache/vaultsync``, then one folder per state directory, named by a digest of its real
+path (so every command finds the same cache whatever vault it names, and two state
+directories never share one).  Edge: reads and writes that folder only.
+
+Beside the graph, ``graph-documents.json`` keeps what parsing each document's text gave (title,
 summary, links), by a digest of the text: a rebuild after a change in some other store, or in a
 few documents, parses only the texts it has not seen (seed 002: "derived once per context
 revision").
@@ -13,7 +20,12 @@ The file has exactly this shape, so other tools can read it::
 
 nodes sorted by id, links by (from, to, rel).  A schema-1 file (ChatCLI's), a foreign, corrupt
 or stale file is discarded and rebuilt.  The cache is an optimisation: when it cannot be
-written (a read-only state directory), the graph is simply not cached.
+written (a read-only home), the graph is simply not cached.
+
+Two more files keep what one bad store file must not lose (``extract.skips``):
+``last-good.pickle``, the last good record of every per-item source (a skipped source answers
+it, so its note stays as it was), and ``warned.json``, the skipped sources already warned
+about (by path and content digest), so each warning is shown once.
 """
 
 from __future__ import annotations
@@ -22,13 +34,14 @@ import contextlib
 import hashlib
 import json
 import os
+import pickle
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.fsio import atomic_write, is_racy
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps
 from vaultsync.extract import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
@@ -37,9 +50,29 @@ GRAPH_SCHEMA = 2
 DOCUMENTS_SCHEMA = 1
 
 
+LAST_GOOD_MAGIC = b"vaultsync-last-good-1\n"
+
+
+def cache_root(environ: Mapping[str, str] | None = None) -> Path:
+    """``$VAULTSYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vaultsync``, else ``~/.cache/vaultsync``."""
+    env = os.environ if environ is None else environ
+    if chosen := env.get("VAULTSYNC_CACHE_DIR"):
+        return Path(chosen).expanduser()
+    xdg = env.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "vaultsync"
+
+
+def cache_dir(state: Path) -> Path:
+    """The cache folder of one state directory: ``<root>/state-<digest of its real path>``."""
+    real = os.path.realpath(state)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
+    return cache_root() / f"state-{digest}"
+
+
 def graph_path(state: Path) -> Path:
-    """Where the graph cache lives: ``<state>/memory/graph.json``."""
-    return state / "memory" / "graph.json"
+    """Where the graph cache lives: ``graph.json`` in :func:`cache_dir`."""
+    return cache_dir(state) / "graph.json"
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
@@ -133,8 +166,69 @@ def _last_change(state: Path) -> int:
 
 
 def documents_path(state: Path) -> Path:
-    """Where parsed document texts are kept: ``<state>/memory/graph-documents.json``."""
-    return state / "memory" / "graph-documents.json"
+    """Where parsed document texts are kept: ``graph-documents.json`` in :func:`cache_dir`."""
+    return cache_dir(state) / "graph-documents.json"
+
+
+def load_last_good(state: Path) -> dict[str, Any]:
+    """The last good record of each per-item source (relative path → record); ``{}`` if none.
+
+    Written by this module only, in the user's own cache folder (0700, the file 0600); a file
+    of another code version, or one that does not load, is ignored.
+    """
+    try:
+        data = (cache_dir(state) / "last-good.pickle").read_bytes()
+    except OSError:
+        return {}
+    head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
+    if not data.startswith(head):
+        return {}
+    try:
+        loaded = pickle.loads(data[len(head) :])  # noqa: S301 - our own file, 0600 in a 0700 folder
+    except Exception:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    """Keep ``good`` as the last good records; nothing is written when it equals ``known``."""
+    if good == known:
+        return True
+    head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
+    data = head + pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
+    return _replace(cache_dir(state) / "last-good.pickle", data)
+
+
+def _warn_key(skipped: Skipped) -> str:
+    return f"{skipped.source}|{skipped.digest}|{skipped.where}|{skipped.what}"
+
+
+def remember_warnings(state: Path, skipped: Iterable[Skipped]) -> tuple[Skipped, ...]:
+    """``skipped`` with ``new`` set for those not warned about before; remembers them all.
+
+    Only the sources skipped now are kept, so a file that reads again and breaks again later
+    is warned about again.
+    """
+    path = cache_dir(state) / "warned.json"
+    try:
+        seen = set(json.loads(path.read_bytes()).get("warned", []))
+    except (OSError, ValueError, AttributeError, TypeError):
+        seen = set()
+    marked = tuple(
+        Skipped(
+            source=s.source,
+            where=s.where,
+            what=s.what,
+            digest=s.digest,
+            new=_warn_key(s) not in seen,
+        )
+        for s in skipped
+    )
+    keys = sorted({_warn_key(s) for s in marked})
+    if set(keys) != seen:
+        data = json.dumps({"warned": keys}, ensure_ascii=False, indent=1).encode() + b"\n"
+        _replace(path, data)
+    return marked
 
 
 def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
@@ -189,7 +283,7 @@ def save_parsed_texts(
 def _replace(target: Path, data: bytes) -> bool:
     """Write ``data`` to ``target`` atomically (0600); ``False`` when that is not possible."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         atomic_write(target, data, mode=0o600)
     except OSError:
         return False

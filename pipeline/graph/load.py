@@ -1,53 +1,113 @@
 """State directory → ``Records`` → ``Graph``, through the graph cache; edge (stores, cache).
 
-The CLI, search and the API call these; they print nothing.
+The CLI, search and the API call these; they print nothing.  ``Records.skipped`` lists the
+store files skipped (each ``new`` when not warned about before: the caller prints those).  A
+corrupt ``memory/links.json`` is read as empty and listed there; ``build(repair_links=True)``
+(the sync) moves it aside first, as the link commands do.  Nothing is written into the state
+directory except that move and the fresh ``links.json`` it leaves.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import fields, replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from vaultsync.core.errors import UsageError
-from vaultsync.core.model import Graph, Origin, Records
+from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
+from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
 from vaultsync.core.settings import Caps
-from vaultsync.drawn.store import read_links
-from vaultsync.extract import read_state
+from vaultsync.drawn.store import LinkStore, links_path, read_links
+from vaultsync.extract import LINKS, read_state_keeping
 from vaultsync.graph.build import Build, build_graph
 from vaultsync.graph.cache import (
     graph_fingerprint,
     load_graph,
+    load_last_good,
     load_parsed_texts,
+    remember_warnings,
     save_graph,
+    save_last_good,
     save_parsed_texts,
 )
 from vaultsync.graph.documents import context_documents
 from vaultsync.graph.nodes import build_nodes
 
 
-def read_records(state: Path) -> Records:
+def read_records(state: Path, caps: Caps | None = None) -> Records:
     """Every store of a state directory, explicit links included.
 
     A missing store is empty; a missing state directory is refused, since it is far more often
     a mistyped ``--state`` than an empty memory (and syncing it would empty the vault).
     """
+    return _read(state, caps or Caps())[0]
+
+
+def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, Any]]:
+    """The records, and the last good values read now and known before."""
     if not state.is_dir():
         what = "not a directory" if state.exists() else "no such directory"
         raise UsageError(
             f"{state}: {what} (expected a ChatCLI state directory)",
             hint="pass --state DIR or set VAULTSYNC_STATE_DIR",
         )
-    return replace(read_state(state), links=read_links(state))
+    known = load_last_good(state)
+    records, good = read_state_keeping(
+        state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
+    )
+    links, problems = links_or_empty(state)
+    skipped = remember_warnings(state, records.skipped + problems)
+    return replace(records, links=links, skipped=skipped), good, known
 
 
-def build(state: Path, caps: Caps) -> tuple[Records, Build]:
-    """Read the stores and build the graph, refreshing the ``graph.json`` cache."""
+def links_or_empty(state: Path) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:
+    """The drawn links; a corrupt ``links.json`` reads as none, and is listed as skipped."""
+    try:
+        return read_links(state), ()
+    except SealedStoreError:
+        raise
+    except StoreError as err:
+        try:
+            digest = hashlib.sha256(links_path(state).read_bytes()).hexdigest()
+        except OSError:
+            digest = ""
+        what = f"{err.what} (read as empty; sync or a link command moves it aside)"
+        return (), (Skipped(source=LINKS, where=err.where, what=what, digest=digest),)
+
+
+def repair_links(state: Path) -> Skipped | None:
+    """Move a corrupt ``links.json`` aside (as a link command would); what was done, if anything.
+
+    The file is only touched when it cannot be read: a good or missing store is left alone
+    (no lock file is created).
+    """
+    if not links_or_empty(state)[1]:
+        return None
+    quarantined = LinkStore(state).repair(datetime.now(UTC))
+    if quarantined is None:
+        return None
+    where = quarantined.path.name
+    return Skipped(
+        source=LINKS, where="", what=f"was corrupt ({quarantined.reason}); moved aside to {where}"
+    )
+
+
+def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Build]:
+    """Read the stores and build the graph, refreshing the graph cache.
+
+    ``repair`` (the sync): a corrupt ``links.json`` is moved aside first.
+    """
+    moved = repair_links(state) if repair else None
     fingerprint = graph_fingerprint(state, caps)
-    records = read_records(state)
+    records, good, known_good = _read(state, caps)
+    if moved is not None:
+        records = replace(records, skipped=(moved, *records.skipped))
     known = load_parsed_texts(state)
     built = build_graph(records, caps, fingerprint=fingerprint, known=known)
     save_graph(state, built.graph)
     save_parsed_texts(state, built.documents, known)
+    save_last_good(state, good, known_good)
     return records, built
 
 
@@ -58,7 +118,7 @@ def current_graph(state: Path, caps: Caps) -> Graph:
         return build(state, caps)[1].graph
     # graph.json keeps exactly its documented shape, which has no room for the notes people
     # write on links they draw; those come back from links.json (a small file).
-    drawn = read_links(state)
+    drawn = links_or_empty(state)[0]
     notes = {(link.source, link.target, link.rel): link.note for link in drawn if link.note}
     if not notes:
         return cached

@@ -34,7 +34,7 @@ from jinja2.loaders import split_template_path
 from vaultsync.core.digest import code_fingerprint as package_fingerprint
 from vaultsync.core.digest import inputs_digest
 from vaultsync.core.errors import ConfigError, TemplateError
-from vaultsync.core.model import Graph, Kind, Node, NoteSpec, Records
+from vaultsync.core.model import Graph, Kind, Node, NoteSpec, Records, Skipped
 from vaultsync.core.parallel import split_map
 from vaultsync.core.settings import Caps
 from vaultsync.graph.load import build
@@ -317,5 +317,13 @@ def build_note_specs(
 
 def vault_specs(state: Path, caps: Caps, templates: Path | None = None) -> tuple[NoteSpec, ...]:
     """Every note the vault should hold, each rendered only when the sync needs its bytes."""
-    records, built = build(state, caps)
-    return build_note_specs(records, built.graph, built.resolver, make_environment(templates))
+    return vault_specs_skipped(state, caps, templates)[0]
+
+
+def vault_specs_skipped(
+    state: Path, caps: Caps, templates: Path | None = None, *, repair: bool = False
+) -> tuple[tuple[NoteSpec, ...], tuple[Skipped, ...]]:
+    """``vault_specs``, and the store files skipped (``repair``: the sync's links.json move)."""
+    records, built = build(state, caps, repair=repair)
+    env = make_environment(templates)
+    return build_note_specs(records, built.graph, built.resolver, env), records.skipped
