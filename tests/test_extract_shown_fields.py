@@ -56,7 +56,8 @@ def test_private_map_entries_are_kept_without_their_text() -> None:
     assert profile is not None
     (preferences,) = [f for f in profile.fields if f.key == "preferences"]
     assert preferences.private_entries == ("bank_account", "family_kids", "health_allergies")
-    hidden = {key: text for key, text in preferences.value if key in preferences.private_entries}
+    pairs = [item for item in preferences.value if isinstance(item, tuple)]
+    hidden = {key: text for key, text in pairs if key in preferences.private_entries}
     assert hidden == {"bank_account": "", "family_kids": "", "health_allergies": ""}
     assert all(is_private_key(key) for key in preferences.private_entries)
 
