@@ -40,6 +40,7 @@ __all__ = [
     "Resolver",
     "base_context",
     "link_to",
+    "metadata_items",
     "obsidian_tag",
     "prepare_text",
     "resolved_targets",
@@ -383,16 +384,26 @@ def aliases_of(node: Node, path: str) -> tuple[str, ...]:
 
 
 def base_context(
-    node: Node, inputs: RenderInputs, fields: Sequence[tuple[str, FieldValue]] = ()
+    node: Node,
+    inputs: RenderInputs,
+    fields: Sequence[tuple[str, FieldValue]] = (),
+    *,
+    own_tags: Iterable[str] = (),
 ) -> NoteContext:
-    """The shared part of every note's context; ``fields`` are the kind's front-matter fields."""
+    """The shared part of every note's context; ``fields`` are the kind's front-matter fields.
+
+    ``own_tags`` are tags the store gives the item itself (a skill's ``tags``), merged into
+    the graph's tags so Obsidian lists them with the others.
+    """
     path = inputs.paths[node.id]
+    tags = set(tags_of(node.id, inputs))
+    tags.update(tag for tag in map(obsidian_tag, own_tags) if tag)
     front_matter = clean_fields(
         [
             ("vaultsync_id", node.id),
             ("kind", node.kind.value),
             ("aliases", aliases_of(node, path)),
-            ("tags", tags_of(node.id, inputs)),
+            ("tags", tuple(sorted(tags))),
             *fields,
         ]
     )
@@ -404,6 +415,25 @@ def base_context(
         front_matter=front_matter,
         links=links_of(node.id, inputs),
     )
+
+
+# A metadata value that is one web address: shown as is, so Obsidian makes it clickable.
+_WEB_ADDRESS = re.compile(r"https?://[^\s<>`\[\]()]+")
+
+
+def metadata_items(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A store's ``metadata`` map ready to list: ``(key, value)`` as Markdown, empty ones out.
+
+    Keys and values are data, not prose: both are code spans (no ``[[…]]`` or ``#tag`` in a
+    value can become a link), except a value that is a web address; secrets are masked.
+    """
+    items = []
+    for key, value in pairs:
+        text = redact(one_line(value))
+        if text and one_line(key):
+            shown = text if _WEB_ADDRESS.fullmatch(text) else code_span(text)
+            items.append((code_span(key), shown))
+    return items
 
 
 def code_span(text: str) -> str:

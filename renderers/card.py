@@ -1,11 +1,15 @@
-"""Board card node → ``card.md.j2`` context: description and notes; pure."""
+"""Board card node → ``card.md.j2`` context: description, notes and column history; pure.
+
+``## History`` lists the card's moves between columns, oldest first, as ChatCLI's board shows
+them: when (a move whose time is Go's zero time has none), from, to, and who moved it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TypedDict
 
-from vaultsync.core.model import Card, Node, format_time
+from vaultsync.core.model import Card, CardMove, Node, format_time
 from vaultsync.renderers.base import (
     NoteContext,
     Renderer,
@@ -26,12 +30,23 @@ class CardNoteItem(TypedDict):
     text: str
 
 
+class CardMoveItem(TypedDict):
+    """A move between columns."""
+
+    at: str
+    """``""`` when the store has no time for it."""
+    from_column: str
+    to_column: str
+    by: str
+
+
 class CardContext(NoteContext):
     """A work-board card."""
 
     column: str
     description: str
     notes: list[CardNoteItem]
+    history: list[CardMoveItem]
 
 
 def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
@@ -44,7 +59,9 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
     """Front matter: column, assignee, created, updated."""
     card = inputs.records.get(node.id, Card)
     if card is None:
-        return CardContext(**base_context(node, inputs), column="", description="", notes=[])
+        return CardContext(
+            **base_context(node, inputs), column="", description="", notes=[], history=[]
+        )
     base = base_context(
         node,
         inputs,
@@ -68,6 +85,16 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
         column=card.column,
         description=prepare_text(card.description, node.id, inputs),
         notes=notes,
+        history=[_move(move) for move in card.history],
+    )
+
+
+def _move(move: CardMove) -> CardMoveItem:
+    return CardMoveItem(
+        at=format_time(move.at),
+        from_column=one_line(move.from_column) or "?",
+        to_column=one_line(move.to_column) or "?",
+        by=one_line(move.by),
     )
 
 

@@ -1,8 +1,11 @@
 """Profile node → ``profile.md.j2`` context: every field, private ones hidden; pure.
 
 A field flagged private (``sensitive`` in the store, or a key naming personal data) shows
-``PRIVATE`` (``private`` in angle quotes) instead of its value; the name is the graph's title,
-already ``user`` when the name is private.  Values are masked for secrets like any other text.
+``PRIVATE`` (``private`` in angle quotes) instead of its value; so does a private entry of a
+map (``preferences.bank_account``), which is listed, not dropped, so the reader sees that
+ChatCLI holds it.  The name is the graph's title, already ``user`` when the name is private.
+Values are masked for secrets like any other text.  A milestone dated with Go's zero time has
+no date.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from vaultsync.renderers.base import (
 )
 
 TEMPLATE = "profile.md.j2"
+_ZERO_DATE = "0001-01-01"
+"""How Go writes its zero time, ``time.Time{}``: no date at all."""
 
 
 class ProfileEntry(TypedDict):
@@ -48,9 +53,18 @@ def _entry(field: ProfileField) -> ProfileEntry:
         text = ", ".join(one_line(str(item)) for item in value)
         return ProfileEntry(key=field.key, value=redact(text), pairs=[], private=False)
     items = [
-        (one_line(pair[0]), redact(one_line(pair[1]))) for pair in value if isinstance(pair, tuple)
+        _pair(pair[0], pair[1], hidden=pair[0] in field.private_entries)
+        for pair in value
+        if isinstance(pair, tuple)
     ]
     return ProfileEntry(key=field.key, value="", pairs=items, private=False)
+
+
+def _pair(key: str, text: str, *, hidden: bool) -> tuple[str, str]:
+    """One map entry or milestone as ``(key, text)``; a zero-time date key is left out."""
+    shown = PRIVATE if hidden else redact(one_line(text))
+    key = "" if key.startswith(_ZERO_DATE) else one_line(key)
+    return key, shown
 
 
 def context(node: Node, inputs: RenderInputs) -> ProfileContext:

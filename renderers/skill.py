@@ -1,4 +1,8 @@
-"""Skill node → ``skill.md.j2`` context: description and triggers; pure."""
+"""Skill node → ``skill.md.j2`` context: description, category, tags and triggers; pure.
+
+The ``tags`` of a skill's front matter join the note's Obsidian tags and, with its ``category``,
+a line of the body, as ChatCLI's skill list shows them.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ class SkillContext(NoteContext):
     """An installed skill."""
 
     description: str
+    category: str
+    tags: list[str]
     triggers: list[str]
 
 
@@ -31,12 +37,19 @@ def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
 
 
 def context(node: Node, inputs: RenderInputs) -> SkillContext:
-    """Front matter: category, source (where the skill file is)."""
+    """Front matter: tags (the skill's own too), category, source (where the skill file is)."""
     skill = inputs.records.get(node.id, Skill) or Skill(name=node.title)
-    base = base_context(node, inputs, [("category", skill.category), ("source", skill.source_path)])
+    base = base_context(
+        node,
+        inputs,
+        [("category", skill.category), ("source", skill.source_path)],
+        own_tags=skill.tags,
+    )
     return SkillContext(
         **base,
         description=prepare_text(skill.description, node.id, inputs),
+        category=one_line(skill.category),
+        tags=[one_line(t) for t in skill.tags if t.strip()],
         triggers=[one_line(t) for t in skill.triggers if t.strip()],
     )
 

@@ -14,6 +14,7 @@ from ruamel.yaml import YAML
 from vaultsync.core.model import (
     KIND_PRIORITY,
     Card,
+    CardMove,
     CardNote,
     Context,
     Document,
@@ -139,6 +140,8 @@ def sample_records() -> Records:
                 technologies=("go", "postgres"),
                 key_files=("cmd/main.go", "a`b.go"),
                 last_active=T,
+                priority=2,
+                metadata=(("jira", "ORB"), ("wiki", "https://wiki.example.org/orbital")),
             ),
         ),
         profile=Profile(
@@ -150,7 +153,15 @@ def sample_records() -> Records:
                 ProfileField(key="company", value="Acme", private=True),
                 ProfileField(key="skills", value=("go", "terraform")),
                 ProfileField(key="environment", value=(("os", "linux"), ("shell", "zsh"))),
-                ProfileField(key="milestones", value=(("2026-01-02", "Joined orbital"),)),
+                ProfileField(
+                    key="milestones",
+                    value=(("2026-01-02", "Joined orbital"), ("0001-01-01T00:00:00Z", "Got a cat")),
+                ),
+                ProfileField(
+                    key="preferences",
+                    value=(("bank_account", ""), ("editor", "vim")),
+                    private_entries=("bank_account",),
+                ),
             ),
             skills=("go", "terraform"),
             last_updated=T,
@@ -198,6 +209,7 @@ def sample_records() -> Records:
                 name="pg-tuning",
                 description="Tune Postgres for write-heavy workloads.",
                 triggers=("postgres", "vacuum"),
+                tags=("database", "Write Path"),
                 category="database",
                 source_path="skills/pg-tuning/SKILL.md",
             ),
@@ -210,6 +222,10 @@ def sample_records() -> Records:
                 description="Before the deploy window; see [[orbital]].",
                 assignee="ops",
                 notes=(CardNote(author="ana", text="Started.\nSecond line.", at=T),),
+                history=(
+                    CardMove(from_column="backlog", to_column="doing", by="ana", at=T),
+                    CardMove(from_column="doing", to_column="review"),
+                ),
                 created_at=T - timedelta(days=2),
                 updated_at=T,
             ),
@@ -221,6 +237,10 @@ def sample_records() -> Records:
                 mode="knowledge",
                 description="Gateway docs.",
                 tags=("docs", "2026"),
+                metadata=(
+                    ("kb.commit", "9f3c2e1"),
+                    ("kb.repo_url", "https://github.com/acme/orbital-docs"),
+                ),
                 created_at=T - timedelta(days=90),
                 updated_at=T,
                 documents=(

@@ -80,6 +80,17 @@ class TestLink:
         assert err.count("doc:") >= 2 and "could mean" in err
         assert drawn(state) == []
 
+    def test_wikilink_reference_resolves_by_kind_priority(self, state: Path) -> None:
+        """[[api]] names the topic over the document titled api, as the link in a note does."""
+        code, out, _ = run(state, "link", "[[api]]", "→", "orbital")
+        assert code == 0 and "topic:api → project:orbital" in out
+
+    def test_wikilink_reference_that_still_ties_is_refused(self, state: Path) -> None:
+        """[[troubleshooting]] names two documents: refused with both ids, nothing written."""
+        code, _, err = run(state, "link", "[[troubleshooting]]", "→", "orbital")
+        assert code == 6 and err.count("doc:") >= 2
+        assert drawn(state) == []
+
     def test_relation_is_slugged_and_mapped(self, state: Path) -> None:
         """Free relation names become slugs; common words map onto built-in relations."""
         run(state, "link", "orbital", "→", "Kubernetes operator", "--rel", "Depends On")

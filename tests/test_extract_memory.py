@@ -253,7 +253,11 @@ class TestProfile:
             ProfileField(key="stances", value=(("Prefer Go", "static binaries"),)),
             ProfileField(key="environment", value=(("OS", "linux"), ("SHELL", "zsh"))),
             ProfileField(key="top_commands", value=(("git", "12"),)),
-            ProfileField(key="preferences", value=(("editor", "vim"),)),
+            ProfileField(
+                key="preferences",
+                value=(("editor", "vim"), ("home_email", "")),
+                private_entries=("home_email",),
+            ),
         )
         assert (profile.name, profile.skills, profile.goals) == (
             "Ana",

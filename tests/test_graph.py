@@ -363,6 +363,24 @@ class TestWikilinks:
             "markdown",
         )
 
+    def test_markdown_link_is_a_path_never_a_title(self) -> None:
+        """[Custom name](Example.md) with no Example.md is unresolved, whatever the titles."""
+        docs = (
+            Document(source="d/a.md", content="See [Custom name](Example.md)."),
+            Document(source="d/guide.md", content="# Example\n\nThe example.\n"),
+        )
+        records = Records(contexts=(Context(id="k", name="h", mode="knowledge", documents=docs),))
+        assert not any(l[0] == "doc:k:d/a.md" and l[2] == "links_to" for l in links_of(records))
+
+    def test_wikilink_with_a_code_label_links(self) -> None:
+        """[[Functions#hasTag|`hasTag`]] in a document links Functions.md."""
+        docs = (
+            Document(source="d/a.md", content="Use [[Functions#hasTag|`hasTag`]]."),
+            Document(source="d/Functions.md", content="# Functions\n"),
+        )
+        records = Records(contexts=(Context(id="k", name="h", mode="knowledge", documents=docs),))
+        assert has(records, "doc:k:d/a.md", "doc:k:d/Functions.md", "links_to", "wikilink")
+
     def test_links_per_document_cap(self) -> None:
         """A document draws at most the capped number of links."""
         docs = tuple(Document(source=f"d/{i}.md", content="") for i in range(10))
@@ -406,6 +424,17 @@ class TestMentions:
                 ),
             ),
         )
+        assert not any(l[2] == "mentions" for l in links_of(records))
+
+    def test_no_mention_in_code(self) -> None:
+        """A project name in inline code or a fenced block draws no mentions link."""
+        text = "run `orbital deploy`\n\n```\norbital status\n```\n"
+        records = Records(projects=(ORBITAL,), facts=(fact("a" * 24, text),))
+        assert not any(l[2] == "mentions" for l in links_of(records))
+
+    def test_no_mention_inside_link_syntax(self) -> None:
+        """An unresolved [[Orbital roadmap]] is a link, so it mentions no Orbital."""
+        records = Records(projects=(ORBITAL,), facts=(fact("a" * 24, "see [[Orbital roadmap]]"),))
         assert not any(l[2] == "mentions" for l in links_of(records))
 
     def test_at_most_eight_per_note(self) -> None:

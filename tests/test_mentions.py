@@ -1,10 +1,10 @@
-"""Autolinked mentions: whole words, minimum lengths, generic words, longest name wins."""
+"""Autolinked mentions: whole words, lengths, generic words, longest name wins, only in prose."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from vaultsync.graph.mentions import MentionFinder, is_linkable_name
+from vaultsync.graph.mentions import MentionFinder, is_linkable_name, not_prose
 
 
 def targets(finder: MentionFinder, text: str) -> list[str]:
@@ -90,3 +90,68 @@ class TestMentionFinder:
         for mention in found:
             assert mention.start >= ends[-1]
             ends.append(mention.end)
+
+
+AUTH = MentionFinder([("auth", "topic:auth"), ("orbital", "project:orbital")])
+
+
+class TestOnlyProse:
+    def test_not_in_inline_code(self) -> None:
+        """A name inside inline code is an identifier, not a mention."""
+        assert targets(AUTH, "call `auth` first") == []
+
+    def test_not_in_a_fenced_block(self) -> None:
+        """A name inside a fenced block is not a mention."""
+        assert targets(AUTH, "Setup:\n```sh\nauth login\n```\n") == []
+
+    def test_not_in_a_fence_inside_a_list(self) -> None:
+        """A fence indented under a list item is still code."""
+        assert targets(AUTH, "- step\n    ~~~\n    auth login\n    ~~~\n") == []
+
+    def test_not_in_a_wikilink(self) -> None:
+        """[[topic:auth]] links its note; it mentions nothing."""
+        assert targets(AUTH, "see [[topic:auth]] and [[Orbital|the orbital project]]") == []
+
+    def test_not_in_an_embed(self) -> None:
+        """An embed's target is link syntax too."""
+        assert targets(AUTH, "![[auth.png]]") == []
+
+    def test_not_in_a_markdown_link(self) -> None:
+        """Neither the text nor the destination of a Markdown link is prose to autolink."""
+        assert targets(AUTH, "read [the auth guide](docs/orbital.md)") == []
+
+    def test_not_in_a_reference_definition(self) -> None:
+        """A reference definition's destination is link syntax."""
+        assert targets(AUTH, "[guide]: https://example.com/auth\n") == []
+
+    def test_not_in_a_url(self) -> None:
+        """A bare URL's path segments are not words of the text."""
+        assert targets(AUTH, "clone https://github.com/acme/orbital.git today") == []
+
+    def test_prose_around_code_still_counts(self) -> None:
+        """Outside the code span the same name is a mention."""
+        assert targets(AUTH, "`auth` is how auth works") == ["topic:auth"]
+
+    def test_name_running_into_code_is_not_found(self) -> None:
+        """A name that ends inside a code span is cut by it, so it is no mention."""
+        finder = MentionFinder([("orbital gateway", "project:og")])
+        assert targets(finder, "the orbital `gateway` binary") == []
+
+    @given(
+        st.text(alphabet=st.sampled_from("ab `~[]()!|#:/.\n"), max_size=60).map(
+            lambda noise: f"{noise} auth {noise}"
+        )
+    )
+    def test_mentions_lie_outside_link_and_code_spans(self, text: str) -> None:
+        """Every mention found is outside every span not_prose reports."""
+        silent = not_prose(text)
+        for mention in AUTH.find(text):
+            assert all(end <= mention.start or mention.end <= start for start, end in silent)
+
+    @given(st.text(alphabet=st.sampled_from("ab `~[]()!|#:/.\n"), max_size=80))
+    def test_not_prose_spans_are_sorted_and_disjoint(self, text: str) -> None:
+        """The silent spans are sorted, disjoint and inside the text."""
+        previous = 0
+        for start, end in not_prose(text):
+            assert previous <= start < end <= len(text)
+            previous = end

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from vaultsync.core.errors import NoteReferenceError
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.graph.query import document_links, find_note, local_graph
+from vaultsync.graph.resolve import build_resolver
 
 
 def node(nid: str, kind: Kind, title: str, *aliases: str) -> Node:
@@ -111,6 +114,81 @@ class TestFindNote:
         """An unknown reference is an error naming it."""
         with pytest.raises(NoteReferenceError, match="no note matches 'zzz'"):
             find_note(GRAPH, "zzz")
+
+
+class TestWikilinkReference:
+    def test_kind_priority_decides_a_shared_name(self) -> None:
+        """[[orbital]] names the project, as the same link at the vault root does, even strict."""
+        assert find_note(GRAPH, "[[orbital]]", strict=True).id == "project:orbital"
+
+    def test_label_and_heading_are_not_the_target(self) -> None:
+        """[[Telemetry Security#Keys|x]] names the topic."""
+        found = find_note(GRAPH, "[[Telemetry Security#Keys|x]]", strict=True)
+        assert found.id == "topic:telemetry security"
+
+    def test_exact_id_wins(self) -> None:
+        """[[topic:orbital]] is that topic, though the project shares its title."""
+        assert find_note(GRAPH, "[[topic:orbital]]", strict=True).id == "topic:orbital"
+
+    def test_alias_of_a_document(self) -> None:
+        """[[gateway]] names the one note whose alias it is."""
+        assert find_note(GRAPH, "[[gateway]]", strict=True).id == "doc:k:docs/guide/gateway.md"
+
+    def test_percent_encoded_target(self) -> None:
+        """[[Telemetry%20Security]] is tried decoded when the literal names nothing."""
+        found = find_note(GRAPH, "[[Telemetry%20Security]]", strict=True)
+        assert found.id == "topic:telemetry security"
+
+    def test_a_tie_within_one_kind_is_refused_with_candidates(self) -> None:
+        """Two topics titled alike still tie: strict refuses, listing both."""
+        graph = Graph(
+            nodes=(
+                node("topic:gateway", Kind.TOPIC, "gateway"),
+                node("topic:gateway-v2", Kind.TOPIC, "v2", "Gateway"),
+            ),
+            links=(),
+        )
+        with pytest.raises(NoteReferenceError) as info:
+            find_note(graph, "[[gateway]]", strict=True)
+        assert info.value.candidates == ("topic:gateway", "topic:gateway-v2")
+
+    def test_no_keyword_guess(self) -> None:
+        """A wikilink that names no note is refused, never matched by its words."""
+        with pytest.raises(NoteReferenceError, match="no note matches"):
+            find_note(GRAPH, "[[streams grpc]]")
+
+    def test_a_tag_is_no_note(self) -> None:
+        """[[go]] resolves to a tag only, which is no note to link."""
+        with pytest.raises(NoteReferenceError):
+            find_note(GRAPH, "[[go]]")
+
+    @given(
+        titles=st.lists(
+            st.tuples(
+                st.sampled_from((Kind.PROJECT, Kind.TOPIC, Kind.SKILL, Kind.FACT, Kind.TAG)),
+                st.sampled_from(("gateway", "Gateway", "gate way", "gate-way", "other")),
+            ),
+            max_size=6,
+        ),
+        written=st.sampled_from(("gateway", "GATE_WAY", "gate%20way", "other.md", "nothing")),
+    )
+    def test_agrees_with_the_graph_resolver(
+        self, titles: list[tuple[Kind, str]], written: str
+    ) -> None:
+        """A wikilink reference names the note the graph's resolver links from a memory note."""
+        nodes = tuple(
+            sorted(
+                (node(f"{kind.value}:{i}", kind, title) for i, (kind, title) in enumerate(titles)),
+                key=lambda n: n.id,
+            )
+        )
+        graph = Graph(nodes=nodes, links=())
+        expected = build_resolver(nodes, ()).resolve_wikilink(written, "fact:source")
+        if expected is None or graph.by_id[expected].kind is Kind.TAG:
+            with pytest.raises(NoteReferenceError):
+                find_note(graph, f"[[{written}]]")
+        else:
+            assert find_note(graph, f"[[{written}]]").id == expected
 
 
 class TestLocalGraph:

@@ -329,6 +329,11 @@ class TestPrivacy:
             assert b"Ana" not in data
             assert b"Acme" not in data
 
+    def test_private_map_entry_is_shown_hidden(self, vault: dict[str, bytes]) -> None:
+        """preferences.bank_account is listed as private, not dropped; editor shows its value."""
+        text = vault["Profile/user.md"].decode()
+        assert f"  - bank_account: {PRIVATE}\n  - editor: vim\n" in text
+
     def test_home_lists_user(self, vault: dict[str, bytes]) -> None:
         """Home links the profile as user."""
         assert "- [[Profile/user|user]]" in vault["Home.md"].decode()
@@ -350,6 +355,84 @@ class TestPrivacy:
         assert body.split("\n## Links")[0].rstrip() == (
             "# mTLS rollout for orbital\n\nSaved conversation `orbital-mtls-rollout`."
         )
+
+
+class TestStoreFieldsShown:
+    """Fields ChatCLI shows that the vault shows too (#13 §3)."""
+
+    def test_project_priority_is_a_property(self, vault: dict[str, bytes]) -> None:
+        """A set priority is a number property and a line of the body."""
+        meta, body = parse_note(vault["Projects/orbital.md"])
+        assert meta["priority"] == 2
+        assert "- **Priority:** 2\n" in body
+
+    def test_project_priority_zero_is_no_priority(self) -> None:
+        """ChatCLI writes 0 for a project nobody prioritised: no property, no line."""
+        records, graph, resolver = sample()
+        projects = tuple(replace(p, priority=0) for p in records.projects)
+        meta, body = parse_note(
+            render_vault(replace(records, projects=projects), graph, resolver)[
+                "Projects/orbital.md"
+            ]
+        )
+        assert "priority" not in meta and "Priority" not in body
+
+    def test_project_metadata_listed(self, vault: dict[str, bytes]) -> None:
+        """The metadata map is listed by key; a web address stays clickable, text is code."""
+        _, body = parse_note(vault["Projects/orbital.md"])
+        assert (
+            "## Metadata\n\n- `jira`: `ORB`\n- `wiki`: https://wiki.example.org/orbital\n" in body
+        )
+
+    def test_metadata_value_never_links(self) -> None:
+        """A metadata value holding [[…]] is shown as code, so it links nothing."""
+        records, graph, resolver = sample()
+        projects = tuple(replace(p, metadata=(("see", "[[Auth]]"),)) for p in records.projects)
+        _, body = parse_note(
+            render_vault(replace(records, projects=projects), graph, resolver)[
+                "Projects/orbital.md"
+            ]
+        )
+        assert "- `see`: `[[Auth]]`\n" in body
+
+    def test_context_repository_and_commit(self, vault: dict[str, bytes]) -> None:
+        """kb.repo_url and kb.commit are the context's repo_url and commit properties."""
+        meta, _ = parse_note(vault["Contexts/handbook/handbook.md"])
+        assert (meta["repo_url"], meta["commit"]) == (
+            "https://github.com/acme/orbital-docs",
+            "9f3c2e1",
+        )
+
+    def test_context_metadata_listed(self, vault: dict[str, bytes]) -> None:
+        """Every metadata entry of a context is listed in its folder note."""
+        _, body = parse_note(vault["Contexts/handbook/handbook.md"])
+        assert "- `kb.commit`: `9f3c2e1`\n" in body
+
+    def test_skill_tags_join_the_note_tags(self, vault: dict[str, bytes]) -> None:
+        """A skill's own tags are Obsidian tags of its note, made valid."""
+        meta, _ = parse_note(vault["Skills/pg-tuning.md"])
+        assert {"database", "write-path"} <= set(meta["tags"])
+
+    def test_skill_category_and_tags_in_the_body(self, vault: dict[str, bytes]) -> None:
+        """The body says the skill's category and tags as ChatCLI's list does."""
+        _, body = parse_note(vault["Skills/pg-tuning.md"])
+        assert "- **Category:** database\n- **Tags:** `database`, `Write Path`\n" in body
+
+    def test_card_history_in_order(self, vault: dict[str, bytes]) -> None:
+        """Column moves are listed oldest first with when and who."""
+        _, body = parse_note(vault["Board/doing/Rotate TLS certs (card-4).md"])
+        assert "## History\n\n- 2026-10-24T12:00:00Z · backlog → doing · by ana\n" in body
+
+    def test_move_without_time_has_no_date(self, vault: dict[str, bytes]) -> None:
+        """A move at Go's zero time shows no date at all."""
+        _, body = parse_note(vault["Board/doing/Rotate TLS certs (card-4).md"])
+        assert "\n- doing → review\n" in body
+        assert "0001" not in body
+
+    def test_milestone_at_zero_time_has_no_date(self, vault: dict[str, bytes]) -> None:
+        """A milestone dated with Go's zero time is listed by its text alone."""
+        text = vault["Profile/user.md"].decode()
+        assert "\n  - Got a cat\n" in text and "0001-01-01" not in text
 
 
 class TestDocuments:

@@ -140,6 +140,11 @@ class TestForms:
         """[[https://…]] is an (unresolved) note target, not a URL."""
         assert targets("[[https://example.com]]") == ["https://example.com"]
 
+    def test_inline_code_in_the_label(self) -> None:
+        """[[Functions#hasTag|`hasTag`]] is a link whose label is code, as Obsidian shows it."""
+        link = one("see [[Functions#hasTag|`hasTag`]] here")
+        assert (link.target, link.heading, link.label) == ("Functions", "hasTag", "`hasTag`")
+
     def test_several_links_in_order(self) -> None:
         """Links are returned in text order."""
         assert targets("[[b]] x ![[a]] y [[c|z]]") == ["b", "a", "c"]
@@ -169,6 +174,14 @@ class TestNotLinks:
     def test_link_touching_code(self) -> None:
         """A link that a code span cuts through is not a link."""
         assert parse_wikilinks("[[a `b]]` c") == ()
+
+    def test_code_from_the_label_past_the_brackets(self) -> None:
+        """A code span that opens in the label and closes after ]] cuts the link."""
+        assert parse_wikilinks("[[a|`b]] c`") == ()
+
+    def test_target_in_code_with_a_label(self) -> None:
+        """Code in the target part is no link, even with a plain label."""
+        assert parse_wikilinks("[[`a`|b]]") == ()
 
     def test_escaped_brackets(self) -> None:
         r"""\[[x]] is literal text."""
@@ -338,6 +351,14 @@ class TestProperties:
             embed,
         )
         assert (link.start, link.end) == (0, len(source))
+
+    @given(path=_names, code=st.text(st.characters(blacklist_characters="`[]|\\\n"), min_size=1))
+    def test_code_label_round_trips(self, path: str, code: str) -> None:
+        """A label that is one inline code span formats and parses back unchanged."""
+        label = f"`{code}`"
+        assume(label == label.strip())
+        link = one(format_wikilink(path, label=label))
+        assert (link.target, link.label) == (path, label)
 
     @given(path=st.text(max_size=20), label=st.none() | st.text(max_size=20))
     def test_format_raises_or_round_trips(self, path: str, label: str | None) -> None:

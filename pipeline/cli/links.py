@@ -81,6 +81,8 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None, vault: 
 
     FROM and TO are node ids, fact ids or id prefixes, titles, aliases, [[wikilinks]] or free
     text that names exactly one note; a reference that could mean several notes is refused.
+    A [[wikilink]] names what it links in a note (a shared name goes to the more specific
+    kind) and is refused only when that still ties.
     """
     from vaultsync.drawn.store import LinkStore
 

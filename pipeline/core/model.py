@@ -75,6 +75,8 @@ class Project:
     key_files: tuple[str, ...] = ()
     last_active: datetime | None = None
     priority: int = 0
+    metadata: tuple[tuple[str, str], ...] = ()
+    """The store's ``metadata`` map as ``(key, text)`` pairs, sorted by key."""
 
 
 ProfileValue = str | tuple[str, ...] | tuple[tuple[str, str], ...]
@@ -89,6 +91,8 @@ class ProfileField:
     value: ProfileValue
     private: bool = False
     """Flagged ``sensitive`` in ``field_meta`` or its key marks it private: never rendered."""
+    private_entries: tuple[str, ...] = ()
+    """Keys of a map's entries that are private: kept in ``value`` with no text, shown hidden."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,6 +176,16 @@ class CardNote:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CardMove:
+    """One move of a board card between columns (``history`` in ``board.json``)."""
+
+    from_column: str
+    to_column: str
+    by: str = ""
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Card:
     """A work-board card from ``board.json``; the column is already normalized."""
 
@@ -181,6 +195,8 @@ class Card:
     description: str = ""
     assignee: str = ""
     notes: tuple[CardNote, ...] = ()
+    history: tuple[CardMove, ...] = ()
+    """Column moves in the store's order (oldest first as ChatCLI appends them)."""
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
@@ -204,6 +220,8 @@ class Context:
     mode: str
     description: str = ""
     tags: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+    """The store's ``metadata`` map (``kb.repo_url``, ``kb.commit`` …), sorted by key."""
     created_at: datetime | None = None
     updated_at: datetime | None = None
     documents: tuple[Document, ...] = ()

@@ -372,6 +372,13 @@ def get_strs(obj: JSONObject, key: str, path: Path, at: str) -> tuple[str, ...]:
     return tuple(item for item in items if item)
 
 
+def get_str_map(obj: JSONObject, key: str, path: Path, at: str) -> tuple[tuple[str, str], ...]:
+    """A ``{string: string}`` object as ``(key, text)`` pairs sorted by key; ``null`` is ``()``."""
+    where = join(at, key)
+    entries = as_object(obj.get(key), path, where)
+    return tuple((name, get_str(entries, name, path, where)) for name in sorted(entries))
+
+
 def get_time(obj: JSONObject, key: str, path: Path, at: str) -> datetime | None:
     """An RFC 3339 timestamp field; absent, ``null`` or Go's zero time is ``None``."""
     value = obj.get(key)

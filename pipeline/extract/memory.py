@@ -33,6 +33,7 @@ from vaultsync.extract.jsonio import (
     get_float,
     get_int,
     get_str,
+    get_str_map,
     get_strs,
     get_time,
     join,
@@ -218,6 +219,7 @@ def read_projects(state_dir: Path) -> tuple[Project, ...]:
                 key_files=get_strs(obj, "key_files", path, at),
                 last_active=get_time(obj, "last_active", path, at),
                 priority=get_int(obj, "priority", path, at),
+                metadata=get_str_map(obj, "metadata", path, at),
             )
         )
     return unique_sorted(
@@ -286,7 +288,10 @@ def read_profile(state_dir: Path) -> Profile | None:
     for key in obj:
         value = _profile_value(obj, key, path)
         if value:
-            fields.append(ProfileField(key=key, value=value, private=private(key)))
+            hidden = _private_entries(key, value)
+            fields.append(
+                ProfileField(key=key, value=value, private=private(key), private_entries=hidden)
+            )
     return Profile(
         name=get_str(obj, "name", path, ""),
         name_private=private("name"),
@@ -317,10 +322,10 @@ def _profile_value(obj: JSONObject, key: str, path: Path) -> ProfileValue | None
         return get_strs(obj, key, path, "")
     if key in PROFILE_MAPS:
         entries = as_object(obj[key], path, key)
+        # A private entry keeps its place, never its text: it shows as hidden, not dropped.
         return tuple(
-            (name, _map_text(value, path, join(key, name)))
+            (name, "" if is_private_key(name) else _map_text(value, path, join(key, name)))
             for name, value in sorted(entries.items())
-            if not is_private_key(name)
         )
     if key in PROFILE_PAIRS:
         first, second = PROFILE_PAIRS[key]
@@ -332,6 +337,13 @@ def _profile_value(obj: JSONObject, key: str, path: Path) -> ProfileValue | None
         needed = 1 if key == "milestones" else 0
         return tuple(pair for pair in pairs if pair[needed])
     return None
+
+
+def _private_entries(key: str, value: ProfileValue) -> tuple[str, ...]:
+    """The names of a map field's private entries (``preferences.bank_account``)."""
+    if key not in PROFILE_MAPS or isinstance(value, str):
+        return ()
+    return tuple(pair[0] for pair in value if isinstance(pair, tuple) and is_private_key(pair[0]))
 
 
 def _map_text(value: object, path: Path, where: str) -> str:

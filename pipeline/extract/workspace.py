@@ -36,9 +36,10 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from vaultsync.core.model import Card, CardNote, Session, Skill
+from vaultsync.core.model import Card, CardMove, CardNote, Session, Skill
 from vaultsync.core.notes import load_yaml, split_front_matter
 from vaultsync.extract.jsonio import (
+    JSONObject,
     as_object,
     fail,
     get_str,
@@ -297,6 +298,19 @@ def card_sort_key(card_id: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), card_id
 
 
+def _history(card: JSONObject, path: Path, at: str) -> tuple[CardMove, ...]:
+    """A card's column moves ``[{from, to, by, at}]`` in the store's order."""
+    return tuple(
+        CardMove(
+            from_column=get_str(move, "from", path, move_at),
+            to_column=get_str(move, "to", path, move_at),
+            by=get_str(move, "by", path, move_at),
+            at=get_time(move, "at", path, move_at),
+        )
+        for move_at, move in objects(card.get("history"), path, join(at, "history"))
+    )
+
+
 def read_board(state_dir: Path, reading: Reading | None = None) -> tuple[Card, ...]:
     """Cards of the work board sorted by id (numbers compared as numbers).
 
@@ -337,6 +351,7 @@ def _board(path: Path) -> tuple[Card, ...]:
                 description=get_str(obj, "description", path, at),
                 assignee=get_str(obj, "assignee", path, at),
                 notes=notes,
+                history=_history(obj, path, at),
                 created_at=get_time(obj, "created_at", path, at),
                 updated_at=get_time(obj, "updated_at", path, at),
             )

@@ -5,14 +5,23 @@ characters, purely numeric names and single words shorter than 4 characters or t
 never autolinked; the longest name wins at a position; at most N mentions per note.  One
 Aho-Corasick automaton holds every name, so each text is scanned once however many names
 there are (one regex per name costs 50 s at 10,000 names; libraries.md §7).
+
+A name is never found where the text is not prose: inside inline code or a fenced block, or
+inside the syntax of a link (a ``[[wikilink]]`` or embed, a Markdown link or reference
+definition, a URL).  ``[[topic:auth]]`` *links* its note; it mentions nothing, and
+``[docs](Example.md)`` or ``https://host/orbital`` do not mention ``Example`` or ``orbital``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import ahocorasick
+from vaultsync.links.codespans import Span, code_mask, overlaps_code
+from vaultsync.links.mdlinks import parse_markdown_links
+from vaultsync.links.wikilinks import parse_wikilinks
 
 # Words too generic to mean a particular note, in the languages ChatCLI users write in.
 GENERIC_WORDS = frozenset(
@@ -25,6 +34,10 @@ GENERIC_WORDS = frozenset(
         "tarefa", "arquivo", "nota", "notas", "tempo", "nome", "trabalho",
     }
 )  # fmt: skip
+
+
+# A URL as a reader sees one: a scheme with "//", or "www.", up to whitespace or a bracket.
+_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.\-]*://|\bwww\.)[^\s<>\[\]()]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +83,16 @@ class MentionFinder:
         if self._empty or not text:
             return ()
         folded = _fold(text)
+        silent: tuple[Span, ...] | None = None
         candidates: list[tuple[int, int, str]] = []
         for end_inclusive, (length, node_id) in self._automaton.iter(folded):
             start = end_inclusive - length + 1
             end = end_inclusive + 1
-            if _is_word_boundary(folded, start - 1) and _is_word_boundary(folded, end):
+            if not (_is_word_boundary(folded, start - 1) and _is_word_boundary(folded, end)):
+                continue
+            if silent is None:
+                silent = not_prose(text)  # only computed for a text that names something
+            if not overlaps_code(silent, start, end):
                 candidates.append((start, -length, node_id))
         candidates.sort()
         found: list[Mention] = []
@@ -84,6 +102,33 @@ class MentionFinder:
                 found.append(Mention(node_id, start, start - negative_length))
                 position = start - negative_length
         return tuple(found)
+
+
+def not_prose(text: str) -> tuple[Span, ...]:
+    """The sorted, disjoint spans of ``text`` where no mention is looked for.
+
+    Code (fenced blocks, inline spans), every wikilink and embed, every Markdown link and
+    reference definition, and every URL; the link parsers are the ones the graph uses, so a
+    span is skipped here exactly when it is a link there.
+    """
+    mask = code_mask(text)
+    spans = list(mask)
+    spans += ((w.start, w.end) for w in parse_wikilinks(text, mask=mask))
+    spans += ((m.start, m.end) for m in parse_markdown_links(text, mask=mask))
+    if "//" in text or "www." in text:
+        spans += (m.span() for m in _URL.finditer(text))
+    return _union(spans)
+
+
+def _union(spans: list[Span]) -> tuple[Span, ...]:
+    """Sorted, overlapping or touching spans merged (a link may hold inline code)."""
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return tuple(merged)
 
 
 def _fold(text: str) -> str:

@@ -3,7 +3,9 @@
 A reference is a node id, a fact id or id prefix, a chunk id (``docs/x.md#0002``), a title or
 alias, a ``[[wikilink]]``, else free text.  Queries take the best match; ``strict`` lookups (for
 drawing links by hand) refuse a reference that could mean several notes, listing the
-candidates, so a link is never drawn to the wrong note.
+candidates, so a link is never drawn to the wrong note.  A ``[[wikilink]]`` reference means
+the note that link names when written at the vault root, kind priority included, so strict
+lookups refuse it only when notes of one kind share the name.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from vaultsync.core.errors import NoteReferenceError
 from vaultsync.core.model import KIND_PRIORITY, Graph, Kind, Link, Node
+from vaultsync.graph.resolve import wikilink_name_key
 from vaultsync.links.names import normalize_name
+from vaultsync.links.wikilinks import parse_wikilinks
 
 _CHUNK_SUFFIX = re.compile(r"#\d{1,6}$")
 _HEX_PREFIX = re.compile(r"[0-9a-f]{4,24}")
@@ -59,8 +64,8 @@ class LocalGraph:
 def find_note(graph: Graph, reference: str, *, strict: bool = False) -> Node:
     """The note a reference names; raises ``NoteReferenceError`` when none (or, strict, several)."""
     ref = reference.strip()
-    if ref.startswith("[[") and ref.endswith("]]"):
-        ref = ref[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    if ref.startswith(("[[", "![[")) and ref.endswith("]]"):
+        return _wikilink_note(graph, reference, strict=strict)
     if not ref:
         raise NoteReferenceError("empty note reference")
     for candidates in _candidates(graph, ref):
@@ -76,6 +81,51 @@ def find_note(graph: Graph, reference: str, *, strict: bool = False) -> Node:
                 candidates=tuple(n.id for n in unique),
             )
     raise NoteReferenceError(f"no note matches {reference!r}")
+
+
+def _wikilink_note(graph: Graph, reference: str, *, strict: bool) -> Node:
+    """The note ``[[target]]`` names when written at the vault root (seed 002's rule).
+
+    As the graph resolves it (:class:`vaultsync.graph.resolve.Resolver`, from a note that is
+    no document): the exact node id, the id without regard to case, then a title or alias,
+    the more specific kind winning a shared name; a percent-encoded target is tried decoded
+    after the literal.  Strict lookups refuse only a name that notes of the *same* kind share.
+    Tags are no notes to link, as in the vault (a ``[[tag]]`` stays unresolved there).
+    """
+    links = parse_wikilinks(reference.strip())
+    target = links[0].target if len(links) == 1 else ""
+    if not target:
+        raise NoteReferenceError(f"{reference!r} is no wikilink to a note")
+    for written in dict.fromkeys((target, unquote(target))):
+        tied = _wikilink_candidates(graph, written)
+        if len(tied) == 1 or (tied and not strict):
+            return tied[0]
+        if tied:
+            listing = "; ".join(f"{n.id} ({n.kind.value}: {n.title})" for n in tied[:10])
+            raise NoteReferenceError(
+                f"{reference!r} could mean {len(tied)} notes: {listing}",
+                hint="name one of them by its id",
+                candidates=tuple(n.id for n in tied),
+            )
+    raise NoteReferenceError(f"no note matches {reference!r}")
+
+
+def _wikilink_candidates(graph: Graph, target: str) -> list[Node]:
+    """The notes that tie for ``[[target]]``: one by id, else the best kind's name matches."""
+    exact = graph.by_id.get(target)
+    if exact is None:
+        folded = target.casefold()
+        exact = next((n for n in graph.nodes if n.id.casefold() == folded), None)
+    if exact is not None:
+        return [exact] if exact.kind is not Kind.TAG else []
+    wanted = wikilink_name_key(target)
+    if not wanted:
+        return []
+    named = sorted(_name_matches(graph, wanted), key=lambda n: (KIND_PRIORITY[n.kind], n.id))
+    if not named:
+        return []
+    best = KIND_PRIORITY[named[0].kind]
+    return [n for n in named if KIND_PRIORITY[n.kind] == best]
 
 
 def _candidates(graph: Graph, ref: str) -> Iterable[list[Node]]:

@@ -60,14 +60,14 @@ class Resolver:
             found = self._within_context(target, source_id, context_id)
             if found is not None:
                 return found
-        return self.by_name.get(normalize_name(_strip_markdown_suffix(target)))
+        return self.by_name.get(wikilink_name_key(target))
 
     def _within_context(self, target: str, source_id: str, context_id: str) -> str | None:
         index = self.contexts[context_id]
         path = index.paths.resolve(target, self.doc_path[source_id])
         if path is not None:
             return index.node_by_path[path]
-        return index.by_name.get(normalize_name(_strip_markdown_suffix(target)))
+        return index.by_name.get(wikilink_name_key(target))
 
 
 def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> Resolver:
@@ -117,5 +117,6 @@ def _context_index(docs: list[DocumentNote]) -> _ContextIndex:
     )
 
 
-def _strip_markdown_suffix(target: str) -> str:
-    return target[:-3] if target.lower().endswith(".md") else target
+def wikilink_name_key(target: str) -> str:
+    """The title-or-alias key a ``[[target]]`` resolves by: ``.md`` dropped, name-normalised."""
+    return normalize_name(target[:-3] if target.lower().endswith(".md") else target)

@@ -25,7 +25,8 @@ Syntax, after ``obsidian-links.md``:
   write footnote-style references so), not a wikilink followed by text.
 * Not links: ``[[]]``, ``[[ ]]``, ``[[|x]]``, the editor's vault-search syntax ``[[##…]]`` and
   ``[[^^…]]``, a backslash-escaped ``\[[…]]`` (``\![[x]]`` is a plain link), and anything that
-  touches inline code or a fenced block.
+  touches inline code or a fenced block, except inline code inside the label:
+  ``[[Functions#hasTag|`hasTag`]]`` is a link labelled `` `hasTag` ``, as Obsidian shows it.
 * ``[[x^2]]`` is a block link only when the text after the last ``^`` is a valid block id
   (Latin letters, digits, ``-``); ``[[x^2 notes]]`` targets ``x^2 notes``.
 
@@ -109,6 +110,20 @@ def _parse_body(body: str) -> tuple[str, str | None, str | None, str | None, boo
     return target, heading, block, label, escaped_pipe
 
 
+def _touches_code(mask: tuple[Span, ...], match: re.Match[str], start: int) -> bool:
+    """Whether code overlaps the link anywhere but inside its label.
+
+    Obsidian renders ``[[Functions#hasTag|`hasTag`]]`` as a link whose label is code, while a
+    link written inside code, or one whose target or brackets are code, is no link.  A code
+    span that starts in the label and runs past the ``]]`` overlaps the closing brackets.
+    """
+    pipe = match["body"].find("|")
+    label_start = match.end("body") if pipe == -1 else match.start("body") + pipe + 1
+    return overlaps_code(mask, start, label_start) or overlaps_code(
+        mask, match.end("body"), match.end()
+    )
+
+
 def parse_wikilinks(text: str, *, mask: tuple[Span, ...] | None = None) -> tuple[WikiLink, ...]:
     """Every wikilink and embed of ``text`` that is not in code, in order.
 
@@ -131,7 +146,7 @@ def parse_wikilinks(text: str, *, mask: tuple[Span, ...] | None = None) -> tuple
         embed = bool(match["bang"]) and not _escaped(text, match.start())
         start = match.start() if embed else bracket
         end = match.end()
-        if overlaps_code(mask, start, end) or _MARKDOWN_DEST.match(text, end):
+        if _touches_code(mask, match, start) or _MARKDOWN_DEST.match(text, end):
             continue
         parts = _parse_body(match["body"])
         if parts is None:
