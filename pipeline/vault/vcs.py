@@ -14,6 +14,13 @@ stat data (``vault.gitindex``: a file this sync wrote is recorded without being 
 ``git status`` is clean for the engine's paths while the user's staged and unstaged changes
 elsewhere stay as they were.
 
+**Privacy.** A repository in the vault itself (``<vault>/.git``, ours or a user's) is private:
+``.git`` is ``0700`` and everything in it loses its group and other bits, whatever the umask and
+even when the vault folder existed before (a user's ``mkdir`` under umask 022), so no other
+local user reads a note through git.  A ``.git`` found too open is repaired when a command opens
+the repository to write (``create=True``); objects and folders git creates later are made under
+umask 077 (``_private_umask``).  The repository of a larger work tree keeps its own modes.
+
 **History.** Ownership survives a lost manifest: ``last_sync_blobs`` gives, for each asked path,
 the blob the last sync commit that changed it wrote there: one walk from ``HEAD``, diffing only
 the vault subtree of the sync commits against their parent (cost follows the changes, not the
@@ -94,12 +101,58 @@ class _Tree:
         return f"{self.created} created, {self.updated} updated, {self.removed} removed"
 
 
+_PRIVATE_UMASK = 0o077
+
+
+@contextlib.contextmanager
+def _private_umask(private: bool) -> Iterator[None]:
+    """Run git's writes under umask 077 when the repository is the vault's own.
+
+    libgit2 makes objects ``0444 & ~umask`` and folders ``0777 & ~umask``; the umask is the only
+    knob.  vaultsync commits from one thread, so the process-wide umask is safe to swap here.
+    """
+    if not private:
+        yield
+        return
+    old = os.umask(_PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def make_private(git_dir: Path) -> None:
+    """``git_dir`` ``0700`` and nothing under it readable by group or others (symlinks kept)."""
+    if stat.S_IMODE(git_dir.lstat().st_mode) & _PRIVATE_UMASK == 0:
+        return  # already private: repaired once, not walked on every sync
+    for folder, dirs, files in os.walk(git_dir):
+        for name in (*dirs, *files):
+            _strip_open_bits(Path(folder) / name)
+    _strip_open_bits(git_dir)
+
+
+def _strip_open_bits(path: Path) -> None:
+    found = path.lstat()
+    if stat.S_ISLNK(found.st_mode):
+        return
+    mode = stat.S_IMODE(found.st_mode)
+    if mode & _PRIVATE_UMASK:
+        path.chmod(mode & ~_PRIVATE_UMASK)
+
+
+def _owns_git_dir(repo: pygit2.Repository, vault: Path) -> bool:
+    """Whether ``repo``'s git folder is ``<vault>/.git`` (not a larger repository's)."""
+    return Path(repo.path).resolve() == (vault / ".git").resolve()
+
+
 class VaultRepo:
     """A repository and the vault's place in it (``prefix``: ``""`` or ``"sub/vault/"``)."""
 
-    def __init__(self, repo: pygit2.Repository, prefix: str) -> None:
+    def __init__(self, repo: pygit2.Repository, prefix: str, *, private: bool = False) -> None:
         self.repo = repo
         self.prefix = prefix
+        self.private = private
+        """The repository is the vault's own ``.git``: kept ``0700`` (see module doc)."""
 
     @classmethod
     def open(cls, vault: Path, *, create: bool) -> VaultRepo | None:
@@ -111,15 +164,30 @@ class VaultRepo:
             if repo is not None and not repo.is_bare and repo.workdir:
                 rel = os.path.relpath(vault, Path(repo.workdir).resolve())
                 if rel == ".":
-                    return cls(repo, "")
+                    return cls._own(repo, vault, repair=create)
                 prefix = Path(rel).as_posix() + "/"
                 if not rel.startswith("..") and not repo.path_is_ignored(prefix):
                     return cls(repo, prefix)
             if not create:
                 return None
-            return cls(pygit2.init_repository(str(vault), initial_head="main"), "")
+            with _private_umask(True):
+                made = pygit2.init_repository(str(vault), initial_head="main")
+            return cls._own(made, vault, repair=True)
         except pygit2.GitError as err:
             raise VaultWriteError(f"{vault}: cannot open its git repository: {err}") from err
+
+    @classmethod
+    def _own(cls, repo: pygit2.Repository, vault: Path, *, repair: bool) -> VaultRepo:
+        """The repository at the vault's root; its ``.git`` made private when ``repair``."""
+        private = _owns_git_dir(repo, vault)
+        if private and repair:
+            try:
+                make_private(Path(repo.path))
+            except OSError as err:
+                raise VaultWriteError(
+                    f"{repo.path}: cannot make the vault's git folder private: {err}"
+                ) from err
+        return cls(repo, "", private=private)
 
     # -- history ----------------------------------------------------------------------------
 
@@ -255,6 +323,20 @@ class VaultRepo:
         Returns the new commit's id, or ``None`` when the tree would not change. Raises
         ``VaultWriteError`` when git refuses (a stale ``*.lock`` is never deleted).
         """
+        with _private_umask(self.private):
+            return self._commit(
+                changes, fingerprint=fingerprint, when=when, known=known, subject=subject
+            )
+
+    def _commit(
+        self,
+        changes: Mapping[str, bytes | None],
+        *,
+        fingerprint: str | None,
+        when: datetime | None,
+        known: Mapping[str, str] | None,
+        subject: str,
+    ) -> str | None:
         signature = self._signature(when)
         ids = _blob_ids(changes, known)
         try:
@@ -331,10 +413,10 @@ class VaultRepo:
         for group in plan_packs(blobs):
             # The .pack first: readers find a pack through its .idx, so never see half of it.
             # Read-only, like git's own packs; the folder is fsynced once, after every pack.
-            with _pack_file(folder) as (handle, name_of):
+            with _pack_file(folder, private=self.private) as (handle, name_of):
                 pack = write_pack(group, handle)
                 name_of(f"pack-{pack.name}.pack")
-            with _pack_file(folder) as (handle, name_of):
+            with _pack_file(folder, private=self.private) as (handle, name_of):
                 handle.write(pack.index)
                 name_of(f"pack-{pack.name}.idx")
         fsync_dir(folder)
@@ -381,7 +463,8 @@ class VaultRepo:
                 blob = None if data is None else ids[rel]
                 self._index_one(index, workdir, rel, blob, written.get(rel))
             try:
-                index.write()
+                with _private_umask(self.private):
+                    index.write()
                 return True
             except (pygit2.GitError, OSError) as err:
                 if not (Path(self.repo.path) / "index.lock").exists():
@@ -418,7 +501,8 @@ class VaultRepo:
 
 
 def _pack_file(
-    folder: Path,
+    folder: Path, *, private: bool
 ) -> contextlib.AbstractContextManager[tuple[BinaryIO, Callable[[str], None]]]:
     """A read-only temp file in ``.git/objects/pack`` (``tmp_pack_*``, as git names them)."""
-    return atomic_file_named(folder, prefix="tmp_pack_", mode=0o444, sync_folder=False)
+    mode = 0o400 if private else 0o444
+    return atomic_file_named(folder, prefix="tmp_pack_", mode=mode, sync_folder=False)
