@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -41,22 +42,24 @@ def files_digest(files: Iterable[tuple[str, Path]]) -> str:
 
 def _code_files() -> dict[str, Path]:
     """Every code file of the package, by its dotted package and relative path."""
+    roots = {
+        package: [Path(root).resolve() for root in spec.submodule_search_locations or []]
+        for package in _CODE_PACKAGES
+        if (spec := importlib.util.find_spec(package)) is not None
+    }
+    # In a wheel `vaultsync/renderers` lies inside `vaultsync`: each package's folder is walked
+    # once, under its own name, so both layouts give the same names (no per-file `resolve`).
+    owned = {root for folders in roots.values() for root in folders}
     files: dict[str, Path] = {}
-    seen: set[Path] = set()
-    # Longest package first: in a wheel `vaultsync/renderers` lies inside `vaultsync`, and its
-    # files must keep the same name as in the editable install.
-    for package in sorted(_CODE_PACKAGES, key=len, reverse=True):
-        spec = importlib.util.find_spec(package)
-        for root in (spec.submodule_search_locations or []) if spec is not None else []:
-            for path in Path(root).rglob("*"):
-                real = path.resolve()
-                if (
-                    path.suffix in _CODE_SUFFIXES
-                    and real not in seen
-                    and "__pycache__" not in path.parts
-                ):
-                    seen.add(real)
-                    files[f"{package}:{path.relative_to(root).as_posix()}"] = path
+    for package, folders in roots.items():
+        for root in folders:
+            for folder, dirs, names in os.walk(root):
+                here = Path(folder)
+                dirs[:] = [d for d in dirs if d != "__pycache__" and here / d not in owned]
+                for name in names:
+                    path = here / name
+                    if path.suffix in _CODE_SUFFIXES:
+                        files[f"{package}:{path.relative_to(root).as_posix()}"] = path
     return files
 
 

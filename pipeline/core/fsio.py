@@ -27,16 +27,17 @@ One way to do each of these, so every file vaultsync writes gets the same guaran
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import fcntl
+import functools
 import os
-import secrets
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    import ctypes
 
 RACY_NS = 2_000_000_000
 """A file whose mtime is this close to the time its stat data were recorded is hashed again."""
@@ -44,10 +45,17 @@ RACY_NS = 2_000_000_000
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # Where hard links are refused: FAT, some FUSE and network file systems.
 _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP})
-try:
-    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
-except OSError:  # pragma: no cover - no C library to load
-    _LIBC = None
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library, loaded on first need (``ctypes`` costs a no-op sync 3 ms to import)."""
+    import ctypes  # noqa: PLC0415 - see the docstring
+
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - no C library to load
+        return None
 
 
 def is_racy(mtime_ns: int, recorded_ns: int) -> bool:
@@ -77,10 +85,12 @@ def sync_filesystem(fd: int) -> None:
     Raises:
         OSError: ``syncfs`` failed.
     """
-    syncfs = getattr(_LIBC, "syncfs", None)
+    syncfs = getattr(_libc(), "syncfs", None)
     if syncfs is None:
         os.sync()
     elif syncfs(fd) != 0:
+        import ctypes  # noqa: PLC0415 - loaded by _libc already
+
         code = ctypes.get_errno()
         raise OSError(code, f"syncfs failed: {os.strerror(code)}")
 
@@ -107,6 +117,8 @@ def atomic_file_named(
         OSError: the temp file cannot be created, written or renamed; it is removed.
         ValueError: the block ended without naming the file; it is removed.
     """
+    import tempfile  # noqa: PLC0415 - only writers need it; a no-op sync never writes
+
     fd, temp_name = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=".tmp")
     temp = Path(temp_name)
     final: list[str] = []
@@ -172,7 +184,7 @@ def write_temp_at(
         OSError: it cannot be created or written; it is removed.
     """
     while True:
-        temp = f"{prefix}{secrets.token_hex(6)}.tmp"
+        temp = f"{prefix}{os.urandom(6).hex()}.tmp"  # what secrets.token_hex(6) does
         try:
             out = os.open(temp, _NEW, mode, dir_fd=dir_fd)
             break

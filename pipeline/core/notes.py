@@ -433,9 +433,8 @@ _QUICK_INT = re.compile(r"0|-?[1-9][0-9]{0,17}")
 _QUICK_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FLOW_ITEM = re.compile(r'[ ]*("(?:[^"\\]|\\.)*"|[^,\[\]{}"#:]+?)[ ]*(?:,|\Z)')
 # Characters YAML refuses raw or reads as line breaks (NEL, LS, PS) where JSON keeps them.
-_NOT_QUICK = re.compile(
-    "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+# Spelled as the forbidden ranges: the negated class of the allowed ones takes 5 ms to compile.
+_NOT_QUICK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 _RESOLVED = frozenset(["true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"])
 """The plain words starting with a letter that YAML 1.2 reads as booleans or null."""
 _NOT_QUICK_VALUE = object()

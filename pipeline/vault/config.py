@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from vaultsync.core.config import CONFIG, Settings, edit_config, read_config, resolve
-from vaultsync.vault.vcs import VaultRepo
 from vaultsync.vault.write import VaultFS
 
 LOCK_TIMEOUT = 30.0
@@ -56,6 +55,8 @@ def save_setting(vault: Path, key: str, raw: str | None, *, commit: bool = True)
         fs.write_control(CONFIG, data)
         if not commit:
             return ""
+        from vaultsync.vault.vcs import VaultRepo  # noqa: PLC0415 - pygit2 only when committing
+
         repo = VaultRepo.open(vault, create=True)
         assert repo is not None  # noqa: S101 - create=True never gives None
         what = f"{key} = {raw}" if raw is not None else f"{key} unset"

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
-from vaultsync.core.fsio import is_racy
+from vaultsync.core.fsio import RACY_NS
 from vaultsync.extract import store_fingerprint
 from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, load_cache, load_manifest
 
@@ -63,16 +63,18 @@ def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
         return False
     # A file modified within the racy window of the cache's own write may have changed without
     # its stat data showing it (timestamp granularity): only a hash could tell, so do not skip.
+    # ``is_racy`` inlined and paths joined as text: this loop runs per note on every no-op sync.
+    racy_from, root = cache.written_ns - RACY_NS, os.fspath(vault)
     untouched = all(
-        _stat(vault / path) == recorded and not is_racy(recorded[1], cache.written_ns)
+        recorded[1] < racy_from and _stat(f"{root}/{path}") == recorded
         for path, (recorded, _) in cache.entries.items()
     )
     return untouched and not any(
-        os.path.lexists(vault / path) for path in manifest.entries if path not in cache.entries
+        os.path.lexists(f"{root}/{path}") for path in manifest.entries if path not in cache.entries
     )
 
 
-def _stat(path: Path) -> tuple[int, int, int] | None:
+def _stat(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.lstat(path)
     except OSError:
