@@ -17,6 +17,7 @@ from vaultsync.vault.plan import (
     Action,
     FileKind,
     FileState,
+    MergeOutcome,
     Plan,
     collisions,
     history_questions,
@@ -71,15 +72,40 @@ class TestPlanSync:
         assert plan.steps[0].prior == Entry(node=new.node_id, key=old.key, blob=blob_id(b"a"))
 
     def test_user_edit_is_kept_and_force_regenerates(self) -> None:
-        """An edited note is kept (manifest keeps our blob); ``force`` regenerates it."""
-        spec = make_spec("a.md", "a2")
-        before = manifest({"a.md": entry_for(make_spec("a.md", "a"), "a")})
+        """An edited note with nothing new is kept (manifest keeps our blob); ``force`` rewrites."""
+        spec = make_spec("a.md", "a")
+        before = manifest({"a.md": entry_for(spec, "a")})
         disk = {"a.md": on_disk("a, edited by the user")}
         plan = plan_sync([spec], before, disk, {})
         assert actions(plan) == {"a.md": Action.KEEP_EDITED}
         assert plan.keep["a.md"].blob == blob_id(b"a")
         forced = plan_sync([spec], before, disk, {}, force=True)
         assert actions(forced) == {"a.md": Action.UPDATE}
+
+    def test_new_store_data_for_an_edited_note_is_merged(self) -> None:
+        """An edited note whose key changed: merge, base = our last blob, kept if no merge."""
+        old, spec = make_spec("a.md", "a"), make_spec("a.md", "a2")
+        before = manifest({"a.md": entry_for(old, "a")})
+        plan = plan_sync([spec], before, {"a.md": on_disk("a, edited by the user")}, {})
+        assert actions(plan) == {"a.md": Action.MERGE}
+        assert plan.steps[0].prior == Entry(node=spec.node_id, key=old.key, blob=blob_id(b"a"))
+        assert plan.keep["a.md"] == plan.steps[0].prior
+
+    def test_clean_merge_records_the_new_render_as_base(self) -> None:
+        """After a clean merge on disk the entry names the new render; a conflict records it."""
+        old, spec = make_spec("a.md", "a"), make_spec("a.md", "a2")
+        before = manifest({"a.md": entry_for(old, "a")})
+        plan = plan_sync([spec], before, {"a.md": on_disk("a, edited")}, {})
+        theirs, merged = blob_id(b"a2"), blob_id(b"a2, edited")
+        clean = {"a.md": MergeOutcome(theirs=theirs, clean=True, blob=merged)}
+        entries, _ = next_manifest(plan, {"a.md": merged}, clean)
+        assert entries["a.md"] == Entry(node=spec.node_id, key=spec.key, blob=theirs)
+        entries, _ = next_manifest(plan, {}, clean)
+        assert entries["a.md"] == plan.steps[0].prior
+        clash = {"a.md": MergeOutcome(theirs=theirs, overlaps=("body",))}
+        entries, _ = next_manifest(plan, {}, clash)
+        assert entries["a.md"].theirs == theirs
+        assert entries["a.md"].key == old.key
 
     def test_user_deletion_is_respected_until_forced(self) -> None:
         """A note the user deleted is not re-created, and is remembered; ``force`` re-creates."""

@@ -25,6 +25,7 @@ from vaultsync.vault.manifest import (
     Journal,
     blob_id,
     dump_journal,
+    load_manifest,
 )
 from vaultsync.vault.sync import check_vault, sync_vault, vault_status
 from vaultsync.vault.write import VaultFS
@@ -150,13 +151,16 @@ class TestSync:
         assert not vault.exists()
 
     def test_without_commit(self, tmp_path: Path) -> None:
-        """``commit=False`` writes notes and manifest and never creates a repository."""
+        """``commit=False`` writes notes and manifest, commits nothing, stores the blobs."""
         vault = tmp_path / "vault"
         report = sync_vault(vault, notes(3), commit=False)
         assert len(report.created) == 3
         assert report.commit == ""
         assert (vault / MANIFEST).exists()
-        assert not (vault / ".git").exists()
+        repo = pygit2.Repository(str(vault))
+        assert repo.head_is_unborn
+        entries = load_manifest((vault / MANIFEST).read_bytes()).entries
+        assert all(e.blob in repo for e in entries.values())  # the merge bases of later syncs
 
     def test_unsafe_spec_writes_nothing(self, tmp_path: Path) -> None:
         """One spec path leaving the vault refuses the whole sync before any write."""

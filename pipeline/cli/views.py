@@ -13,6 +13,7 @@ from vaultsync.core.model import Graph, Node
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
 from vaultsync.vault.report import StatusReport, SyncReport
+from vaultsync.vault.vcs import EditOrigin
 
 
 def _label(node: Node) -> str:
@@ -159,14 +160,30 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
         lines.append("finished the work of an interrupted sync")
     if report.manifest_problem:
         lines.append(f"warning: manifest unusable ({report.manifest_problem}); existing files kept")
+    lines.extend(f"merged the stores' changes into your edit: {p}" for p in report.merged)
     for path in report.kept_edited:
         lines.append(f"kept (edited by you): {path}")
+    lines.extend(
+        f"merge left for the next sync: {c.path} — {c.reason}" for c in report.merge_waiting
+    )
     if verbose:
         lines.extend(f"kept deleted (deleted by you): {p}" for p in report.kept_deleted)
     lines.extend(f"conflict: {c.path} — {c.reason}" for c in report.conflicts)
     if not report.index_synced:
         lines.append("warning: .git/index was locked; the next sync updates it")
     return lines
+
+
+def _origin(edit: EditOrigin) -> str:
+    """Where an edit comes from, and whether the stores' changes were merged into it."""
+    if edit.commit and not (edit.uncommitted and not edit.merged):
+        when = edit.when.date().isoformat() if edit.when else "?"
+        origin = f"edited in commit {edit.commit[:10]} on {when}"
+    else:
+        origin = "uncommitted edit" if edit.uncommitted or not edit.merged else "your edit"
+    if edit.merged:
+        origin += f"; the stores' changes merged in commit {edit.merged[:10]}"
+    return origin
 
 
 def status_text(report: StatusReport, vault: Path) -> str:
@@ -176,13 +193,7 @@ def status_text(report: StatusReport, vault: Path) -> str:
         lines.append(f"manifest unusable: {report.manifest_problem} (every existing file is kept)")
     if report.edited:
         lines.append(f"kept, edited by you ({len(report.edited)}):")
-        for edit in report.edited:
-            if edit.uncommitted or not edit.commit:
-                origin = "uncommitted edit"
-            else:
-                when = edit.when.date().isoformat() if edit.when else "?"
-                origin = f"edited in commit {edit.commit[:10]} on {when}"
-            lines.append(f"  - {edit.path} ({origin})")
+        lines.extend(f"  - {edit.path} ({_origin(edit)})" for edit in report.edited)
     if report.deleted:
         lines.append(f"deleted by you, not re-created ({len(report.deleted)}):")
         lines.extend(f"  - {path}" for path in report.deleted)
@@ -206,6 +217,7 @@ def status_json(report: StatusReport, vault: Path) -> dict[str, Any]:
                 "commit": e.commit or None,
                 "when": e.when.isoformat() if e.when else None,
                 "uncommitted": e.uncommitted,
+                "merged": e.merged or None,
             }
             for e in report.edited
         ],

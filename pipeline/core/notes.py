@@ -319,6 +319,8 @@ class Block:
 
     yaml: str
     """The YAML text between the opening and closing lines."""
+    yaml_start: int
+    """Offset of the YAML text (after the opening line)."""
     first_line: int
     """The 1-based line of the YAML's first line (2)."""
     body_start: int
@@ -350,6 +352,7 @@ def split_front_matter(text: str) -> Block | None:
     body_start = end + 1 if text.startswith("\n", end) else end
     return Block(
         yaml=text[opening.end() : closing.start()],
+        yaml_start=opening.end(),
         first_line=2,
         body_start=body_start,
         body_line=text.count("\n", 0, body_start) + 1,

@@ -104,14 +104,16 @@ def run(
 ) -> SyncReport:
     """Every step, in order (see the module docstring); the caller holds the vault lock."""
     sweep_temps(fs, decision.controls.journal)
+    # A merge left for later (a file being saved) must not let the quick path skip a sync.
+    waiting = any(m.waiting for m in rendered.merges.values())
     ignored = fs.read_control_file(GITIGNORE)
     gitignore_ok = ignored is not None and ignored.data == GITIGNORE_BYTES
     if gitignore_ok and nothing_to_write(decision, rendered):
-        save_cache(fs, decision, {}, {}, (), inputs=inputs)
+        save_cache(fs, decision, {}, {}, (), inputs=inputs, waiting=waiting)
         return sync_report(decision, rendered, written={}, removed=())
     intents = write_journal(fs, decision, rendered, gitignore=not gitignore_ok)
     written = write_notes(fs, decision, rendered)
-    manifest = write_manifest(fs, decision, written)
+    manifest = write_manifest(fs, decision, rendered, written)
     committed = None
     if commit:
         committed = commit_changes(
@@ -124,9 +126,19 @@ def run(
             manifest=manifest,
             clock=clock,
         )
+    else:
+        store_written(repo, rendered, written)
     synced = sync_index(committed, written) if committed is not None else True
     applied = written.applied
-    save_cache(fs, decision, applied.written, rendered.blobs, applied.removed, inputs=inputs)
+    save_cache(
+        fs,
+        decision,
+        applied.written,
+        rendered.blobs,
+        applied.removed,
+        inputs=inputs,
+        waiting=waiting,
+    )
     if synced:
         drop_journal(fs)
     return sync_report(
@@ -159,7 +171,7 @@ def nothing_to_write(decision: Decision, rendered: Rendered) -> bool:
     plan = decision.plan
     if rendered.writes or plan.paths(Action.REMOVE) or decision.controls.journal is not None:
         return False
-    entries, deleted = next_manifest(plan, rendered.same)
+    entries, deleted = next_manifest(plan, rendered.same, rendered.merges)
     kept = decision.manifest
     return not kept.lost and entries == kept.entries and deleted == kept.deleted
 
@@ -177,7 +189,10 @@ def write_journal(
     intents: dict[str, Entry | None] = dict(journal.intents) if journal is not None else {}
     for step in decision.plan.steps:
         if step.spec is not None and step.path in rendered.writes:
-            blob = rendered.blobs[step.path]
+            # A merged note holds the user's text: its intent names the merge base, so a killed
+            # sync's merge is never adopted as vaultsync's own bytes (the next sync merges again).
+            merged = rendered.merges.get(step.path)
+            blob = merged.theirs if merged is not None else rendered.blobs[step.path]
             intents[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
     intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE)))
     fs.write_control(JOURNAL, dump_journal(Journal(intents=intents)))
@@ -200,13 +215,15 @@ def write_notes(fs: VaultFS, decision: Decision, rendered: Rendered) -> Written:
     return Written(applied=applied, outcome=outcome)
 
 
-def write_manifest(fs: VaultFS, decision: Decision, written: Written) -> NewManifest:
+def write_manifest(
+    fs: VaultFS, decision: Decision, rendered: Rendered, written: Written
+) -> NewManifest:
     """Write the manifest of what is now on disk (durably), unless its bytes are unchanged.
 
     Crash window: manifest written, nothing committed; the journal's paths join the next
     sync's commit.
     """
-    entries, deleted = next_manifest(decision.plan, written.outcome)
+    entries, deleted = next_manifest(decision.plan, written.outcome, rendered.merges)
     data = dump_manifest(entries, deleted)
     if data != decision.controls.manifest_bytes:
         fs.write_control(MANIFEST, data)
@@ -231,12 +248,9 @@ def commit_changes(
     """
     found = repo.get(create=True)
     assert found is not None  # noqa: S101 - create=True never gives None
-    changes = _change_set(
+    changes, known = _change_set(
         fs, decision, rendered=rendered, intents=intents, written=written, manifest=manifest
     )
-    # _change_set keeps only bytes whose blob is the new manifest's: hashed already.
-    entries = manifest.entries
-    known = {p: entries[p].blob for p, data in changes.items() if data and p in entries}
     when = clock() if clock is not None else None
     sha = found.commit(changes, fingerprint=blob_id(manifest.data), when=when, known=known)
     return Committed(repo=found, sha=sha or "", changes=changes, known=known)
@@ -250,14 +264,16 @@ def _change_set(
     intents: Intents,
     written: Written,
     manifest: NewManifest,
-) -> dict[str, bytes | None]:
-    """What to commit: the paths this sync (or the interrupted one) wrote or removed.
+) -> tuple[dict[str, bytes | None], dict[str, str]]:
+    """What to commit, and the blob ids known for those bytes (not hashed again).
 
-    Each as the new manifest says, if the disk agrees; a removal only if one was intended and
-    the file is gone.
+    The paths this sync (or the interrupted one) wrote or removed, each as the new manifest
+    says if the disk agrees, and each merge this sync wrote; a removal only if one was intended
+    and the file is gone.
     """
     outcome, entries = written.outcome, manifest.entries
     changes: dict[str, bytes | None] = {MANIFEST: manifest.data, GITIGNORE: GITIGNORE_BYTES}
+    known: dict[str, str] = {}
     # The saved config travels with the vault: each sync commits it as it is on disk.
     config = fs.read_control_file(CONFIG)
     changes[CONFIG] = config.data if config is not None else None
@@ -268,11 +284,29 @@ def _change_set(
             gone = (path in outcome and outcome[path] is None) or before is FileKind.ABSENT
             if path in intents and intents[path] is None and gone:
                 changes[path] = None
-        elif path in rendered.writes and outcome.get(path) == entry.blob:
-            changes[path] = rendered.writes[path]
+        elif path in rendered.writes and outcome.get(path) in {entry.blob, _merged(rendered, path)}:
+            changes[path], known[path] = rendered.writes[path], rendered.blobs[path]
         elif (data := fs.read(path)) is not None and blob_id(data) == entry.blob:
-            changes[path] = data
-    return changes
+            changes[path], known[path] = data, entry.blob
+    return changes, known
+
+
+def _merged(rendered: Rendered, path: str) -> str | None:
+    """The blob of the clean merge this sync made at ``path`` (``None``: no merge there)."""
+    merged = rendered.merges.get(path)
+    return merged.blob if merged is not None and merged.clean else None
+
+
+def store_written(repo: LazyRepo, rendered: Rendered, written: Written) -> None:
+    """Without a commit, put the notes written into git's object store all the same.
+
+    They are the merge bases of later syncs (``vault.decide.merge`` reads them from there).
+    Crash window: none (an object not yet referenced is nobody's data).
+    """
+    paths = written.applied.written
+    found = repo.get(create=True) if paths else None
+    if found is not None:
+        found.store_blobs({rendered.blobs[p]: rendered.writes[p] for p in paths})
 
 
 def sync_index(committed: Committed, written: Written) -> bool:
@@ -295,11 +329,13 @@ def save_cache(
     removed: Sequence[str],
     *,
     inputs: str = "",
+    waiting: bool = False,
 ) -> None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
-    ``inputs`` is kept only after a sync without conflicts: ``vault.quick`` may then skip a
-    later sync whose inputs and files are all unchanged.  Not durable (a hint only: a lost or
+    ``inputs`` is kept only after a sync without conflicts and without a merge left for later
+    (``waiting``: a file being saved): ``vault.quick`` may then skip a later sync whose inputs
+    and files are all unchanged.  Not durable (a hint only: a lost or
     stale cache costs hashing, never correctness).  Crash window: none of its own.
     """
     gone = set(removed)
@@ -309,7 +345,7 @@ def save_cache(
         if s.kind is FileKind.FILE and p not in gone
     }
     entries.update({p: (key, blobs[p]) for p, key in written.items()})
-    recorded = "" if conflicts(decision.plan) else inputs
+    recorded = "" if conflicts(decision.plan) or waiting else inputs
     cache = decision.controls.cache
     # Files hashed only because they were racy are trusted once a cache written out of their
     # racy window records them.

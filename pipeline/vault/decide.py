@@ -8,15 +8,19 @@ What every vault command starts from (``sync``, ``--dry-run``, ``check``, ``stat
    the cache cannot vouch for), the journal's work adopted, git history asked only what the
    manifest cannot answer, then ``plan.plan_sync``;
 3. :func:`render`: the create/update steps rendered (shared with a forked helper), keeping only
-   the bytes that differ from the disk.
+   the bytes that differ from the disk;
+4. :func:`merge` (``sync`` only): each merge step's new render merged into the user's file
+   (``vault.merge``), with the base read from git's object store.
 
-Nothing here writes; a vault folder that does not exist reads as empty (``fs`` is ``None``).
+Nothing here writes a file of the vault; a vault folder that does not exist reads as empty
+(``fs`` is ``None``).  :func:`merge` stores blobs in git's object store: the new render (the
+next merge base) and the three sides libgit2 merges.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vaultsync.core.model import NoteSpec
@@ -33,11 +37,13 @@ from vaultsync.vault.manifest import (
     load_journal,
     load_manifest,
 )
+from vaultsync.vault.merge import merge_note
 from vaultsync.vault.plan import (
     ABSENT,
     Action,
     FileKind,
     FileState,
+    MergeOutcome,
     Ownership,
     Plan,
     Step,
@@ -99,6 +105,8 @@ class Rendered:
     blobs: Mapping[str, str]
     same: Mapping[str, str | None]
     """Rendered notes whose file already holds exactly those bytes (path → blob)."""
+    merges: Mapping[str, MergeOutcome] = field(default_factory=dict)
+    """What each merge step gave (:func:`merge`); a clean one's bytes are in ``writes``/``same``."""
 
 
 def read_controls(fs: VaultFS | None) -> ControlFiles:
@@ -197,3 +205,48 @@ def render(plan: Plan) -> Rendered:
 def _render_step(step: Step) -> bytes:
     assert step.spec is not None  # noqa: S101 - render passes only steps with a spec
     return step.spec.render()
+
+
+BUSY_NS = 3_000_000_000
+"""A file modified this recently may be mid-save in an editor: it is merged by a later sync."""
+
+
+def merge(fs: VaultFS, repo: LazyRepo, plan: Plan, rendered: Rendered, *, now_ns: int) -> Rendered:
+    """``rendered`` plus every merge step's outcome; clean merges join the bytes to write."""
+    steps = plan.paths(Action.MERGE)
+    found = repo.get(create=True) if steps else None
+    if found is None:
+        return rendered
+    writes, blobs, same = dict(rendered.writes), dict(rendered.blobs), dict(rendered.same)
+    merges: dict[str, MergeOutcome] = {}
+    by_path = {s.path: s for s in plan.steps}
+    for path in steps:
+        merges[path], data = _merge_step(fs, found, by_path[path], now_ns=now_ns)
+        if data is not None and merges[path].blob == by_path[path].state.blob:
+            same[path] = merges[path].blob
+        elif data is not None:
+            writes[path], blobs[path] = data, merges[path].blob
+    return Rendered(writes=writes, blobs=blobs, same=same, merges=merges)
+
+
+def _merge_step(
+    fs: VaultFS, repo: VaultRepo, step: Step, *, now_ns: int
+) -> tuple[MergeOutcome, bytes | None]:
+    """One merge: its outcome, and the merged bytes when it is clean."""
+    assert step.spec is not None and step.prior is not None  # noqa: S101 - merge steps have both
+    theirs = step.spec.render()
+    outcome = MergeOutcome(theirs=blob_id(theirs))
+    if now_ns - step.state.stat[1] < BUSY_NS:
+        return replace(outcome, waiting="modified seconds ago (an editor may be saving it)"), None
+    ours = fs.read(step.path)
+    if ours is None or blob_id(ours) != step.state.blob:
+        return replace(outcome, waiting="it changed during the sync"), None
+    repo.store_blobs({outcome.theirs: theirs})
+    base = repo.read_blob(step.prior.blob)
+    if base is None:
+        missing = "the version vaultsync last wrote is not in git"
+        return replace(outcome, overlaps=(missing,)), None
+    merged = merge_note(base, ours, theirs, merge_lines=repo.merge_lines)
+    if not merged.clean:
+        return replace(outcome, overlaps=merged.overlaps), None
+    return replace(outcome, clean=True, blob=blob_id(merged.data)), merged.data

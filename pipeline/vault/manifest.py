@@ -103,7 +103,9 @@ class Entry:
     node: str
     key: str
     blob: str
-    """Git blob id (SHA-1 hex) of the bytes written."""
+    """Git blob id (SHA-1 hex) of the bytes written; for a merged note, the merge base."""
+    theirs: str = ""
+    """A merge conflict is pending: the blob of the render that could not be merged."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,9 +134,17 @@ def _entry(value: Any) -> Entry | None:
     if not isinstance(value, dict):
         return None
     node, key, blob = value.get("node"), value.get("key"), value.get("blob")
-    if not (isinstance(node, str) and isinstance(key, str) and isinstance(blob, str)):
+    theirs = value.get("theirs", "")
+    if not (
+        isinstance(node, str)
+        and isinstance(key, str)
+        and isinstance(blob, str)
+        and isinstance(theirs, str)
+    ):
         return None
-    return Entry(node=node, key=key, blob=blob) if _BLOB.fullmatch(blob) else None
+    if not _BLOB.fullmatch(blob) or (theirs and not _BLOB.fullmatch(theirs)):
+        return None
+    return Entry(node=node, key=key, blob=blob, theirs=theirs)
 
 
 def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusable
@@ -176,12 +186,17 @@ _quote = (
 )  # the C encoder: what json.dumps(s, ensure_ascii=False) gives
 
 
+def _entry_json(entry: Entry) -> str:
+    theirs = f', "theirs": "{entry.theirs}"' if entry.theirs else ""
+    return (
+        f'{{"blob": "{entry.blob}", "key": {_quote(entry.key)}, "node": {_quote(entry.node)}'
+        f"{theirs}}}"
+    )
+
+
 def dump_manifest(entries: Mapping[str, Entry], deleted: frozenset[str]) -> bytes:
     """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline."""
-    rows = [
-        f'    {_quote(p)}: {{"blob": "{e.blob}", "key": {_quote(e.key)}, "node": {_quote(e.node)}}}'
-        for p, e in sorted(entries.items())
-    ]
+    rows = [f"    {_quote(p)}: {_entry_json(e)}" for p, e in sorted(entries.items())]
     gone = ["    " + _quote(p) for p in sorted(deleted)]
     body = ",\n".join(rows)
     listed = ",\n".join(gone)

@@ -6,8 +6,13 @@ Per path, one action:
 * ``update``: the file is ours and unedited but its key changed (or ``force``), or ours and edited
   under ``force``; the sync renders it and writes only if the bytes differ;
 * ``unchanged``: ours, unedited, same key: **not rendered**, which keeps a no-op sync cheap;
-* ``keep-edited``: ours, but its blob is not what we last wrote: the user's edit is kept, and the
-  manifest keeps our last blob so the file stays "edited" in later syncs;
+* ``keep-edited``: ours, but its blob is not what we last wrote, and the stores have nothing new
+  for it (same key): the user's edit is kept, and the manifest keeps our last blob (the merge
+  base) so the file stays "edited" in later syncs;
+* ``merge``: ours, edited, and the stores changed it (a new key): the new render is merged into
+  the user's file (``vault.merge``, done by ``vault.decide``); a clean merge is written and the
+  manifest records the new render as the next base, a conflict leaves the file as it is and
+  records the render it could not merge (``Entry.theirs``) until ``vaultsync resolve``;
 * ``keep-deleted``: the user deleted one of our notes: not re-created unless ``force``;
 * ``remove``: the engine no longer produces it and it is ours and unedited (a note no longer
   produced but edited is kept, even under ``force``);
@@ -68,6 +73,7 @@ class Action(StrEnum):
     UPDATE = "update"
     UNCHANGED = "unchanged"
     KEEP_EDITED = "keep-edited"
+    MERGE = "merge"
     KEEP_DELETED = "keep-deleted"
     REMOVE = "remove"
     CONFLICT = "conflict"
@@ -228,9 +234,18 @@ def _spec_step(
     if state.blob in {ours, last}:
         return _ours_step(spec, state, entry, force=force)
     if last is not None:
-        prior = Entry(node=spec.node_id, key=entry.key if entry is not None else "", blob=last)
-        action = Action.UPDATE if force else Action.KEEP_EDITED
-        step = Step(path=path, action=action, spec=spec, state=state, prior=prior)
+        key, theirs = (entry.key, entry.theirs) if entry is not None else ("", "")
+        prior = Entry(node=spec.node_id, key=key, blob=last, theirs=theirs)
+        # Without a manifest entry (a lost manifest) nothing says which render the file
+        # started from: the edit is kept, never merged.
+        action = Action.MERGE if entry is not None and key != spec.key else Action.KEEP_EDITED
+        step = Step(
+            path=path,
+            action=Action.UPDATE if force else action,
+            spec=spec,
+            state=state,
+            prior=prior,
+        )
         return step, None if force else prior
     reason = "a file vaultsync did not write is there"
     if lost:
@@ -312,17 +327,54 @@ def plan_sync(
     return Plan(steps=tuple(steps), keep=MappingProxyType(keep), deleted=frozenset(deleted))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergeOutcome:
+    """What merging the new render into a user's file gave (``vault.decide.merge``)."""
+
+    theirs: str
+    """Blob id of the new render: the next merge base, or the side a conflict waits on."""
+    clean: bool = False
+    blob: str = ""
+    """Blob id of the merged bytes (a clean merge)."""
+    overlaps: tuple[str, ...] = ()
+    """What both sides changed apart (a conflict)."""
+    waiting: str = ""
+    """Why no merge was tried this time (the file is being edited…); the next sync tries."""
+
+
+def _merged_entry(
+    step: Step, result: MergeOutcome | None, outcome: Mapping[str, str | None]
+) -> Entry | None:
+    """The entry a merge step leaves, or None to keep ``prior`` (no merge, or a lost write)."""
+    if result is None or result.waiting or step.spec is None or step.prior is None:
+        return None
+    if not result.clean:
+        return replace(step.prior, theirs=result.theirs)
+    if outcome.get(step.path) != result.blob:
+        return None
+    return Entry(node=step.spec.node_id, key=step.spec.key, blob=result.theirs)
+
+
 def next_manifest(
-    plan: Plan, outcome: Mapping[str, str | None]
+    plan: Plan,
+    outcome: Mapping[str, str | None],
+    merges: Mapping[str, MergeOutcome] | None = None,
 ) -> tuple[dict[str, Entry], frozenset[str]]:
     """Entries and deleted paths after the sync.
 
     ``outcome`` holds what happened: each rendered path whose bytes are now on disk → their blob
     (written, or already equal), each removed path → ``None``. A step missing from it (the file
     changed under the sync) keeps its ``prior`` entry, so the file counts as edited next time.
+    ``merges``: what each merge step gave; a clean merge now on disk records the new render as
+    its base, a conflict records the render it waits on.
     """
     entries = dict(plan.keep)
     for step in plan.steps:
+        if step.action is Action.MERGE:
+            merged = _merged_entry(step, (merges or {}).get(step.path), outcome)
+            if merged is not None:
+                entries[step.path] = merged
+            continue
         if step.action not in (Action.CREATE, Action.UPDATE, Action.REMOVE):
             continue
         if step.path not in outcome:

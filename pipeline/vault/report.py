@@ -5,6 +5,7 @@ The report types are importable from ``vaultsync.vault.sync`` too, beside the en
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,10 @@ class SyncReport:
     removed: tuple[str, ...] = ()
     unchanged: int = 0
     kept_edited: tuple[str, ...] = ()
+    merged: tuple[str, ...] = ()
+    """Edited notes the stores' changes were merged into (written, or the file already agreed)."""
+    merge_waiting: tuple[Conflict, ...] = ()
+    """Merges left for a later sync, and why (the file was being saved)."""
     kept_deleted: tuple[str, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     commit: str = ""
@@ -44,8 +49,8 @@ class SyncReport:
 
     @property
     def changed(self) -> bool:
-        """Some note was (or would be) created, updated or removed."""
-        return bool(self.created or self.updated or self.removed)
+        """Some note was (or would be) created, updated, merged or removed."""
+        return bool(self.created or self.updated or self.removed or self.merged)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,19 +64,52 @@ class StatusReport:
     manifest_problem: str = ""
 
 
-def conflicts(plan: Plan, appeared: frozenset[str] = frozenset()) -> tuple[Conflict, ...]:
-    """The plan's conflicts, plus the paths where a file appeared during the sync, by path."""
+def merge_conflict(path: str, overlaps: tuple[str, ...]) -> Conflict:
+    """A merge that could not be made, with the command that shows the three versions."""
+    what = ", ".join(overlaps) or "the same lines"
+    reason = (
+        f"your edit and the stores' change overlap ({what}); your file is kept as it is — "
+        f"see `vaultsync resolve {shlex.quote(path)} --show`"
+    )
+    return Conflict(path=path, reason=reason)
+
+
+def conflicts(
+    plan: Plan, appeared: frozenset[str] = frozenset(), rendered: Rendered | None = None
+) -> tuple[Conflict, ...]:
+    """Every conflict, by path.
+
+    The plan's, the paths where a file appeared during the sync, and the merge conflicts:
+    those this sync met (``rendered``) and those an earlier sync recorded.
+    """
     out = [
         Conflict(path=s.path, reason=s.reason) for s in plan.steps if s.action is Action.CONFLICT
     ]
     out += [Conflict(path=p, reason="a file appeared there during the sync") for p in appeared]
+    merges = rendered.merges if rendered is not None else {}
+    met = {p: m for p, m in merges.items() if not m.clean and not m.waiting}
+    out += [merge_conflict(p, m.overlaps) for p, m in met.items()]
+    out += [
+        merge_conflict(p, ())
+        for p, e in plan.keep.items()
+        if e.theirs and p not in met and not (p in merges and merges[p].clean)
+    ]
     return tuple(sorted(out, key=lambda c: c.path))
 
 
 def pending(plan: Plan, rendered: Rendered, manifest: Manifest) -> tuple[str, ...]:
-    """``check``'s lines: ``create``/``update``/``remove <path>``, and a corrupt manifest."""
-    lines = [f"{s.action} {s.path}" for s in plan.steps if s.path in rendered.writes]
+    """``check``'s lines: ``create``/``update``/``merge``/``remove <path>``, and the rest.
+
+    The rest: ``conflict <path>`` for each merge conflict waiting on ``vaultsync resolve``, and
+    a corrupt manifest.
+    """
+    lines = [
+        f"{s.action} {s.path}"
+        for s in plan.steps
+        if s.path in rendered.writes or s.action is Action.MERGE
+    ]
     lines += [f"remove {p}" for p in plan.paths(Action.REMOVE)]
+    lines += [f"conflict {p}" for p, e in plan.keep.items() if e.theirs]
     if manifest.corrupt:
         lines.append(f"manifest {MANIFEST}: {manifest.problem}")
     return tuple(sorted(lines))
@@ -92,14 +130,30 @@ def sync_report(
     done = rendered.writes.keys() if written is None else written.keys()
     creates = frozenset(plan.paths(Action.CREATE))
     appeared = frozenset(p for p in skipped if p in creates)
+    clean = {p for p, m in rendered.merges.items() if m.clean}
+    merged = (clean & set(done)) | (clean & rendered.same.keys())
     return SyncReport(
         created=tuple(sorted(p for p in done if p in creates)),
-        updated=tuple(sorted(p for p in done if p not in creates)),
+        updated=tuple(sorted(p for p in done if p not in creates and p not in clean)),
+        merged=tuple(sorted(merged)),
+        merge_waiting=tuple(
+            Conflict(path=p, reason=m.waiting)
+            for p, m in sorted(rendered.merges.items())
+            if m.waiting
+        ),
         removed=tuple(plan.paths(Action.REMOVE) if removed is None else removed),
         unchanged=len(plan.paths(Action.UNCHANGED)) + len(rendered.same),
-        kept_edited=tuple(sorted({*plan.paths(Action.KEEP_EDITED), *(set(skipped) - appeared)})),
+        kept_edited=tuple(
+            sorted(
+                {
+                    *plan.paths(Action.KEEP_EDITED),
+                    *(set(plan.paths(Action.MERGE)) - merged),
+                    *(set(skipped) - appeared),
+                }
+            )
+        ),
         kept_deleted=plan.paths(Action.KEEP_DELETED),
-        conflicts=conflicts(plan, appeared),
+        conflicts=conflicts(plan, appeared, rendered),
         commit=commit,
         manifest_problem=decision.manifest.problem,
         recovered=decision.controls.journal is not None,

@@ -13,6 +13,7 @@ only the notes whose key changed; so does ``sync_vault(dry_run=True)``.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -82,7 +83,7 @@ def vault_status(vault: Path, specs: Sequence[NoteSpec]) -> StatusReport:
     """Kept edits (with the commit that carried them), user deletions, conflicts, pending work."""
     decision, repo = _read_only(vault, specs)
     plan = decision.plan
-    edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED)}
+    edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
     found = repo.get() if edited else None
     origins = found.edit_origins(edited) if found is not None else {}
     return StatusReport(
@@ -118,4 +119,5 @@ def sync_vault(
         repo = decide.LazyRepo(vault)
         decision = decide.plan_vault(fs, repo, specs, force=force)
         rendered = decide.render(decision.plan)
+        rendered = decide.merge(fs, repo, decision.plan, rendered, now_ns=time.time_ns())
         return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)

@@ -34,7 +34,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import BinaryIO
@@ -45,7 +45,14 @@ from pygit2.enums import DeltaStatus, FileMode, SortMode
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import atomic_file_named, fsync_dir
 from vaultsync.vault.gitindex import add_written
-from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatKey, blob_id, stat_key
+from vaultsync.vault.manifest import (
+    CONTROL_DIR,
+    MANIFEST,
+    StatKey,
+    blob_id,
+    load_manifest,
+    stat_key,
+)
 from vaultsync.vault.packfile import plan_packs, write_pack
 
 TRAILER = "Vaultsync-Sync"
@@ -68,6 +75,8 @@ class EditOrigin:
     when: datetime | None = None
     uncommitted: bool = False
     """The file on disk differs from ``HEAD``."""
+    merged: str = ""
+    """The newest sync commit that merged the stores' changes into the edit (``""``: none)."""
 
 
 def _lstat(path: Path) -> os.stat_result | None:
@@ -248,17 +257,77 @@ class VaultRepo:
     def last_sync_blobs(
         self, paths: Iterable[str], *, max_commits: int = MAX_COMMITS
     ) -> dict[str, str]:
-        """Path → the blob the last sync commit that changed it wrote (removed paths left out)."""
+        """Path → the blob the last sync commit that changed it wrote (removed paths left out).
+
+        A merged note's bytes hold the user's text: the manifest of that commit names a merge
+        base instead, so such a path proves nothing and is left out too.
+        """
         wanted, found = set(paths), {}
         for commit, is_sync in self._walk(max_commits):
             if not wanted:
                 break
             if is_sync:
-                for path, blob in list(self._changes(commit, wanted)):
-                    wanted.discard(path)
-                    if blob is not None:
-                        found[path] = blob
+                found.update(self._rendered_changes(commit, wanted))
         return found
+
+    def _rendered_changes(self, commit: pygit2.Commit, wanted: set[str]) -> dict[str, str]:
+        """The wanted paths ``commit`` wrote as rendered (each settled: dropped from ``wanted``)."""
+        found: dict[str, str] = {}
+        recorded: Mapping[str, str] | None = None
+        for path, blob in list(self._changes(commit, wanted)):
+            wanted.discard(path)
+            if blob is None:
+                continue
+            if recorded is None:
+                recorded = self._manifest_blobs(commit)
+            if recorded.get(path, blob) == blob:
+                found[path] = blob
+        return found
+
+    def _manifest_blobs(self, commit: pygit2.Commit) -> Mapping[str, str]:
+        """Path → blob id as the manifest of ``commit`` records them (empty: none readable)."""
+        tree = self._vault_tree(commit)
+        blob = tree[MANIFEST] if tree is not None and MANIFEST in tree else None
+        if not isinstance(blob, pygit2.Blob):
+            return {}
+        return {path: entry.blob for path, entry in load_manifest(blob.data).entries.items()}
+
+    def read_blob(self, blob: str) -> bytes | None:
+        """The bytes of a blob of the object store (``None``: not there)."""
+        try:
+            found = self.repo.get(blob)
+        except (ValueError, pygit2.GitError):
+            return None
+        return found.data if isinstance(found, pygit2.Blob) else None
+
+    def store_blobs(self, blobs: Mapping[str, bytes]) -> None:
+        """Put the blobs (id → bytes) into the object store, committed or not.
+
+        Raises ``VaultWriteError`` when git refuses.
+        """
+        try:
+            with _private_umask(self.private):
+                self._store_blobs(blobs)
+        except (pygit2.GitError, OSError) as err:
+            raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
+
+    def merge_lines(self, base: bytes, ours: bytes, theirs: bytes) -> tuple[bytes, bool]:
+        """libgit2's three-way merge by lines (``vault.merge.LineMerge``); stores the three.
+
+        Not UTF-8 on some side: no merge, the user's bytes back and not clean.
+        """
+        try:
+            with _private_umask(self.private):
+                ancestor, mine, render = (
+                    IndexEntry(label, self.repo.create_blob(data), FileMode.BLOB)
+                    for label, data in (("base", base), ("yours", ours), ("vaultsync", theirs))
+                )
+            result = self.repo.merge_file_from_index(ancestor, mine, render)
+        except UnicodeDecodeError:
+            return ours, False
+        except (pygit2.GitError, OSError) as err:
+            raise VaultWriteError(f"{self.repo.path}: cannot merge: {err}") from err
+        return result.contents.encode("utf-8"), bool(result.automergeable)
 
     def edit_origins(
         self, edited: Mapping[str, str], *, max_commits: int = MAX_COMMITS
@@ -266,14 +335,19 @@ class VaultRepo:
         """For each edited note (path → blob on disk): the commit that first carried the edit."""
         pending = set(edited)
         first: dict[str, pygit2.Commit] = {}
+        merged: dict[str, str] = {}
         for commit, is_sync in self._walk(max_commits):
             if not pending:
                 break
-            for path, _blob in list(self._changes(commit, pending)):
-                if is_sync:
-                    pending.discard(path)
-                else:
+            changed = list(self._changes(commit, pending))
+            rendered = self._manifest_blobs(commit) if is_sync and changed else {}
+            for path, blob in changed:
+                if not is_sync:
                     first[path] = commit
+                elif blob is not None and rendered.get(path, blob) != blob:
+                    merged.setdefault(path, str(commit.id))  # a merge: the edit is older
+                else:
+                    pending.discard(path)
         head = (
             None
             if self.repo.head_is_unborn
@@ -282,14 +356,14 @@ class VaultRepo:
         out = {}
         for path, disk_blob in edited.items():
             in_head = str(head[path].id) if head is not None and path in head else ""
-            origin = EditOrigin(path=path, uncommitted=in_head != disk_blob)
+            origin = EditOrigin(
+                path=path, uncommitted=in_head != disk_blob, merged=merged.get(path, "")
+            )
             carrier = first.get(path)
             if carrier is not None:
                 zone = timezone(timedelta(minutes=carrier.commit_time_offset))
                 when = datetime.fromtimestamp(carrier.commit_time, zone)
-                origin = EditOrigin(
-                    path=path, commit=str(carrier.id), when=when, uncommitted=origin.uncommitted
-                )
+                origin = replace(origin, commit=str(carrier.id), when=when)
             out[path] = origin
         return out
 
