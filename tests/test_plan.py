@@ -105,7 +105,8 @@ class TestPlanSync:
         clash = {"a.md": MergeOutcome(theirs=theirs, overlaps=("body",))}
         entries, _ = next_manifest(plan, {}, clash)
         assert entries["a.md"].theirs == theirs
-        assert entries["a.md"].key == old.key
+        assert entries["a.md"].blob == blob_id(b"a")  # the base stays until resolved
+        assert entries["a.md"].key == spec.key  # a later store change merges again
 
     def test_user_deletion_is_respected_until_forced(self) -> None:
         """A note the user deleted is not re-created, and is remembered; ``force`` re-creates."""

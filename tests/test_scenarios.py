@@ -9,7 +9,9 @@ Steps (paths relative to the sandbox; the vault is ``vault`` unless the scenario
   ``commit``; ``expect`` compares the report (path lists, ``unchanged``, ``commit`` made or not,
   ``manifest_problem`` present or not) or ``raises`` names the error class;
 * ``write`` {path: text}, ``delete`` [paths], ``symlink`` {link: target}, ``git`` (CLI ``args``
-  in ``cwd``): what a user does;
+  in ``cwd``), ``resolve`` (``path``, ``choice``), ``release`` (``path``): what a user does;
+  ``age`` [paths]: their mtime set a minute back (an edit made a while ago: a sync merges
+  into a file only once an editor is done saving it);
 * ``expect_files`` {path: text, or null for "absent"} and ``modes``; ``expect_git_status``
   (``git status --porcelain``); ``expect_head`` (files in ``HEAD``), ``expect_head_content``;
   ``expect_manifest`` (entry paths, deleted paths); ``status`` (``vault_status``).
@@ -23,6 +25,7 @@ import json
 import os
 import stat
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,10 +35,12 @@ from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core import errors
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault.manifest import MANIFEST, load_manifest
+from vaultsync.vault.resolve import Choice, release, resolve
 from vaultsync.vault.sync import SyncReport, sync_vault, vault_status
+from vaultsync.vault.vcs import EditOrigin
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
-REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted")
+REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted", "merged")
 
 
 def _specs(notes: dict[str, str]) -> list[NoteSpec]:
@@ -147,13 +152,38 @@ def _expect_manifest(step: Step, _sandbox: Path, vault: Path) -> None:
         assert sorted(loaded.entries) == sorted(step["entries"])
     if "deleted" in step:
         assert sorted(loaded.deleted) == sorted(step["deleted"])
+    if "released" in step:
+        assert sorted(loaded.released) == sorted(step["released"])
+
+
+def _origin(edit: EditOrigin) -> str:
+    """``uncommitted``, ``committed`` (by the user), or ``merged`` (committed by a merge)."""
+    if edit.uncommitted:
+        return "uncommitted"
+    return "committed" if edit.commit else "merged"
 
 
 def _status(step: Step, _sandbox: Path, vault: Path) -> None:
     report = vault_status(vault, _specs(step["notes"]))
-    edited = {o.path: "uncommitted" if o.uncommitted else "committed" for o in report.edited}
+    edited = {o.path: _origin(o) for o in report.edited}
     assert edited == step["expect"]["edited"]
-    assert all(o.when is not None for o in report.edited if not o.uncommitted)
+    if "conflicts" in step["expect"]:
+        assert [c.path for c in report.conflicts] == step["expect"]["conflicts"]
+    assert all(o.when is not None for o in report.edited if o.commit)
+
+
+def _age(step: Step, sandbox: Path, _vault: Path) -> None:
+    for rel in step["paths"]:
+        moment = time.time() - 60
+        os.utime(sandbox / rel, (moment, moment))
+
+
+def _resolve(step: Step, _sandbox: Path, vault: Path) -> None:
+    resolve(vault, step["path"], Choice(step["choice"]))
+
+
+def _release(step: Step, _sandbox: Path, vault: Path) -> None:
+    release(vault, step["path"])
 
 
 STEPS: dict[str, Callable[[Step, Path, Path], None]] = {
@@ -168,6 +198,9 @@ STEPS: dict[str, Callable[[Step, Path, Path], None]] = {
     "expect_head_content": _expect_head_content,
     "expect_manifest": _expect_manifest,
     "status": _status,
+    "age": _age,
+    "resolve": _resolve,
+    "release": _release,
 }
 
 

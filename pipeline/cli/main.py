@@ -67,6 +67,8 @@ class _TopGroup(_Group):
         "status": "vaultsync.cli.vault:status",
         "check": "vaultsync.cli.vault:check",
         "path": "vaultsync.cli.vault:path",
+        "resolve": "vaultsync.cli.vault:resolve",
+        "release": "vaultsync.cli.vault:release",
         "config": "vaultsync.cli.config:config",
         "graph": "vaultsync.cli.graph:graph",
         "link": "vaultsync.cli.links:link",

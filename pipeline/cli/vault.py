@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from vaultsync.cli.options import (
     vault_option,
     workspace,
 )
-from vaultsync.core.errors import SkippedStores, VaultStale, VaultsyncError
+from vaultsync.core.errors import SkippedStores, UsageError, VaultStale, VaultsyncError
 from vaultsync.core.settings import state_dir, vault_dir
 
 if TYPE_CHECKING:
@@ -85,50 +86,97 @@ def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
 @state_option
 @vault_option
 @templates_option
-@click.option("--force", is_flag=True, help="Regenerate vaultsync's notes, edited ones included.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Regenerate the named notes (PATHS), or every note of vaultsync's, edited ones included.",
+)
+@click.option("--yes", is_flag=True, help="With a bare --force: overwrite edited notes unasked.")
 @click.option("--no-commit", is_flag=True, help="Write the notes but leave them uncommitted.")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @click.option("-v", "--verbose", is_flag=True, help="List every path written or removed.")
+@json_option
+@click.argument("paths", nargs=-1)
 def sync(
     state: str | None,
     vault: str | None,
     templates: Path | None,
     force: bool,
+    yes: bool,
     no_commit: bool,
     dry_run: bool,
     verbose: bool,
+    as_json: bool,
+    paths: tuple[str, ...],
 ) -> None:
     """Bring the vault in line with the stores, and commit what changed (one commit).
 
-    Notes you edited are kept, notes you deleted stay deleted, files vaultsync did not write are
-    never touched. Quiet unless something is worth saying, so it can run from cron.
+    Notes you edited are kept and the stores' new data is merged into them, notes you deleted
+    stay deleted, files vaultsync did not write are never touched. Quiet unless something is
+    worth saying, so it can run from cron. `sync --force PATH…` regenerates only those notes.
     """
     from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
 
+    if paths and not force:
+        raise UsageError("note paths are given only with --force (sync --force PATH…)")
     ws = workspace(state, vault, templates=templates)
     if templates is not None and not dry_run:
         _remember_templates(ws)
     inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     if not (force or dry_run) and unchanged_since_last_sync(ws.vault, inputs):
+        if as_json:
+            click.echo(json.dumps({"vault": str(ws.vault), "changed": False, "quick": True}))
         return
-    from vaultsync.cli.views import sync_lines
+    from vaultsync.cli.views import sync_json, sync_lines
     from vaultsync.vault.sync import sync_vault
 
     target, (specs, _) = ws.vault, _vault_specs(ws, repair=not dry_run)
+    named = frozenset(vault_relative(target, p) for p in paths)
+    if force and not paths and not dry_run:
+        _confirm_force(target, specs, yes=yes)
     report: SyncReport = sync_vault(
         target,
         specs,
-        force=force,
+        force=force and not paths,
+        force_paths=named,
         commit=not no_commit,
         dry_run=dry_run,
         inputs="" if dry_run else inputs,
     )
     if sys.stderr.isatty():
         click.echo("\r\033[K", err=True, nl=False)
-    for line in sync_lines(report, target, verbose=verbose or dry_run):
-        click.echo(line)
+    if as_json:
+        click.echo(json.dumps(sync_json(report, target), ensure_ascii=False, indent=2))
+    else:
+        for line in sync_lines(report, target, verbose=verbose or dry_run):
+            click.echo(line)
     if not dry_run and report.changed:
         _refresh_search_index(target)
+
+
+def _confirm_force(target: Path, specs: tuple[NoteSpec, ...], *, yes: bool) -> None:
+    """A bare ``--force`` says how many edited notes it overwrites, and asks (or needs --yes)."""
+    from vaultsync.vault.sync import edited_notes
+
+    edited = edited_notes(target, specs)
+    if not edited or yes:
+        return
+    what = f"--force overwrites {len(edited)} notes you edited (e.g. {edited[0]})"
+    if not sys.stdin.isatty():
+        raise UsageError(what, hint="add --yes, or name the notes: sync --force PATH…")
+    if not click.confirm(f"{what}. Go on?", default=False, err=True):
+        raise UsageError("nothing written (--force not confirmed)")
+
+
+def vault_relative(vault: Path, given: str) -> str:
+    """A note path as given (vault-relative, or a file path under the vault) → vault path."""
+    candidate = Path(given)
+    if candidate.exists() or candidate.is_absolute():
+        try:
+            return candidate.absolute().relative_to(vault.absolute()).as_posix()
+        except ValueError:
+            pass
+    return Path(given).as_posix()
 
 
 def _remember_templates(ws: Workspace) -> None:
@@ -189,15 +237,30 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
 @vault_option
 @templates_option
 @click.option("--strict", is_flag=True, help="Exit 4 when a store file was skipped (unreadable).")
-def check(state: str | None, vault: str | None, templates: Path | None, strict: bool) -> None:
-    """Exit 0 when the vault is exactly what the stores produce, 1 with the differences."""
+@json_option
+def check(
+    state: str | None, vault: str | None, templates: Path | None, strict: bool, as_json: bool
+) -> None:
+    """Exit 0 when the vault is exactly what the stores produce, 1 with the differences.
+
+    A merge conflict waiting on `vaultsync resolve`, or store data not yet merged into an
+    edited note, is a difference too.
+    """
     from vaultsync.vault.sync import check_vault
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
     specs, skipped = _vault_specs(ws)
     differences = check_vault(target, specs)
-    if skipped:
+    if as_json:
+        data = {
+            "vault": str(target),
+            "in_sync": not differences,
+            "differences": list(differences),
+            "skipped": skipped_data(skipped),
+        }
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    elif skipped:
         click.echo(skipped_text(skipped))
     if strict and skipped:
         raise SkippedStores(
@@ -205,15 +268,53 @@ def check(state: str | None, vault: str | None, templates: Path | None, strict: 
             hint="fix or remove them; `vaultsync status` lists them",
         )
     if differences:
-        for line in differences[:CHECK_LISTED]:
+        for line in differences[:CHECK_LISTED] if not as_json else ():
             click.echo(f"  {line}")
-        if len(differences) > CHECK_LISTED:
+        if len(differences) > CHECK_LISTED and not as_json:
             click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
         raise VaultStale(
             f"the vault at {target} is stale: {len(differences)} differences",
             hint="run `vaultsync sync`",
         )
-    click.echo(f"the vault at {target} is in sync")
+    if not as_json:
+        click.echo(f"the vault at {target} is in sync")
+
+
+@click.command()
+@state_option
+@vault_option
+@click.argument("note")
+@click.option(
+    "--show", "choice", flag_value="show", help="Print the three versions; write nothing."
+)
+@click.option("--ours", "choice", flag_value="ours", help="Keep your file as it is.")
+@click.option("--theirs", "choice", flag_value="theirs", help="Take the stores' version.")
+@click.option(
+    "--markers", "choice", flag_value="markers", help="Write conflict markers for you to edit."
+)
+def resolve(state: str | None, vault: str | None, note: str, choice: str | None) -> None:
+    """End a merge conflict on NOTE (a vault path): --show, --ours, --theirs or --markers."""
+    from vaultsync.vault.resolve import Choice
+    from vaultsync.vault.resolve import resolve as settle
+
+    if choice is None:
+        raise UsageError("say how: --show, --ours, --theirs or --markers")
+    target = vault_dir(vault, state_dir(state))
+    click.echo(settle(target, vault_relative(target, note), Choice(choice)), nl=False)
+    if choice != "show":
+        click.echo()
+
+
+@click.command()
+@state_option
+@vault_option
+@click.argument("note")
+def release(state: str | None, vault: str | None, note: str) -> None:
+    """Make NOTE (a vault path) fully yours: vaultsync never writes or removes it again."""
+    from vaultsync.vault.resolve import release as hand_over
+
+    target = vault_dir(vault, state_dir(state))
+    click.echo(hand_over(target, vault_relative(target, note)))
 
 
 @click.command()

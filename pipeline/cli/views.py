@@ -174,6 +174,28 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
     return lines
 
 
+def sync_json(report: SyncReport, vault: Path) -> dict[str, Any]:
+    """A sync's report as plain data (``sync --json``)."""
+    return {
+        "vault": str(vault),
+        "changed": report.changed,
+        "dry_run": report.dry_run,
+        "commit": report.commit or None,
+        "created": list(report.created),
+        "updated": list(report.updated),
+        "removed": list(report.removed),
+        "merged": list(report.merged),
+        "unchanged": report.unchanged,
+        "kept_edited": list(report.kept_edited),
+        "kept_deleted": list(report.kept_deleted),
+        "merge_waiting": [{"path": c.path, "reason": c.reason} for c in report.merge_waiting],
+        "conflicts": [{"path": c.path, "reason": c.reason} for c in report.conflicts],
+        "recovered": report.recovered,
+        "index_synced": report.index_synced,
+        "manifest_problem": report.manifest_problem or None,
+    }
+
+
 def _origin(edit: EditOrigin) -> str:
     """Where an edit comes from, and whether the stores' changes were merged into it."""
     if edit.commit and not (edit.uncommitted and not edit.merged):
@@ -200,8 +222,11 @@ def status_text(report: StatusReport, vault: Path) -> str:
     if report.conflicts:
         lines.append(f"conflicts ({len(report.conflicts)}):")
         lines.extend(f"  - {c.path}: {c.reason}" for c in report.conflicts)
-    if report.pending:
-        lines.append(f"a sync would change {len(report.pending)} notes (run `vaultsync sync`)")
+    work = [line for line in report.pending if not line.startswith("conflict ")]
+    if work:
+        lines.append(f"a sync would change {len(work)} notes (run `vaultsync sync`)")
+    elif report.pending:
+        lines.append("waiting on you: `vaultsync resolve` each conflict above")
     else:
         lines.append("in sync with the stores")
     return "\n".join(lines)

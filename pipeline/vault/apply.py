@@ -224,7 +224,7 @@ def write_manifest(
     sync's commit.
     """
     entries, deleted = next_manifest(decision.plan, written.outcome, rendered.merges)
-    data = dump_manifest(entries, deleted)
+    data = dump_manifest(entries, deleted, decision.plan.released)
     if data != decision.controls.manifest_bytes:
         fs.write_control(MANIFEST, data)
     return NewManifest(entries=entries, deleted=deleted, data=data)

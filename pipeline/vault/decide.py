@@ -127,7 +127,12 @@ def read_controls(fs: VaultFS | None) -> ControlFiles:
 
 
 def plan_vault(
-    fs: VaultFS | None, repo: LazyRepo, specs: Sequence[NoteSpec], *, force: bool
+    fs: VaultFS | None,
+    repo: LazyRepo,
+    specs: Sequence[NoteSpec],
+    *,
+    force: bool,
+    force_paths: frozenset[str] = frozenset(),
 ) -> Decision:
     """The control files, the disk state and the plan (see the module docstring)."""
     controls = read_controls(fs)
@@ -145,7 +150,7 @@ def plan_vault(
         manifest=manifest,
         disk=disk,
         racy=racy,
-        plan=plan_sync(specs, manifest, disk, history, force=force),
+        plan=plan_sync(specs, manifest, disk, history, force=force, force_paths=force_paths),
     )
 
 

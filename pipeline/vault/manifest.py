@@ -114,6 +114,8 @@ class Manifest:
 
     entries: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
     deleted: frozenset[str] = frozenset()
+    released: frozenset[str] = frozenset()
+    """Notes the user took over (``vaultsync release``): never written or removed again."""
     corrupt: bool = False
     problem: str = ""
     """Why it is corrupt, for the report."""
@@ -162,8 +164,13 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     if doc.get("schema") != SCHEMA:
         return _corrupt(f"schema {doc.get('schema')!r}, expected {SCHEMA}", fingerprint)
     raw_entries, raw_deleted = doc.get("entries"), doc.get("deleted", [])
+    raw_released = doc.get("released", [])
     if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
         return _corrupt("entries or deleted has the wrong type", fingerprint)
+    if not isinstance(raw_released, list) or not all(
+        isinstance(p, str) and is_safe(p) for p in raw_released
+    ):
+        return _corrupt("bad path in released", fingerprint)
     entries: dict[str, Entry] = {}
     for path, value in raw_entries.items():
         entry = _entry(value)
@@ -173,7 +180,10 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     if not all(isinstance(p, str) and is_safe(p) for p in raw_deleted):
         return _corrupt("bad path in deleted", fingerprint)
     return Manifest(
-        entries=MappingProxyType(entries), deleted=frozenset(raw_deleted), fingerprint=fingerprint
+        entries=MappingProxyType(entries),
+        deleted=frozenset(raw_deleted),
+        released=frozenset(raw_released),
+        fingerprint=fingerprint,
     )
 
 
@@ -194,16 +204,24 @@ def _entry_json(entry: Entry) -> str:
     )
 
 
-def dump_manifest(entries: Mapping[str, Entry], deleted: frozenset[str]) -> bytes:
-    """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline."""
+def dump_manifest(
+    entries: Mapping[str, Entry], deleted: frozenset[str], released: frozenset[str] = frozenset()
+) -> bytes:
+    """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline.
+
+    ``released`` is written only when some note was released, so older manifests keep their
+    bytes.
+    """
     rows = [f"    {_quote(p)}: {_entry_json(e)}" for p, e in sorted(entries.items())]
     gone = ["    " + _quote(p) for p in sorted(deleted)]
     body = ",\n".join(rows)
     listed = ",\n".join(gone)
+    freed = ",\n".join("    " + _quote(p) for p in sorted(released))
     text = (
         f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n"
         + ('  "entries": {\n' + body + "\n  },\n" if rows else '  "entries": {},\n')
-        + ('  "deleted": [\n' + listed + "\n  ]\n" if gone else '  "deleted": []\n')
+        + ('  "deleted": [\n' + listed + "\n  ]" if gone else '  "deleted": []')
+        + (',\n  "released": [\n' + freed + "\n  ]\n" if released else "\n")
         + "}\n"
     )
     return text.encode("utf-8")

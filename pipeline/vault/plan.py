@@ -17,7 +17,11 @@ Per path, one action:
 * ``remove``: the engine no longer produces it and it is ours and unedited (a note no longer
   produced but edited is kept, even under ``force``);
 * ``conflict``: the path is taken by a file the engine never wrote (never touched, even under
-  ``force``), by a folder or symlink, lies behind a symlink, or collides with another note by case.
+  ``force``), by a folder or symlink, lies behind a symlink, or collides with another note by case;
+* ``released``: the user took the note over (``vaultsync release``): never written or removed
+  again, even under ``force``.
+
+``force`` applies to every path; ``force_paths`` to the named ones only.
 
 **Ownership**: a file is ours-and-unedited when its blob is the manifest's blob for that path or
 the last blob a sync commit wrote there (``history``). A missing or corrupt manifest has no
@@ -77,6 +81,7 @@ class Action(StrEnum):
     KEEP_DELETED = "keep-deleted"
     REMOVE = "remove"
     CONFLICT = "conflict"
+    RELEASED = "released"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +103,7 @@ class Plan:
     steps: tuple[Step, ...]
     keep: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
     deleted: frozenset[str] = frozenset()
+    released: frozenset[str] = frozenset()
     by_action: Mapping[Action, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -258,7 +264,13 @@ def _ours_step(
 ) -> tuple[Step, Entry | None]:
     """A file holding what the engine last wrote there: unchanged, or updated."""
     path = spec.path
-    if entry is not None and entry.blob == state.blob and entry.key == spec.key and not force:
+    if (
+        entry is not None
+        and entry.blob == state.blob
+        and entry.key == spec.key
+        and not entry.theirs  # a conflict the user settled by restoring our bytes
+        and not force
+    ):
         if entry.node != spec.node_id:
             entry = replace(entry, node=spec.node_id)
         return Step(path=path, action=Action.UNCHANGED, spec=spec, state=state), entry
@@ -276,6 +288,7 @@ def plan_sync(
     history: Ownership,
     *,
     force: bool = False,
+    force_paths: frozenset[str] = frozenset(),
 ) -> Plan:
     """Decide every path; see the module docstring.
 
@@ -289,6 +302,9 @@ def plan_sync(
     for path in sorted(by_path):
         spec, entry = by_path[path], manifest.entries.get(path)
         state = disk.get(path, ABSENT)
+        if path in manifest.released:
+            steps.append(Step(path=path, action=Action.RELEASED, spec=spec, state=state))
+            continue
         if path in clashes:
             steps.append(
                 Step(
@@ -303,7 +319,7 @@ def plan_sync(
                 entry,
                 history.get(path),
                 deleted=path in manifest.deleted,
-                force=force,
+                force=force or path in force_paths,
                 lost=manifest.lost,
             )
             steps.append(step)
@@ -311,7 +327,9 @@ def plan_sync(
                 deleted.add(path)
         if kept is not None:
             keep[path] = kept
-    for path in sorted((manifest.entries.keys() | history.keys()) - by_path.keys()):
+    for path in sorted(
+        (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
+    ):
         entry, state = manifest.entries.get(path), disk.get(path, ABSENT)
         last = entry.blob if entry is not None else history[path]
         if state.kind is FileKind.BLOCKED and entry is not None:
@@ -324,7 +342,12 @@ def plan_sync(
             steps.append(Step(path=path, action=Action.KEEP_EDITED, state=state))
             keep[path] = entry if entry is not None else Entry(node="", key="", blob=last)
     steps.sort(key=lambda s: s.path)
-    return Plan(steps=tuple(steps), keep=MappingProxyType(keep), deleted=frozenset(deleted))
+    return Plan(
+        steps=tuple(steps),
+        keep=MappingProxyType(keep),
+        deleted=frozenset(deleted),
+        released=manifest.released,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -348,8 +371,8 @@ def _merged_entry(
     """The entry a merge step leaves, or None to keep ``prior`` (no merge, or a lost write)."""
     if result is None or result.waiting or step.spec is None or step.prior is None:
         return None
-    if not result.clean:
-        return replace(step.prior, theirs=result.theirs)
+    if not result.clean:  # waits on `vaultsync resolve`; a later store change merges again
+        return replace(step.prior, key=step.spec.key, theirs=result.theirs)
     if outcome.get(step.path) != result.blob:
         return None
     return Entry(node=step.spec.node_id, key=step.spec.key, blob=result.theirs)

@@ -33,7 +33,7 @@ class SyncReport:
     unchanged: int = 0
     kept_edited: tuple[str, ...] = ()
     merged: tuple[str, ...] = ()
-    """Edited notes the stores' changes were merged into (written, or the file already agreed)."""
+    """Edited notes the stores' changes were merged into (written)."""
     merge_waiting: tuple[Conflict, ...] = ()
     """Merges left for a later sync, and why (the file was being saved)."""
     kept_deleted: tuple[str, ...] = ()
@@ -131,7 +131,7 @@ def sync_report(
     creates = frozenset(plan.paths(Action.CREATE))
     appeared = frozenset(p for p in skipped if p in creates)
     clean = {p for p, m in rendered.merges.items() if m.clean}
-    merged = (clean & set(done)) | (clean & rendered.same.keys())
+    merged = clean & set(done)  # a merge that changed nothing (a code upgrade) goes unsaid
     return SyncReport(
         created=tuple(sorted(p for p in done if p in creates)),
         updated=tuple(sorted(p for p in done if p not in creates and p not in clean)),

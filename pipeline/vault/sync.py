@@ -40,6 +40,7 @@ __all__ = [
     "StatusReport",
     "SyncReport",
     "check_vault",
+    "edited_notes",
     "sync_vault",
     "vault_status",
 ]
@@ -58,16 +59,27 @@ def _io_errors(vault: Path) -> Iterator[None]:
 
 
 def _read_only(
-    vault: Path, specs: Sequence[NoteSpec], *, force: bool = False
+    vault: Path,
+    specs: Sequence[NoteSpec],
+    *,
+    force: bool = False,
+    force_paths: frozenset[str] = frozenset(),
 ) -> tuple[decide.Decision, decide.LazyRepo]:
     """The decision, under the shared lock; a vault folder that does not exist reads as empty."""
     validate_specs(specs)
     if not vault.is_dir():
         nowhere = decide.LazyRepo(None)
-        return decide.plan_vault(None, nowhere, specs, force=force), nowhere
+        plan = decide.plan_vault(None, nowhere, specs, force=force, force_paths=force_paths)
+        return plan, nowhere
     repo = decide.LazyRepo(vault)
     with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        return decide.plan_vault(fs, repo, specs, force=force), repo
+        return decide.plan_vault(fs, repo, specs, force=force, force_paths=force_paths), repo
+
+
+def edited_notes(vault: Path, specs: Sequence[NoteSpec]) -> tuple[str, ...]:
+    """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
+    decision, _repo = _read_only(vault, specs)
+    return decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
 
 
 def check_vault(vault: Path, specs: Sequence[NoteSpec]) -> tuple[str, ...]:
@@ -100,6 +112,7 @@ def sync_vault(
     specs: Sequence[NoteSpec],
     *,
     force: bool = False,
+    force_paths: frozenset[str] = frozenset(),
     commit: bool = True,
     dry_run: bool = False,
     clock: Callable[[], datetime] | None = None,
@@ -108,16 +121,19 @@ def sync_vault(
 ) -> SyncReport:
     """Bring the vault in line with ``specs``; see the module docstring for the steps.
 
+    ``force`` regenerates every note vaultsync owns, edited ones included; ``force_paths``
+    only the named ones.
+
     Raises ``UnsafePathError`` (a spec path that could leave the vault: nothing is written),
     ``VaultWriteError`` (a duplicate path, the lock timed out, a write or commit failed).
     """
     if dry_run:
-        decision, _repo = _read_only(vault, specs, force=force)
+        decision, _repo = _read_only(vault, specs, force=force, force_paths=force_paths)
         return sync_report(decision, decide.render(decision.plan))
     validate_specs(specs)
     with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
         repo = decide.LazyRepo(vault)
-        decision = decide.plan_vault(fs, repo, specs, force=force)
+        decision = decide.plan_vault(fs, repo, specs, force=force, force_paths=force_paths)
         rendered = decide.render(decision.plan)
         rendered = decide.merge(fs, repo, decision.plan, rendered, now_ns=time.time_ns())
         return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)
