@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from helpers import DEMO_STORE
+from vaultsync.search.auth import vault_token
+from vaultsync.vault.manifest import GITIGNORE_BYTES
 
 START_WAIT = 60.0
 """Seconds to wait for the server's greeting: a bound against a hang, not a speed check."""
@@ -243,3 +245,32 @@ def test_no_auth_only_on_loopback(tmp_path: Path) -> None:
     assert done.stderr.strip().startswith("error: refusing --no-auth on '0.0.0.0'")
     assert "Traceback" not in done.stderr
     assert not (vault / ".vaultsync").exists()
+
+
+class TestTokenFile:
+    def test_made_private_and_ignored_in_a_bare_folder(self, tmp_path: Path) -> None:
+        """A vault without ``.vaultsync/`` gets the token 0600 and vaultsync's ``.gitignore``."""
+        token = vault_token(tmp_path)
+        assert vault_token(tmp_path) == token
+        assert (tmp_path / ".vaultsync" / ".gitignore").read_bytes() == GITIGNORE_BYTES
+        assert stat.S_IMODE((tmp_path / ".vaultsync" / "api-token").stat().st_mode) == 0o600
+
+    def test_too_open_file_is_repaired_keeping_the_token(self, tmp_path: Path) -> None:
+        """A token file others can read is rewritten 0600 with the same token."""
+        token = vault_token(tmp_path)
+        (tmp_path / ".vaultsync" / "api-token").chmod(0o644)
+        assert vault_token(tmp_path) == token
+        assert stat.S_IMODE((tmp_path / ".vaultsync" / "api-token").stat().st_mode) == 0o600
+
+    def test_symlinked_token_file_is_one_line(self, tmp_path: Path) -> None:
+        """A token file that is a symlink is never followed: serve exits 7 with one line."""
+        vault, home = tmp_path / "vault", tmp_path / "home"
+        (vault / ".vaultsync").mkdir(parents=True)
+        home.mkdir()
+        (tmp_path / "elsewhere").write_text("not-a-token\n")
+        (vault / ".vaultsync" / "api-token").symlink_to(tmp_path / "elsewhere")
+        done = vaultsync("serve", "--vault", str(vault), "--state", str(tmp_path), env=_env(home))
+        assert done.returncode == 7
+        assert done.stderr.startswith("error: ")
+        assert "Traceback" not in done.stderr
+        assert (tmp_path / "elsewhere").read_text() == "not-a-token\n"
