@@ -17,6 +17,7 @@ from helpers import DEMO_STORE, serving
 from vaults import demo_vault
 from vaultsync.core.errors import ConfigError
 from vaultsync.drawn.store import read_links
+from vaultsync.search.auth import vault_token
 from vaultsync.search.server import check_binding, is_loopback, make_app
 
 GATEWAY = "Contexts/handbook/guide/gateway.md"
@@ -33,10 +34,11 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="module")
 def api(demo: tuple[Path, Path]) -> Iterator[httpx.Client]:
-    """A client of the API served on loopback without a token, as ``vaultsync serve`` does."""
+    """A client of the API served on loopback as ``vaultsync serve`` does, with its token."""
     state, vault = demo
     app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
-    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+    bearer = {"authorization": f"Bearer {vault_token(vault)}"}
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=bearer) as client:
         yield client
 
 
@@ -213,7 +215,7 @@ class TestServing:
         assert error(api.get("/v2/nothing"), 404)["code"] == "not_found"
 
     def test_foreign_host_header_refused(self, api: httpx.Client) -> None:
-        """Without a token, a request naming another host (DNS rebinding) is refused."""
+        """On loopback a request naming another host (DNS rebinding) is refused, token or not."""
         body = error(api.get("/v1/vault/documents", headers={"host": "evil.example:8765"}), 421)
         assert body["code"] == "wrong_host"
 
@@ -250,6 +252,9 @@ class TestToken:
             check_binding("0.0.0.0", {})  # noqa: S104
         assert check_binding("0.0.0.0", {"VAULTSYNC_API_TOKEN": "t"}) == "t"  # noqa: S104
         assert check_binding("::1", {}) is None
+        assert check_binding("127.0.0.1", {"VAULTSYNC_API_TOKEN": "t"}, auth=False) is None
+        with pytest.raises(ConfigError):
+            check_binding("0.0.0.0", {"VAULTSYNC_API_TOKEN": "t"}, auth=False)  # noqa: S104
         assert (is_loopback("localhost"), is_loopback("127.0.0.2"), is_loopback("10.0.0.1")) == (
             True,
             True,
@@ -257,7 +262,7 @@ class TestToken:
         )
 
     def test_bearer_required_when_set(self, demo: tuple[Path, Path]) -> None:
-        """With a token every route needs it, except the OpenAPI document."""
+        """With a token every route needs it, the OpenAPI document included."""
         state, vault = demo
         app = make_app(
             vault, state, host="127.0.0.1", refresh=0, environ={"VAULTSYNC_API_TOKEN": "s3cret"}
@@ -268,8 +273,10 @@ class TestToken:
             assert wrong.status_code == 401
             good = client.get("/v1/vault/documents", headers={"authorization": "Bearer s3cret"})
             assert good.status_code == 200
-            assert client.get("/openapi.json").status_code == 200
-            assert json.loads(client.get("/openapi.json").text)["info"]["title"]
+            assert error(client.get("/openapi.json"), 401)["code"] == "unauthorized"
+            assert error(client.get("/docs"), 401)["code"] == "unauthorized"
+            spec = client.get("/openapi.json", headers={"authorization": "Bearer s3cret"})
+            assert json.loads(spec.text)["info"]["title"]
 
 
 class TestRefresh:
@@ -278,7 +285,9 @@ class TestRefresh:
         vault = tmp_path / "vault"
         vault.mkdir()
         (vault / "a.md").write_text("alpha")
-        app = make_app(vault, tmp_path / "state", host="127.0.0.1", refresh=0.1, environ={})
+        app = make_app(
+            vault, tmp_path / "state", host="127.0.0.1", refresh=0.1, auth=False, environ={}
+        )
         with serving(app) as url, httpx.Client(base_url=url) as client:
             (vault / "b.md").write_text("# B\n\nwombat")
             # A wait, not a speed check: it ends as soon as the note is found; the bound only

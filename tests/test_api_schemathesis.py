@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from vaults import demo_vault
+from vaultsync.search.auth import vault_token
 from vaultsync.search.server import make_app
 
 EXAMPLES = 30
@@ -32,22 +33,25 @@ OPERATIONS = [
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The API over the demo vault on loopback (a private copy of the store takes the links)."""
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """The API over the demo vault on loopback, and its bearer header (a private store copy)."""
     root = tmp_path_factory.mktemp("schemathesis")
     state = root / "state"
     shutil.copytree(DEMO_STORE, state)
     vault = demo_vault(state, root / "vault")
     app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
     with serving(app) as url:
-        yield url
+        yield url, {"Authorization": f"Bearer {vault_token(vault)}"}
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=str)
 @pytest.mark.parametrize(("method", "path"), OPERATIONS, ids=str)
-def test_no_server_errors(served: str, method: str, path: str, mode: GenerationMode) -> None:
-    """Generated requests never get a 5xx and every answer matches the OpenAPI document."""
-    schema = schemathesis.openapi.from_url(f"{served}/openapi.json")
+def test_no_server_errors(
+    served: tuple[str, dict[str, str]], method: str, path: str, mode: GenerationMode
+) -> None:
+    """Generated requests with the token never get a 5xx and every answer matches the document."""
+    url, bearer = served
+    schema = schemathesis.openapi.from_url(f"{url}/openapi.json", headers=bearer)
     operation = schema[path][method]
 
     @given(operation.as_strategy(generation_mode=mode))
@@ -59,7 +63,8 @@ def test_no_server_errors(served: str, method: str, path: str, mode: GenerationM
         suppress_health_check=list(HealthCheck),
     )
     def check(case: Any) -> None:
-        response = case.call(base_url=served)
+        response = case.call(base_url=url, headers=bearer)
+        assert response.status_code != 401, "the bearer token was not sent"
         assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.text}"
         case.validate_response(response, additional_checks=[not_a_server_error])
 

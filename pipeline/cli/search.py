@@ -208,13 +208,23 @@ def registry(
     type=click.FloatRange(0),
     help="Seconds between index refreshes (0: only at start).",
 )
+@click.option(
+    "--no-auth",
+    "no_auth",
+    is_flag=True,
+    help="Serve without a token (loopback only): any local user can read the vault.",
+)
 @_options
-def serve(host: str, port: int, refresh: float, vault: str | None, state: str | None) -> None:
-    """Serve the vault API (seed 003) over HTTP; OpenAPI at /openapi.json.
+def serve(
+    host: str, port: int, refresh: float, no_auth: bool, vault: str | None, state: str | None
+) -> None:
+    """Serve the vault API (seed 003) over HTTP; OpenAPI at /openapi.json, docs at /docs.
 
+    Every request needs the vault's token (Authorization: Bearer, from .vaultsync/api-token or
+    $VAULTSYNC_API_TOKEN); a browser opens the one-time URL printed at start.
     Needs the serve extra: pip install 'vaultsync[serve]'.
     """
     from vaultsync.search.server import run
 
     root, state_root = _vault(vault, state)
-    run(root, state_root, host=host, port=port, refresh=refresh)
+    run(root, state_root, host=host, port=port, refresh=refresh, auth=not no_auth, echo=click.echo)

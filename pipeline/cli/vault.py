@@ -219,6 +219,7 @@ def _refresh_search_index(vault: Path) -> None:
 def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
     """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
     from vaultsync.cli.views import status_json, status_text
+    from vaultsync.vault.hooks import hooks_json, hooks_text
     from vaultsync.vault.sync import vault_status
 
     ws = workspace(state, vault, templates=templates)
@@ -227,8 +228,14 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
     report = vault_status(target, specs)
     emit(
         as_json,
-        lambda: {**status_json(report, target), "skipped": skipped_data(skipped)},
-        lambda: "\n".join(filter(None, (status_text(report, target), skipped_text(skipped)))),
+        lambda: {
+            **status_json(report, target),
+            "skipped": skipped_data(skipped),
+            **hooks_json(target),
+        },
+        lambda: "\n".join(
+            filter(None, (status_text(report, target), skipped_text(skipped), hooks_text(target)))
+        ),
     )
 
 

@@ -3,7 +3,8 @@
 Stages: ``registry`` (walk and read notes) → ``links`` (outgoing links with context) →
 ``index`` (the SQLite FTS5 index, updated by content hash; file handling in ``database``) →
 ``query``, ``snippets`` and ``reader`` (ranked search, registry, links) → ``cli`` (``search``,
-``registry``, ``serve``) and ``api`` (FastAPI, loaded only by ``serve``).
+``registry``, ``serve``) and ``api`` (FastAPI, loaded only by ``serve``; ``auth`` keeps its
+token file and the browser's one-time login).
 
 ``update_index(vault)`` is the entry point a sync calls.  Nothing is imported here until it is
 used, so registering the commands costs the ``vaultsync`` command line nothing at start.

@@ -16,7 +16,9 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
 
 Errors are JSON (``vaultsync.search.guard``): 404 no such note, 409 an ambiguous reference or a
 refused link (store full, sealed, locked), 422 bad input (FastAPI's validation shape), 503 no
-index yet or an unreadable store; the token and ``Host`` rules are applied there too.
+index yet or an unreadable store; the token, cookie and ``Host`` rules are applied there too
+(every path, ``/docs`` and ``/openapi.json`` included, needs the bearer token or the session
+cookie ``GET /auth?once=<nonce>`` sets, when a token is set).
 
 Handlers never touch the vault's files: they read the index (``vaultsync.search.reader``), so
 a running sync never blocks them and they see the last complete index.  A background thread
@@ -46,6 +48,7 @@ from vaultsync.core.model import Graph, Node
 from vaultsync.drawn.store import LinkStore
 from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
+from vaultsync.search.auth import BrowserLogin
 from vaultsync.search.guard import AmbiguousReference, guard
 from vaultsync.search.index import update_index
 from vaultsync.search.model import NoteLink, SearchQuery
@@ -146,6 +149,7 @@ def create_app(
     *,
     token: str | None = None,
     allowed_hosts: Iterable[str] | None = None,
+    login: BrowserLogin | None = None,
     refresh: float = 0.0,
 ) -> FastAPI:
     """The API over ``vault``'s index; explicit links go to ``state``'s ``links.json``.
@@ -153,8 +157,9 @@ def create_app(
     Args:
         vault: the vault folder (its index is updated at start).
         state: the ChatCLI state directory (graph and link store).
-        token: when set, every route but ``OPEN_PATHS`` needs ``Authorization: Bearer <token>``.
+        token: when set, every route needs ``Authorization: Bearer <token>`` (or the cookie).
         allowed_hosts: when set, requests whose ``Host`` is not one of these get 421.
+        login: a browser's one-time login to ``/auth`` (only with a token).
         refresh: seconds between background index refreshes (0: none).
     """
     vault, state = vault.absolute(), state.absolute()
@@ -165,7 +170,7 @@ def create_app(
         lifespan=_lifespan(vault, refresh),
         redoc_url=None,
     )
-    guard(app, token=token, allowed_hosts=allowed_hosts)
+    guard(app, token=token, allowed_hosts=allowed_hosts, login=login)
     reader = IndexReader(vault)
     errors: dict[int | str, dict[str, Any]] = {
         code: {"model": ErrorOut} for code in (400, 401, 404, 405, 409, 421, 503)

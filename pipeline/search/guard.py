@@ -9,8 +9,15 @@ Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
   refused, 422 bad input, 503 index or store unavailable); SQLite errors are 503; anything
   unexpected is a logged 500 that says no more;
 * a middleware that refuses a request whose ``Host`` is not an allowed name (421: a web page
-  reaching a loopback server through DNS rebinding) and, when a token is set, one without
-  ``Authorization: Bearer <token>`` (401), except on ``OPEN_PATHS``.
+  reaching a loopback server through DNS rebinding) and, when a token is set, one that has
+  neither ``Authorization: Bearer <token>`` nor the browser session cookie (401, one line of
+  JSON), on every path, the API's documents (``/docs``, ``/openapi.json``) included, except
+  ``/auth``: with a ``login`` (``vaultsync.search.auth.BrowserLogin``), ``GET
+  /auth?once=<nonce>`` sets the cookie (``HttpOnly; SameSite=Strict``) and redirects to
+  ``/docs``, once.  The cookie counts only for a request from the server's own origin (an
+  ``Origin`` header, if any, naming it; required for anything but ``GET``/``HEAD``): another
+  port of the same host is the same *site* to a browser, so ``SameSite`` alone would let a page
+  served there post links here.
 """
 
 from __future__ import annotations
@@ -19,12 +26,13 @@ import hmac
 import json
 import logging
 import sqlite3
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from vaultsync.core.errors import (
     ConfigError,
@@ -35,14 +43,18 @@ from vaultsync.core.errors import (
     VaultsyncError,
     VaultWriteError,
 )
+from vaultsync.search.auth import LOGIN_PATH, BrowserLogin, cookie_name
 from vaultsync.search.reader import IndexNotReady
 from vaultsync.search.schemas import ErrorOut
 
-__all__ = ["OPEN_PATHS", "STATUS", "AmbiguousReference", "guard"]
+__all__ = ["STATUS", "AmbiguousReference", "guard"]
 
 LOG = logging.getLogger("vaultsync.api")
-OPEN_PATHS = frozenset({"/openapi.json", "/docs"})
-"""Served without the bearer token: they describe the API and hold no vault data."""
+_UNAUTHORIZED = (
+    "a bearer token is required",
+    "send Authorization: Bearer <token> (the vault's .vaultsync/api-token, or $VAULTSYNC_API_TOKEN)"
+    " or open the one-time URL `vaultsync serve` printed",
+)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -137,39 +149,101 @@ def _hostname(header: str) -> str:
     return header.rpartition(":")[0].lower() if header.count(":") == 1 else header.lower()
 
 
-class _Guard:
-    """ASGI middleware: refuse a foreign ``Host`` (DNS rebinding) and a missing bearer token."""
+def _cookies(header: str) -> dict[str, str]:
+    pairs = (part.strip().partition("=") for part in header.split(";"))
+    return {name: value for name, _, value in pairs if name}
 
-    def __init__(self, app: ASGIApp, *, token: str | None, hosts: frozenset[str] | None) -> None:
-        self.app, self.token, self.hosts = app, token, hosts
+
+def _same_origin(method: str, headers: dict[str, str]) -> bool:
+    """Whether a browser request comes from this server's own pages (see the module doc)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return method in ("GET", "HEAD")
+    return origin == f"http://{headers.get('host', '')}"
+
+
+class _Guard:
+    """ASGI middleware: refuse a foreign ``Host`` (DNS rebinding) and a request not authorized."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        hosts: frozenset[str] | None,
+        login: BrowserLogin | None,
+    ) -> None:
+        self.app, self.token, self.hosts, self.login = app, token, hosts, login
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = None
+        answer: Response | None = None
         if self.hosts is not None and _hostname(headers.get("host", "")) not in self.hosts:
-            refusal = _error(421, "wrong_host", "this server answers only on its own address")
-        elif self.token and scope["path"] not in OPEN_PATHS:
-            given = headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-                refusal = _error(
-                    401,
-                    "unauthorized",
-                    "a bearer token is required",
-                    "send Authorization: Bearer $VAULTSYNC_API_TOKEN",
-                )
-        if refusal is not None:
-            await refusal(scope, receive, send)
+            answer = _error(421, "wrong_host", "this server answers only on its own address")
+        elif self.token is None:
+            answer = None
+        elif scope["path"] == LOGIN_PATH:
+            answer = self._log_in(scope)
+        elif not self._authorized(scope, headers):
+            answer = _error(401, "unauthorized", *_UNAUTHORIZED)
+        if answer is not None:
+            await answer(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
+    def _authorized(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """The bearer token, or this run's session cookie on a request from its own origin."""
+        given = headers.get("authorization", "")
+        if hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            return True
+        session = _cookies(headers.get("cookie", "")).get(cookie_name(_port(scope)))
+        return (
+            session is not None
+            and self.login is not None
+            and self.login.admits(session)
+            and _same_origin(scope["method"], headers)
+        )
 
-def guard(app: FastAPI, *, token: str | None, allowed_hosts: Iterable[str] | None) -> None:
-    """Install the JSON error handlers and the host and token guard on ``app``."""
+    def _log_in(self, scope: Scope) -> JSONResponse | RedirectResponse:
+        """``GET /auth?once=<nonce>``: the session cookie and a redirect to ``/docs``, once."""
+        query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        once = (query.get("once") or [""])[0]
+        if scope["method"] != "GET" or self.login is None or not self.login.redeem(once):
+            return _error(
+                401,
+                "unauthorized",
+                "this login link is not valid or was used already",
+                "restart `vaultsync serve` for a new one, or send Authorization: Bearer <token>",
+            )
+        response = RedirectResponse("/docs", status_code=303)
+        response.set_cookie(
+            cookie_name(_port(scope)),
+            self.login.session,
+            path="/",
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+
+def _port(scope: Scope) -> int:
+    server = scope.get("server") or ("", 0)
+    return int(server[1] or 0)
+
+
+def guard(
+    app: FastAPI,
+    *,
+    token: str | None,
+    allowed_hosts: Iterable[str] | None,
+    login: BrowserLogin | None = None,
+) -> None:
+    """Install the JSON error handlers and the host, token and cookie guard on ``app``."""
     hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
-    app.add_middleware(_Guard, token=token or None, hosts=hosts)
+    app.add_middleware(_Guard, token=token or None, hosts=hosts, login=login)
     app.add_exception_handler(VaultsyncError, _vaultsync_error)
     app.add_exception_handler(sqlite3.Error, _sqlite_error)
     app.add_exception_handler(RequestValidationError, _invalid)

@@ -1,13 +1,20 @@
-"""``vaultsync serve``: run the vault API with uvicorn, loopback unless a token guards it; shell.
+"""``vaultsync serve``: run the vault API with uvicorn, behind a token by default; shell.
 
-Rules (the issue left the token's scope open; decided here):
+Rules (issue 14 made auth the default; the rest was decided here):
 
+* **A token is required by default**, on loopback too: another local user must not read the
+  notes or draw links.  It is ``$VAULTSYNC_API_TOKEN`` when set, else the vault's own
+  ``.vaultsync/api-token`` (created ``0600`` on first use, never committed:
+  :mod:`vaultsync.search.auth`).  Every path needs ``Authorization: Bearer <token>`` or the
+  browser's session cookie; ``serve`` prints a one-time URL (``/auth?once=<nonce>``) that sets
+  that cookie and opens ``/docs``.
+* ``--no-auth`` (``auth=False``) turns it off, **only on loopback** (anywhere else a
+  ``ConfigError``, exit 3).
 * The default address is ``127.0.0.1``.  Any address that is not loopback (``0.0.0.0``, a LAN
   address, a host name other than ``localhost``) is **refused unless ``VAULTSYNC_API_TOKEN`` is
-  set** (a ``ConfigError``, exit 3).
-* When the token is set, **every route** needs ``Authorization: Bearer <token>``, on loopback
-  too, except ``/openapi.json`` and ``/docs``, which describe the API and hold no vault data.
-* Without a token the server only answers requests whose ``Host`` is a loopback name
+  set** (a ``ConfigError``, exit 3): the stored token is for this machine; exposing the vault
+  to a network is a choice made by naming its token.
+* On loopback the server only answers requests whose ``Host`` is a loopback name
   (``127.0.0.1``, ``localhost``, ``::1``): a web page cannot reach it through DNS rebinding.
 
 FastAPI and uvicorn are the ``serve`` extra (``pip install 'vaultsync[serve]'``), imported only
@@ -20,16 +27,27 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
-from collections.abc import Iterator, Mapping
+import socket
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import ConfigError, UsageError
+from vaultsync.search.auth import LOGIN_PATH, TOKEN_FILE, BrowserLogin, vault_token
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
-__all__ = ["LOOPBACK_NAMES", "SERVE_INSTALL", "TOKEN_ENV", "check_binding", "make_app", "run"]
+__all__ = [
+    "LOOPBACK_NAMES",
+    "SERVE_INSTALL",
+    "TOKEN_ENV",
+    "check_binding",
+    "greeting",
+    "make_app",
+    "run",
+]
 
 TOKEN_ENV = "VAULTSYNC_API_TOKEN"  # noqa: S105 - the variable's name, not a secret
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -63,21 +81,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_binding(host: str, environ: Mapping[str, str] | None = None) -> str | None:
-    """The token to require, or None; raises ``ConfigError`` for a guarded address without one."""
+def check_binding(
+    host: str, environ: Mapping[str, str] | None = None, *, auth: bool = True
+) -> str | None:
+    """The token ``$VAULTSYNC_API_TOKEN`` gives, or None; raises ``ConfigError`` when refused.
+
+    Refused: an address that is not loopback without that token, or with ``auth`` off.
+    """
     env = os.environ if environ is None else environ
     token = env.get(TOKEN_ENV, "").strip() or None
+    if not auth and not is_loopback(host):
+        raise ConfigError(
+            f"refusing --no-auth on {host!r}: only loopback may be served without a token",
+            hint="drop --no-auth, or serve on 127.0.0.1",
+        )
     if not is_loopback(host) and token is None:
         raise ConfigError(
             f"refusing to serve on {host!r} without a token: only loopback is open",
             hint=f"set {TOKEN_ENV} (clients then send Authorization: Bearer <token>)",
         )
-    return token
+    return token if auth else None
 
 
-def allowed_hosts(host: str, token: str | None) -> frozenset[str] | None:
-    """The ``Host`` names to answer: loopback names when unguarded on loopback, else any."""
-    if token is not None:
+def allowed_hosts(host: str) -> frozenset[str] | None:
+    """The ``Host`` names to answer: loopback names when serving on loopback, else any."""
+    if not is_loopback(host):
         return None
     return LOOPBACK_NAMES | {host.strip().strip("[]").lower()}
 
@@ -88,30 +116,86 @@ def make_app(
     *,
     host: str,
     refresh: float,
+    auth: bool = True,
     environ: Mapping[str, str] | None = None,
 ) -> FastAPI:
-    """The app ``run`` serves on ``host``, with the token and host rules applied.
+    """The app ``run`` serves on ``host``, with the token, cookie and host rules applied.
 
-    Raises ``ConfigError`` when the serve extra (FastAPI) is not installed.
+    With ``auth``, ``app.state.login`` is the run's :class:`BrowserLogin` (else ``None``).
+    Raises ``ConfigError`` when the serve extra (FastAPI) is not installed or the address is
+    refused, ``VaultWriteError`` when the token file cannot be read or created.
     """
     with _serve_extra():
         from vaultsync.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
 
-    token = check_binding(host, environ)
+    token = check_binding(host, environ, auth=auth)
     if not vault.is_dir():
         raise UsageError(f"{vault}: no vault here", hint="run `vaultsync sync` first")
-    return create_app(
-        vault, state, token=token, allowed_hosts=allowed_hosts(host, token), refresh=refresh
+    if auth and token is None:
+        token = vault_token(vault)
+    login = BrowserLogin() if token is not None else None
+    app = create_app(
+        vault, state, token=token, allowed_hosts=allowed_hosts(host), login=login, refresh=refresh
+    )
+    app.state.login = login
+    return app
+
+
+def _base_url(host: str, port: int) -> str:
+    name = host.strip().strip("[]")
+    return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+
+
+def greeting(base: str, vault: Path, login: BrowserLogin | None, *, env_token: bool) -> str:
+    """What ``serve`` prints once it listens: where, and how a browser and a client get in."""
+    if login is None:
+        return f"serving {vault} on {base} (docs at /docs), no auth: any local user can read it"
+    where = f"${TOKEN_ENV}" if env_token else f"the token in {vault / TOKEN_FILE}"
+    return "\n".join(
+        (
+            f"serving {vault} on {base} (docs at /docs)",
+            f"  browser, open once: {base}{LOGIN_PATH}?once={login.nonce}",
+            f"  API clients send:   Authorization: Bearer <{where}>",
+        )
     )
 
 
-def run(vault: Path, state: Path, *, host: str, port: int, refresh: float) -> None:
-    """Serve until interrupted (see the module docstring for the rules).
+def _server(config: uvicorn.Config, announce: Callable[[int], None]) -> uvicorn.Server:
+    """A uvicorn server that calls ``announce(port)`` once it listens (``port`` 0 included)."""
+    import uvicorn  # noqa: PLC0415 - loaded only when serving
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and self.servers and self.servers[0].sockets:
+                announce(int(self.servers[0].sockets[0].getsockname()[1]))
+
+    return Announcing(config)
+
+
+def run(
+    vault: Path,
+    state: Path,
+    *,
+    host: str,
+    port: int,
+    refresh: float,
+    auth: bool = True,
+    echo: Callable[[str], None] = print,
+) -> None:
+    """Serve until interrupted (see the module docstring for the rules); ``echo`` the greeting.
 
     Raises ``ConfigError`` when the serve extra (uvicorn, FastAPI) is not installed.
     """
     with _serve_extra():
         import uvicorn  # noqa: PLC0415 - loaded only when serving
 
-    app = make_app(vault, state, host=host, refresh=refresh)
-    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+    app = make_app(vault, state, host=host, refresh=refresh, auth=auth)
+    login: BrowserLogin | None = app.state.login
+    env_token = bool(os.environ.get(TOKEN_ENV, "").strip())
+    config = uvicorn.Config(app, host=host, port=port, log_level="info", proxy_headers=False)
+    server = _server(
+        config,
+        lambda bound: echo(greeting(_base_url(host, bound), vault, login, env_token=env_token)),
+    )
+    server.run()
