@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,28 +26,42 @@ from vaultsync.core.settings import state_dir, vault_dir
 
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
+    from vaultsync.vault.moves import Moves
     from vaultsync.vault.report import SyncReport
 
 CHECK_LISTED = 20
 
 
-def _vault_specs(
-    ws: Workspace, *, repair: bool = False
-) -> tuple[tuple[NoteSpec, ...], tuple[Skipped, ...]]:
+@dataclass(frozen=True, slots=True)
+class VaultNotes:
+    """What a vault command works from: every note, the skipped store files, the user's moves."""
+
+    specs: tuple[NoteSpec, ...]
+    skipped: tuple[Skipped, ...]
+    moves: Moves
+
+
+def _vault_specs(ws: Workspace, *, repair: bool = False) -> VaultNotes:
     """Every note of the vault, to render when the sync needs its bytes, and what was skipped.
 
-    A skipped store file not warned about before gets one warning line.
+    The notes the user moved are found first: their renders, and every link to them, go to
+    the paths the user chose.  A skipped store file not warned about before gets one warning
+    line.
     """
     from vaultsync.render.specs import vault_specs_skipped
+    from vaultsync.vault.sync import vault_moves
 
-    specs, skipped = vault_specs_skipped(ws.state, ws.caps, ws.templates, repair=repair)
+    moves = vault_moves(ws.vault)
+    specs, skipped = vault_specs_skipped(
+        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen
+    )
     for source in skipped:
         if source.new:
             click.echo(f"warning: {source.line()}", err=True)
     process.big_run(len(specs))
     if sys.stderr.isatty():
         specs = with_progress(specs)
-    return specs, skipped
+    return VaultNotes(specs=specs, skipped=skipped, moves=moves)
 
 
 def skipped_data(skipped: tuple[Skipped, ...]) -> list[dict[str, str]]:
@@ -130,13 +144,14 @@ def sync(
     from vaultsync.cli.views import sync_json, sync_lines
     from vaultsync.vault.sync import sync_vault
 
-    target, (specs, _) = ws.vault, _vault_specs(ws, repair=not dry_run)
+    target, notes = ws.vault, _vault_specs(ws, repair=not dry_run)
     named = frozenset(vault_relative(target, p) for p in paths)
     if force and not paths and not dry_run:
-        _confirm_force(target, specs, yes=yes)
+        _confirm_force(target, notes, yes=yes)
     report: SyncReport = sync_vault(
         target,
-        specs,
+        notes.specs,
+        moves=notes.moves,
         force=force and not paths,
         force_paths=named,
         commit=not no_commit,
@@ -154,11 +169,11 @@ def sync(
         _refresh_search_index(target)
 
 
-def _confirm_force(target: Path, specs: tuple[NoteSpec, ...], *, yes: bool) -> None:
+def _confirm_force(target: Path, notes: VaultNotes, *, yes: bool) -> None:
     """A bare ``--force`` says how many edited notes it overwrites, and asks (or needs --yes)."""
     from vaultsync.vault.sync import edited_notes
 
-    edited = edited_notes(target, specs)
+    edited = edited_notes(target, notes.specs, notes.moves)
     if not edited or yes:
         return
     what = f"--force overwrites {len(edited)} notes you edited (e.g. {edited[0]})"
@@ -224,8 +239,9 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    specs, skipped = _vault_specs(ws)
-    report = vault_status(target, specs)
+    notes = _vault_specs(ws)
+    skipped = notes.skipped
+    report = vault_status(target, notes.specs, notes.moves)
     emit(
         as_json,
         lambda: {
@@ -257,8 +273,9 @@ def check(
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    specs, skipped = _vault_specs(ws)
-    differences = check_vault(target, specs)
+    notes = _vault_specs(ws)
+    skipped = notes.skipped
+    differences = check_vault(target, notes.specs, notes.moves)
     if as_json:
         data = {
             "vault": str(target),

@@ -335,7 +335,11 @@ def _check(path: str) -> str:
 
 
 def vault_paths(
-    graph: Graph, records: Records, *, index: RecordIndex | None = None
+    graph: Graph,
+    records: Records,
+    *,
+    index: RecordIndex | None = None,
+    chosen: Mapping[str, str] | None = None,
 ) -> Mapping[str, str]:
     """The vault path of every note of ``graph`` (tags have none), unique case-insensitively.
 
@@ -343,6 +347,8 @@ def vault_paths(
         graph: the built graph (titles, kinds, which documents made the caps).
         records: the records behind it (categories, dates, columns, context names).
         index: ``RecordIndex.build(records)`` when the caller already has it.
+        chosen: node id → the path the user moved its note to (``vault.moves``); such a path
+            is kept whatever the stores say, unless it clashes with a folder or another note.
 
     Returns:
         Node id → vault-relative POSIX path, in node id order.
@@ -361,9 +367,11 @@ def vault_paths(
     for spelled in canonical.values():
         for i in range(len(spelled)):
             taken.add("/".join(spelled[: i + 1]).casefold())
-    paths: dict[str, str] = {}
+    paths = _chosen_paths(chosen or {}, {p.node_id for p in places}, taken)
     losers: list[_Place] = []
     for place in sorted(places, key=lambda p: p.rank):
+        if place.node_id in paths:
+            continue
         wanted = "/".join((*folders[place.node_id], _file_name(place)))
         if wanted.casefold() in taken:
             losers.append(place)
@@ -373,6 +381,16 @@ def vault_paths(
     for place in losers:
         paths[place.node_id] = _free_path(place, folders[place.node_id], taken)
     return MappingProxyType({node_id: _check(paths[node_id]) for node_id in sorted(paths)})
+
+
+def _chosen_paths(chosen: Mapping[str, str], nodes: set[str], taken: set[str]) -> dict[str, str]:
+    """The user's paths of the notes still produced, each reserved in ``taken`` (sorted)."""
+    paths: dict[str, str] = {}
+    for node_id, path in sorted(chosen.items()):
+        if node_id in nodes and path.casefold() not in taken:
+            taken.add(path.casefold())
+            paths[node_id] = path
+    return paths
 
 
 def _free_path(place: _Place, folders: tuple[str, ...], taken: set[str]) -> str:

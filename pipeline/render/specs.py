@@ -243,7 +243,12 @@ def _render(
 
 
 def build_note_specs(
-    records: Records, graph: Graph, resolver: Resolver, env: jinja2.Environment
+    records: Records,
+    graph: Graph,
+    resolver: Resolver,
+    env: jinja2.Environment,
+    *,
+    chosen: Mapping[str, str] | None = None,
 ) -> tuple[NoteSpec, ...]:
     """One spec per note of the vault (every non-tag node, plus ``Home.md``), sorted by path.
 
@@ -252,6 +257,7 @@ def build_note_specs(
         graph: the built graph (ids, titles, links, which notes made the caps).
         resolver: resolves wikilink targets written in note texts to node ids.
         env: from :func:`make_environment`.
+        chosen: node id → the path the user moved its note to (kept, and linked to).
 
     Returns:
         The specs; ``render`` runs the template only when called.
@@ -260,7 +266,7 @@ def build_note_specs(
         TemplateError: a template the vault needs is missing or does not parse.
     """
     index = RecordIndex.build(records)
-    paths = vault_paths(graph, records, index=index)
+    paths = vault_paths(graph, records, index=index, chosen=chosen)
     inputs = RenderInputs(graph=graph, records=index, paths=paths, resolver=resolver)
     fingerprints: dict[str, str] = {}
 
@@ -321,9 +327,18 @@ def vault_specs(state: Path, caps: Caps, templates: Path | None = None) -> tuple
 
 
 def vault_specs_skipped(
-    state: Path, caps: Caps, templates: Path | None = None, *, repair: bool = False
+    state: Path,
+    caps: Caps,
+    templates: Path | None = None,
+    *,
+    repair: bool = False,
+    chosen: Mapping[str, str] | None = None,
 ) -> tuple[tuple[NoteSpec, ...], tuple[Skipped, ...]]:
-    """``vault_specs``, and the store files skipped (``repair``: the sync's links.json move)."""
+    """``vault_specs``, and the store files skipped (``repair``: the sync's links.json move).
+
+    ``chosen``: node id → the path the user moved its note to.
+    """
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
-    return build_note_specs(records, built.graph, built.resolver, env), records.skipped
+    specs = build_note_specs(records, built.graph, built.resolver, env, chosen=chosen)
+    return specs, records.skipped

@@ -171,6 +171,8 @@ def nothing_to_write(decision: Decision, rendered: Rendered) -> bool:
     plan = decision.plan
     if rendered.writes or plan.paths(Action.REMOVE) or decision.controls.journal is not None:
         return False
+    if decision.renamed:  # the manifest moves the entries, the commit records the renames
+        return False
     entries, deleted = next_manifest(plan, rendered.same, rendered.merges)
     kept = decision.manifest
     return not kept.lost and entries == kept.entries and deleted == kept.deleted
@@ -195,6 +197,11 @@ def write_journal(
             blob = merged.theirs if merged is not None else rendered.blobs[step.path]
             intents[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
     intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE)))
+    # A followed move: the old path leaves git, the note joins it at its new path.
+    for old, new in decision.renamed.items():
+        intents[old] = None
+        if new not in intents and (entry := decision.manifest.entries.get(new)) is not None:
+            intents[new] = entry
     fs.write_control(JOURNAL, dump_journal(Journal(intents=intents)))
     if gitignore:
         fs.write_control(GITIGNORE, GITIGNORE_BYTES)

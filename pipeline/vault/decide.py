@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 
 from vaultsync.core.model import NoteSpec
 from vaultsync.core.parallel import split_map
@@ -38,6 +39,7 @@ from vaultsync.vault.manifest import (
     load_manifest,
 )
 from vaultsync.vault.merge import merge_note
+from vaultsync.vault.moves import NO_MOVES, LinkTargets, Moves, follow, same_but_links
 from vaultsync.vault.plan import (
     ABSENT,
     Action,
@@ -95,6 +97,8 @@ class Decision:
     racy: int
     """Files hashed only because their stat data were racy (the cache is worth rewriting)."""
     plan: Plan
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    """The user's moves this sync follows (old path → new path): committed as renames."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,33 +137,66 @@ def plan_vault(
     *,
     force: bool,
     force_paths: frozenset[str] = frozenset(),
+    moves: Moves = NO_MOVES,
 ) -> Decision:
-    """The control files, the disk state and the plan (see the module docstring)."""
+    """The control files, the disk state and the plan (see the module docstring).
+
+    ``moves``: the notes the user moved (``vault.moves.find_moves``), followed to their paths.
+    """
     controls = read_controls(fs)
-    paths = _paths(specs, controls, repo)
+    followed = follow(controls.manifest, moves.renamed)
+    paths = _paths(specs, controls, followed, repo)
     if fs is None:
         disk, racy = dict.fromkeys(paths, ABSENT), 0
     else:
         disk, racy = fs.scan(paths, controls.cache)
-    manifest = controls.manifest
+    manifest = followed
     if controls.journal is not None:
         manifest = reconcile(manifest, controls.journal, disk)
     history = _history(repo, specs, manifest, disk, journal=controls.journal)
+    plan = plan_sync(specs, manifest, disk, history, force=force, force_paths=force_paths)
+    if fs is not None and moves.chosen:
+        targets = LinkTargets.of(controls.manifest, moves.renamed)
+        plan = _links_rewritten(fs, repo, plan, targets)
     return Decision(
         controls=controls,
         manifest=manifest,
         disk=disk,
         racy=racy,
-        plan=plan_sync(specs, manifest, disk, history, force=force, force_paths=force_paths),
+        plan=plan,
+        renamed=moves.renamed,
     )
 
 
-def _paths(specs: Sequence[NoteSpec], controls: ControlFiles, repo: LazyRepo) -> set[str]:
+def _links_rewritten(fs: VaultFS, repo: LazyRepo, plan: Plan, targets: LinkTargets) -> Plan:
+    """The plan with each "edited" note that differs only by links Obsidian rewrote updated."""
+    steps, keep = list(plan.steps), dict(plan.keep)
+    found = None
+    for number, step in enumerate(steps):
+        if step.action not in (Action.KEEP_EDITED, Action.MERGE) or step.spec is None:
+            continue
+        if step.prior is None:
+            continue
+        found = found or repo.get()
+        base = found.read_blob(step.prior.blob) if found is not None else None
+        ours = fs.read(step.path)
+        if base is None or ours is None or blob_id(ours) != step.state.blob:
+            continue
+        if same_but_links(ours, base, step.path, targets):
+            steps[number] = replace(step, action=Action.UPDATE, prior=replace(step.prior, key=""))
+            keep.pop(step.path, None)
+    return replace(plan, steps=tuple(steps), keep=MappingProxyType(keep))
+
+
+def _paths(
+    specs: Sequence[NoteSpec], controls: ControlFiles, manifest: Manifest, repo: LazyRepo
+) -> set[str]:
     """Every path the plan needs the disk state of.
 
-    The specs', the manifest's, the journal's; with a lost manifest, the last sync commit's.
+    The specs', the manifest's (moves followed), the journal's; with a lost manifest, the last
+    sync commit's.
     """
-    paths = {s.path for s in specs} | controls.manifest.entries.keys()
+    paths = {s.path for s in specs} | manifest.entries.keys()
     if controls.journal is not None:
         paths |= controls.journal.intents.keys()
     if controls.manifest.lost and (found := repo.get()) is not None:

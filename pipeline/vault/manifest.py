@@ -106,6 +106,8 @@ class Entry:
     """Git blob id (SHA-1 hex) of the bytes written; for a merged note, the merge base."""
     theirs: str = ""
     """A merge conflict is pending: the blob of the render that could not be merged."""
+    chosen: bool = False
+    """The user moved the note here (``vault.moves``): its renders stay at this path."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,7 +138,9 @@ def _entry(value: Any) -> Entry | None:
     if not isinstance(value, dict):
         return None
     node, key, blob = value.get("node"), value.get("key"), value.get("blob")
-    theirs = value.get("theirs", "")
+    theirs, chosen = value.get("theirs", ""), value.get("chosen", False)
+    if not isinstance(chosen, bool):
+        return None
     if not (
         isinstance(node, str)
         and isinstance(key, str)
@@ -146,7 +150,7 @@ def _entry(value: Any) -> Entry | None:
         return None
     if not _BLOB.fullmatch(blob) or (theirs and not _BLOB.fullmatch(theirs)):
         return None
-    return Entry(node=node, key=key, blob=blob, theirs=theirs)
+    return Entry(node=node, key=key, blob=blob, theirs=theirs, chosen=chosen)
 
 
 def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusable
@@ -197,10 +201,11 @@ _quote = (
 
 
 def _entry_json(entry: Entry) -> str:
+    chosen = ', "chosen": true' if entry.chosen else ""
     theirs = f', "theirs": "{entry.theirs}"' if entry.theirs else ""
     return (
-        f'{{"blob": "{entry.blob}", "key": {_quote(entry.key)}, "node": {_quote(entry.node)}'
-        f"{theirs}}}"
+        f'{{"blob": "{entry.blob}"{chosen}, "key": {_quote(entry.key)}, '
+        f'"node": {_quote(entry.node)}{theirs}}}'
     )
 
 

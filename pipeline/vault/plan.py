@@ -104,6 +104,8 @@ class Plan:
     keep: Mapping[str, Entry] = field(default_factory=lambda: MappingProxyType({}))
     deleted: frozenset[str] = frozenset()
     released: frozenset[str] = frozenset()
+    chosen: frozenset[str] = frozenset()
+    """Paths the user moved a note to (``vault.moves``): their entries stay marked ``chosen``."""
     by_action: Mapping[Action, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -347,6 +349,7 @@ def plan_sync(
         keep=MappingProxyType(keep),
         deleted=frozenset(deleted),
         released=manifest.released,
+        chosen=frozenset(p for p, e in manifest.entries.items() if e.chosen),
     )
 
 
@@ -405,4 +408,6 @@ def next_manifest(
                 entries[step.path] = step.prior
         elif step.spec is not None and (blob := outcome[step.path]) is not None:
             entries[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
+    for path in plan.chosen & entries.keys():
+        entries[path] = replace(entries[path], chosen=True)
     return entries, plan.deleted

@@ -22,6 +22,7 @@ from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault import apply, decide
 from vaultsync.vault.manifest import JOURNAL
+from vaultsync.vault.moves import NO_MOVES, Moves, find_moves
 from vaultsync.vault.plan import Action, validate_specs
 from vaultsync.vault.report import (
     Conflict,
@@ -42,6 +43,7 @@ __all__ = [
     "check_vault",
     "edited_notes",
     "sync_vault",
+    "vault_moves",
     "vault_status",
 ]
 
@@ -64,6 +66,7 @@ def _read_only(
     *,
     force: bool = False,
     force_paths: frozenset[str] = frozenset(),
+    moves: Moves = NO_MOVES,
 ) -> tuple[decide.Decision, decide.LazyRepo]:
     """The decision, under the shared lock; a vault folder that does not exist reads as empty."""
     validate_specs(specs)
@@ -73,27 +76,40 @@ def _read_only(
         return plan, nowhere
     repo = decide.LazyRepo(vault)
     with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        return decide.plan_vault(fs, repo, specs, force=force, force_paths=force_paths), repo
+        decision = decide.plan_vault(
+            fs, repo, specs, force=force, force_paths=force_paths, moves=moves
+        )
+        return decision, repo
 
 
-def edited_notes(vault: Path, specs: Sequence[NoteSpec]) -> tuple[str, ...]:
+def vault_moves(vault: Path) -> Moves:
+    """The notes the user moved or renamed, and the paths chosen before (``vault.moves``)."""
+    if not vault.is_dir():
+        return NO_MOVES
+    with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
+        return find_moves(vault, decide.read_controls(fs).manifest)
+
+
+def edited_notes(
+    vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES
+) -> tuple[str, ...]:
     """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
-    decision, _repo = _read_only(vault, specs)
+    decision, _repo = _read_only(vault, specs, moves=moves)
     return decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
 
 
-def check_vault(vault: Path, specs: Sequence[NoteSpec]) -> tuple[str, ...]:
+def check_vault(vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> tuple[str, ...]:
     """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync."""
-    decision, _repo = _read_only(vault, specs)
+    decision, _repo = _read_only(vault, specs, moves=moves)
     lines = list(pending(decision.plan, decide.render(decision.plan), decision.manifest))
     if decision.controls.journal is not None:
         lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
     return tuple(lines)
 
 
-def vault_status(vault: Path, specs: Sequence[NoteSpec]) -> StatusReport:
+def vault_status(vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> StatusReport:
     """Kept edits (with the commit that carried them), user deletions, conflicts, pending work."""
-    decision, repo = _read_only(vault, specs)
+    decision, repo = _read_only(vault, specs, moves=moves)
     plan = decision.plan
     edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
     found = repo.get() if edited else None
@@ -118,22 +134,28 @@ def sync_vault(
     clock: Callable[[], datetime] | None = None,
     lock_timeout: float = LOCK_TIMEOUT,
     inputs: str = "",
+    moves: Moves = NO_MOVES,
 ) -> SyncReport:
     """Bring the vault in line with ``specs``; see the module docstring for the steps.
 
     ``force`` regenerates every note vaultsync owns, edited ones included; ``force_paths``
-    only the named ones.
+    only the named ones.  ``moves`` (:func:`vault_moves`, found before the specs were built
+    with its chosen paths): the notes the user moved, followed.
 
     Raises ``UnsafePathError`` (a spec path that could leave the vault: nothing is written),
     ``VaultWriteError`` (a duplicate path, the lock timed out, a write or commit failed).
     """
     if dry_run:
-        decision, _repo = _read_only(vault, specs, force=force, force_paths=force_paths)
+        decision, _repo = _read_only(
+            vault, specs, force=force, force_paths=force_paths, moves=moves
+        )
         return sync_report(decision, decide.render(decision.plan))
     validate_specs(specs)
     with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
         repo = decide.LazyRepo(vault)
-        decision = decide.plan_vault(fs, repo, specs, force=force, force_paths=force_paths)
+        decision = decide.plan_vault(
+            fs, repo, specs, force=force, force_paths=force_paths, moves=moves
+        )
         rendered = decide.render(decision.plan)
         rendered = decide.merge(fs, repo, decision.plan, rendered, now_ns=time.time_ns())
         return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)
