@@ -129,7 +129,7 @@ def sync(
     stay deleted, files vaultsync did not write are never touched. Quiet unless something is
     worth saying, so it can run from cron. `sync --force PATH…` regenerates only those notes.
     """
-    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+    from vaultsync.vault.quick import sync_inputs
 
     if paths and not force:
         raise UsageError("note paths are given only with --force (sync --force PATH…)")
@@ -137,36 +137,68 @@ def sync(
     if templates is not None and not dry_run:
         _remember_templates(ws)
     inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
-    if not (force or dry_run) and unchanged_since_last_sync(ws.vault, inputs):
-        if as_json:
-            click.echo(json.dumps({"vault": str(ws.vault), "changed": False, "quick": True}))
+    if not (force or dry_run) and _nothing_to_do(ws.vault, inputs, as_json=as_json):
         return
-    from vaultsync.cli.views import sync_json, sync_lines
+    forced = frozenset(vault_relative(ws.vault, p) for p in paths)
+    report = _full_sync(
+        ws, inputs, force=force, forced=forced, yes=yes, commit=not no_commit, dry_run=dry_run
+    )
+    _print_sync(report, ws.vault, as_json=as_json, verbose=verbose or dry_run)
+    if not dry_run and report.changed:
+        _refresh_search_index(ws.vault)
+
+
+def _full_sync(
+    ws: Workspace,
+    inputs: str,
+    *,
+    force: bool,
+    forced: frozenset[str],
+    yes: bool,
+    commit: bool,
+    dry_run: bool,
+) -> SyncReport:
+    """Build every note (moves followed) and sync; ``forced``: the notes ``--force`` names."""
     from vaultsync.vault.sync import sync_vault
 
-    target, notes = ws.vault, _vault_specs(ws, repair=not dry_run)
-    named = frozenset(vault_relative(target, p) for p in paths)
-    if force and not paths and not dry_run:
-        _confirm_force(target, notes, yes=yes)
-    report: SyncReport = sync_vault(
-        target,
+    notes = _vault_specs(ws, repair=not dry_run)
+    everything = force and not forced
+    if everything and not dry_run:
+        _confirm_force(ws.vault, notes, yes=yes)
+    return sync_vault(
+        ws.vault,
         notes.specs,
         moves=notes.moves,
-        force=force and not paths,
-        force_paths=named,
-        commit=not no_commit,
+        force=everything,
+        force_paths=forced,
+        commit=commit,
         dry_run=dry_run,
         inputs="" if dry_run else inputs,
     )
+
+
+def _nothing_to_do(vault: Path, inputs: str, *, as_json: bool) -> bool:
+    """The quick answer (``vault.quick``): nothing changed since the last sync, said in JSON."""
+    from vaultsync.vault.quick import unchanged_since_last_sync
+
+    if not unchanged_since_last_sync(vault, inputs):
+        return False
+    if as_json:
+        click.echo(json.dumps({"vault": str(vault), "changed": False, "quick": True}))
+    return True
+
+
+def _print_sync(report: SyncReport, target: Path, *, as_json: bool, verbose: bool) -> None:
+    """The sync's report: JSON, or its few lines (none when nothing needs saying)."""
+    from vaultsync.cli.views import sync_json, sync_lines
+
     if sys.stderr.isatty():
         click.echo("\r\033[K", err=True, nl=False)
     if as_json:
         click.echo(json.dumps(sync_json(report, target), ensure_ascii=False, indent=2))
-    else:
-        for line in sync_lines(report, target, verbose=verbose or dry_run):
-            click.echo(line)
-    if not dry_run and report.changed:
-        _refresh_search_index(target)
+        return
+    for line in sync_lines(report, target, verbose=verbose):
+        click.echo(line)
 
 
 def _confirm_force(target: Path, notes: VaultNotes, *, yes: bool) -> None:

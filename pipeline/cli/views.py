@@ -139,23 +139,23 @@ def _node_json(node: Node) -> dict[str, Any]:
     return {"id": node.id, "kind": node.kind.value, "title": node.title}
 
 
+def _summary_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
+    """The counts line, and with ``verbose`` every path written or removed."""
+    verb = "would change" if report.dry_run else "synced"
+    commit = f" (commit {report.commit[:10]})" if report.commit else ""
+    lines = [
+        f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
+        f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
+    ]
+    if verbose:
+        for label, paths in (("+", report.created), ("~", report.updated), ("-", report.removed)):
+            lines.extend(f"  {label} {p}" for p in paths)
+    return lines
+
+
 def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
     """Nothing when nothing changed and nothing needs attention; else a short summary."""
-    lines: list[str] = []
-    verb = "would change" if report.dry_run else "synced"
-    if report.changed:
-        commit = f" (commit {report.commit[:10]})" if report.commit else ""
-        lines.append(
-            f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
-            f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
-        )
-        if verbose:
-            for label, paths in (
-                ("+", report.created),
-                ("~", report.updated),
-                ("-", report.removed),
-            ):
-                lines.extend(f"  {label} {p}" for p in paths)
+    lines = _summary_lines(report, vault, verbose=verbose) if report.changed else []
     if report.recovered:
         lines.append("finished the work of an interrupted sync")
     if report.manifest_problem:

@@ -171,24 +171,33 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     raw_released = doc.get("released", [])
     if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
         return _corrupt("entries or deleted has the wrong type", fingerprint)
-    if not isinstance(raw_released, list) or not all(
-        isinstance(p, str) and is_safe(p) for p in raw_released
-    ):
-        return _corrupt("bad path in released", fingerprint)
-    entries: dict[str, Entry] = {}
-    for path, value in raw_entries.items():
-        entry = _entry(value)
-        if entry is None or not is_safe(path):
-            return _corrupt(f"bad entry {path!r}", fingerprint)
-        entries[path] = entry
-    if not all(isinstance(p, str) and is_safe(p) for p in raw_deleted):
-        return _corrupt("bad path in deleted", fingerprint)
+    entries, bad = _entries(raw_entries)
+    if bad:
+        return _corrupt(f"bad entry {bad!r}", fingerprint)
+    for name, paths in (("deleted", raw_deleted), ("released", raw_released)):
+        if not _safe_paths(paths):
+            return _corrupt(f"bad path in {name}", fingerprint)
     return Manifest(
         entries=MappingProxyType(entries),
         deleted=frozenset(raw_deleted),
         released=frozenset(raw_released),
         fingerprint=fingerprint,
     )
+
+
+def _entries(raw: dict[str, Any]) -> tuple[dict[str, Entry], str]:
+    """The entries by path, or the first bad path (``""``: none)."""
+    entries: dict[str, Entry] = {}
+    for path, value in raw.items():
+        entry = _entry(value)
+        if entry is None or not is_safe(path):
+            return {}, path
+        entries[path] = entry
+    return entries, ""
+
+
+def _safe_paths(paths: object) -> bool:
+    return isinstance(paths, list) and all(isinstance(p, str) and is_safe(p) for p in paths)
 
 
 def _line(key: str, value: object) -> str:

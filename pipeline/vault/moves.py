@@ -67,30 +67,36 @@ def _candidates(vault: Path, owned: Iterable[str]) -> list[tuple[str, bytes]]:
 def find_moves(vault: Path, manifest: Manifest) -> Moves:
     """The notes of ``manifest`` the user moved, and the paths chosen before (see module doc)."""
     chosen = {e.node: p for p, e in manifest.entries.items() if e.chosen and e.node}
-    missing = (
-        [p for p, e in manifest.entries.items() if e.node and not (vault / p).exists()]
-        if not manifest.lost
-        else []
-    )
+    missing = [] if manifest.lost else _missing(vault, manifest)
     if not missing:
         return Moves(chosen=MappingProxyType(chosen))
+    by_node, by_blob = _index(_candidates(vault, manifest.entries))
+    renamed: dict[str, str] = {}
+    for old in missing:
+        entry = manifest.entries[old]
+        hits = by_node.get(entry.node) or by_blob.get(entry.blob) or []
+        found = next((p for p in hits if p not in renamed.values()), None)
+        if found is not None:
+            renamed[old] = chosen[entry.node] = found
+    return Moves(renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen))
+
+
+def _missing(vault: Path, manifest: Manifest) -> list[str]:
+    """The paths of the notes vaultsync wrote whose file is gone, sorted."""
+    return sorted(p for p, e in manifest.entries.items() if e.node and not (vault / p).exists())
+
+
+def _index(
+    candidates: list[tuple[str, bytes]],
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The candidates by ``vaultsync_id`` and by blob id, each list by path."""
     by_node: dict[str, list[str]] = {}
     by_blob: dict[str, list[str]] = {}
-    for path, data in _candidates(vault, manifest.entries):
+    for path, data in candidates:
         if node := _node_of(data[:_HEAD_BYTES]):
             by_node.setdefault(node, []).append(path)
         by_blob.setdefault(blob_id(data), []).append(path)
-    renamed: dict[str, str] = {}
-    claimed: set[str] = set()
-    for old in sorted(missing):
-        entry = manifest.entries[old]
-        hits = by_node.get(entry.node) or by_blob.get(entry.blob) or []
-        found = next((p for p in hits if p not in claimed), None)
-        if found is not None:
-            renamed[old] = found
-            claimed.add(found)
-            chosen[entry.node] = found
-    return Moves(renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen))
+    return by_node, by_blob
 
 
 def follow(manifest: Manifest, renamed: Mapping[str, str]) -> Manifest:

@@ -242,23 +242,25 @@ def _spec_step(
     if state.blob in {ours, last}:
         return _ours_step(spec, state, entry, force=force)
     if last is not None:
-        key, theirs = (entry.key, entry.theirs) if entry is not None else ("", "")
-        prior = Entry(node=spec.node_id, key=key, blob=last, theirs=theirs)
-        # Without a manifest entry (a lost manifest) nothing says which render the file
-        # started from: the edit is kept, never merged.
-        action = Action.MERGE if entry is not None and key != spec.key else Action.KEEP_EDITED
-        step = Step(
-            path=path,
-            action=Action.UPDATE if force else action,
-            spec=spec,
-            state=state,
-            prior=prior,
-        )
-        return step, None if force else prior
+        return _edited_step(spec, state, entry, last, force=force)
     reason = "a file vaultsync did not write is there"
     if lost:
         reason = "a file is there that vaultsync cannot prove it wrote (no manifest, not in git)"
     return Step(path=path, action=Action.CONFLICT, spec=spec, state=state, reason=reason), None
+
+
+def _edited_step(
+    spec: NoteSpec, state: FileState, entry: Entry | None, last: str, *, force: bool
+) -> tuple[Step, Entry | None]:
+    """A file of ours the user edited: merge new store data, keep it, or (``force``) update."""
+    key, theirs = (entry.key, entry.theirs) if entry is not None else ("", "")
+    prior = Entry(node=spec.node_id, key=key, blob=last, theirs=theirs)
+    # Without a manifest entry (a lost manifest) nothing says which render the file started
+    # from: the edit is kept, never merged.
+    action = Action.MERGE if entry is not None and key != spec.key else Action.KEEP_EDITED
+    action = Action.UPDATE if force else action
+    step = Step(path=spec.path, action=action, spec=spec, state=state, prior=prior)
+    return step, None if force else prior
 
 
 def _ours_step(
@@ -300,57 +302,75 @@ def plan_sync(
     clashes = collisions(by_path)
     steps: list[Step] = []
     keep: dict[str, Entry] = {}
-    deleted: set[str] = set()
     for path in sorted(by_path):
-        spec, entry = by_path[path], manifest.entries.get(path)
-        state = disk.get(path, ABSENT)
-        if path in manifest.released:
-            steps.append(Step(path=path, action=Action.RELEASED, spec=spec, state=state))
-            continue
-        if path in clashes:
-            steps.append(
-                Step(
-                    path=path, action=Action.CONFLICT, spec=spec, state=state, reason=clashes[path]
-                )
-            )
-            kept: Entry | None = entry
-        else:
-            step, kept = _spec_step(
-                spec,
-                state,
-                entry,
-                history.get(path),
-                deleted=path in manifest.deleted,
-                force=force or path in force_paths,
-                lost=manifest.lost,
-            )
-            steps.append(step)
-            if step.action is Action.KEEP_DELETED:
-                deleted.add(path)
+        step, kept = _produced_step(
+            by_path[path],
+            manifest,
+            disk,
+            history,
+            clash=clashes.get(path),
+            force=force or path in force_paths,
+        )
+        steps.append(step)
         if kept is not None:
             keep[path] = kept
-    for path in sorted(
-        (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
-    ):
-        entry, state = manifest.entries.get(path), disk.get(path, ABSENT)
-        last = entry.blob if entry is not None else history[path]
-        if state.kind is FileKind.BLOCKED and entry is not None:
-            steps.append(Step(path=path, action=Action.CONFLICT, state=state, reason=state.detail))
-            keep[path] = entry
-        elif state.kind is FileKind.FILE and state.blob in {last, history.get(path)}:
-            prior = entry if entry is not None else Entry(node="", key="", blob=last)
-            steps.append(Step(path=path, action=Action.REMOVE, state=state, prior=prior))
-        elif state.kind is FileKind.FILE:
-            steps.append(Step(path=path, action=Action.KEEP_EDITED, state=state))
-            keep[path] = entry if entry is not None else Entry(node="", key="", blob=last)
+    gone = (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
+    for path in sorted(gone):
+        found = _gone_step(path, manifest.entries.get(path), disk.get(path, ABSENT), history)
+        if found is not None:
+            steps.append(found[0])
+            if found[1] is not None:
+                keep[path] = found[1]
     steps.sort(key=lambda s: s.path)
     return Plan(
         steps=tuple(steps),
         keep=MappingProxyType(keep),
-        deleted=frozenset(deleted),
+        deleted=frozenset(s.path for s in steps if s.action is Action.KEEP_DELETED),
         released=manifest.released,
         chosen=frozenset(p for p, e in manifest.entries.items() if e.chosen),
     )
+
+
+def _produced_step(
+    spec: NoteSpec,
+    manifest: Manifest,
+    disk: DiskState,
+    history: Ownership,
+    *,
+    clash: str | None,
+    force: bool,
+) -> tuple[Step, Entry | None]:
+    """A path the stores produce → its step and the entry kept (released, clash, or decided)."""
+    path, entry, state = spec.path, manifest.entries.get(spec.path), disk.get(spec.path, ABSENT)
+    if path in manifest.released:
+        return Step(path=path, action=Action.RELEASED, spec=spec, state=state), None
+    if clash is not None:
+        return Step(path=path, action=Action.CONFLICT, spec=spec, state=state, reason=clash), entry
+    return _spec_step(
+        spec,
+        state,
+        entry,
+        history.get(path),
+        deleted=path in manifest.deleted,
+        force=force,
+        lost=manifest.lost,
+    )
+
+
+def _gone_step(
+    path: str, entry: Entry | None, state: FileState, history: Ownership
+) -> tuple[Step, Entry | None] | None:
+    """A path of ours the stores no longer produce: removed, kept edited, or left alone."""
+    last = entry.blob if entry is not None else history[path]
+    if state.kind is FileKind.BLOCKED and entry is not None:
+        return Step(path=path, action=Action.CONFLICT, state=state, reason=state.detail), entry
+    if state.kind is FileKind.FILE and state.blob in {last, history.get(path)}:
+        prior = entry if entry is not None else Entry(node="", key="", blob=last)
+        return Step(path=path, action=Action.REMOVE, state=state, prior=prior), None
+    if state.kind is FileKind.FILE:
+        kept = entry if entry is not None else Entry(node="", key="", blob=last)
+        return Step(path=path, action=Action.KEEP_EDITED, state=state), kept
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
