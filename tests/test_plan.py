@@ -158,7 +158,7 @@ class TestPlanSync:
         assert actions(plan) == {"a.md": Action.CONFLICT, "b.md": Action.CREATE}
 
     def test_history_proves_ownership_without_manifest(self) -> None:
-        """The last blob a sync commit wrote makes a file ours: update, remove, or keep-edited."""
+        """History makes a file ours: update or keep-edited; a note no longer produced is kept."""
         specs = [make_spec("a.md", "a2"), make_spec("e.md", "e2"), make_spec("d.md", "d")]
         disk = {"a.md": on_disk("a"), "e.md": on_disk("e, edited"), "old.md": on_disk("o")}
         history = {
@@ -170,8 +170,9 @@ class TestPlanSync:
             "a.md": Action.UPDATE,
             "e.md": Action.KEEP_EDITED,
             "d.md": Action.KEEP_DELETED,
-            "old.md": Action.REMOVE,
+            "old.md": Action.UNCHANGED,  # a sync without its manifest removes nothing
         }
+        assert plan.keep["old.md"].blob == blob_id(b"o")  # owned again: the next sync removes it
 
     def test_blocked_and_other_paths_are_conflicts(self) -> None:
         """Behind a symlink, or a folder/symlink at the path: conflict, entry kept if blocked."""

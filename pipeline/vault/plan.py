@@ -25,8 +25,9 @@ Per path, one action:
 
 **Ownership**: a file is ours-and-unedited when its blob is the manifest's blob for that path or
 the last blob a sync commit wrote there (``history``). A missing or corrupt manifest has no
-entries, so that sync keeps every existing file unless history proves it is ours; an absent
-spec path that history shows we wrote is taken as a user deletion.
+entries, so that sync keeps every existing file unless history proves it is ours, and removes
+none (a note no longer produced stays until the next sync); an absent spec path that history
+shows we wrote is taken as a user deletion.
 """
 
 from __future__ import annotations
@@ -316,7 +317,9 @@ def plan_sync(
             keep[path] = kept
     gone = (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
     for path in sorted(gone):
-        found = _gone_step(path, manifest.entries.get(path), disk.get(path, ABSENT), history)
+        found = _gone_step(
+            path, manifest.entries.get(path), disk.get(path, ABSENT), history, lost=manifest.lost
+        )
         if found is not None:
             steps.append(found[0])
             if found[1] is not None:
@@ -358,14 +361,20 @@ def _produced_step(
 
 
 def _gone_step(
-    path: str, entry: Entry | None, state: FileState, history: Ownership
+    path: str, entry: Entry | None, state: FileState, history: Ownership, *, lost: bool
 ) -> tuple[Step, Entry | None] | None:
-    """A path of ours the stores no longer produce: removed, kept edited, or left alone."""
+    """A path of ours the stores no longer produce: removed, kept edited, or left alone.
+
+    With a lost manifest nothing is removed: the file stays, owned again (from history), and
+    the next sync, with a sound manifest, removes it.
+    """
     last = entry.blob if entry is not None else history[path]
     if state.kind is FileKind.BLOCKED and entry is not None:
         return Step(path=path, action=Action.CONFLICT, state=state, reason=state.detail), entry
     if state.kind is FileKind.FILE and state.blob in {last, history.get(path)}:
         prior = entry if entry is not None else Entry(node="", key="", blob=last)
+        if lost:
+            return Step(path=path, action=Action.UNCHANGED, state=state), prior
         return Step(path=path, action=Action.REMOVE, state=state, prior=prior), None
     if state.kind is FileKind.FILE:
         kept = entry if entry is not None else Entry(node="", key="", blob=last)
