@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal
@@ -20,12 +20,15 @@ from typing import Literal
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 
-def format_time(moment: datetime | None) -> str:
-    """RFC 3339 in UTC with ``Z``; whole seconds unless the store recorded a fraction."""
+def format_time(moment: datetime | None, zone: tzinfo = UTC) -> str:
+    """RFC 3339 in ``zone``, ``Z`` for a zero offset; whole seconds unless recorded finer.
+
+    ``moment`` must be aware: a naive one would be read in the process's zone.
+    """
     if moment is None:
         return ""
-    utc = moment.astimezone(UTC)
-    text = utc.isoformat(timespec="microseconds" if utc.microsecond else "seconds")
+    shown = moment.astimezone(zone)
+    text = shown.isoformat(timespec="microseconds" if shown.microsecond else "seconds")
     return text.replace("+00:00", "Z")
 
 
@@ -150,8 +153,11 @@ class Session:
 
     name: str
     title: str = ""
-    modified: datetime | None = None
-    """The file's modification time: the only time the store records for a session."""
+    saved: datetime | None = None
+    """When ChatCLI saved it, as the wall-clock time in an ``autosave-YYYYMMDD-HHMMSS`` name
+    (naive: ChatCLI's local time, read in the vault's ``render.timezone``); ``None`` for any
+    other name.  A session file holds no time, and its mtime is not used: git does not keep
+    it, so a clone would render another vault."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
-from vaultsync.core.model import ZERO_TIME, Episode, Kind, Node, Records, Session
+from vaultsync.core.model import Episode, Kind, Node, Records, Session
 from vaultsync.core.settings import Caps
 from vaultsync.core.text import first_line, shorten
 from vaultsync.graph.documents import DocumentNote
@@ -22,6 +22,8 @@ from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import rewrite_wikilinks
 
 TITLE_LIMIT = 80
+MACHINE_SESSION_PREFIXES = ("autosave-", "mcp-")
+"""Names ChatCLI gives the sessions it saves on its own (``session_manager.go``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,9 +60,16 @@ def kept_episodes(records: Records, caps: Caps) -> tuple[Episode, ...]:
 
 
 def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
-    """The ``caps.sessions`` most recently saved sessions, sorted by name."""
-    newest = sorted(records.sessions, key=lambda s: (s.modified or ZERO_TIME, s.name), reverse=True)
-    return tuple(sorted(newest[: caps.sessions], key=lambda s: s.name))
+    """The ``caps.sessions`` sessions that become notes, sorted by name.
+
+    A session file holds no time and its mtime is not used (git does not keep it), so the
+    order is the content's: the sessions the user named (ChatCLI never expires those) by
+    name, then the machine-made ones (``autosave-``, ``mcp-``), newest autosave first.
+    """
+    ranked = sorted(records.sessions, key=lambda s: s.name)
+    ranked.sort(key=lambda s: s.saved or datetime.min, reverse=True)  # stable: ties keep names
+    ranked.sort(key=lambda s: s.name.startswith(MACHINE_SESSION_PREFIXES))
+    return tuple(sorted(ranked[: caps.sessions], key=lambda s: s.name))
 
 
 def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
@@ -163,6 +172,15 @@ def _tag_labels(records: Records) -> Iterable[str]:
             yield card.assignee
 
 
-def day_of(moment: datetime | None) -> str:
-    """The calendar day of a timestamp in the offset the store recorded it with."""
-    return moment.date().isoformat() if moment is not None else ""
+def day_of(moment: datetime | None, zone: tzinfo) -> str:
+    """The calendar day of a timestamp in ``zone`` (``render.timezone``); ``""`` for none.
+
+    One zone for every day boundary: not the offset the store happened to record (a user who
+    travelled writes several), never the zone of the process that runs.
+    """
+    return moment.astimezone(zone).date().isoformat() if moment is not None else ""
+
+
+def session_day(session: Session) -> str:
+    """The day of an autosave's name (already a wall-clock day, read in ``render.timezone``)."""
+    return session.saved.date().isoformat() if session.saved is not None else ""
