@@ -247,6 +247,16 @@ class TestStructuralLinks:
         assert ("note:daily:2026-10-05", "episode:ep_1", "same_day", "structural") in there
         assert ("note:daily:2026-10-06", "episode:ep_1", "same_day", "structural") not in there
 
+    def test_a_moment_the_zone_cannot_hold_stays_in_utc(self) -> None:
+        """Year 1 west of UTC (or 9999 east of it) falls back to UTC, never an error."""
+        first = datetime(1, 1, 1, 0, 0, 1, tzinfo=UTC)
+        records = Records(
+            episodes=(Episode(id="ep_1", date=first, summary="s"),),
+            journal=(JournalNote(period="daily", label="0001-01-01", text="", source_path="d"),),
+        )
+        west = links_of(records, replace(Caps(), timezone="America/New_York"))
+        assert ("note:daily:0001-01-01", "episode:ep_1", "same_day", "structural") in west
+
     def test_daily_note_links_its_day_up_to_cap(self) -> None:
         """A daily note links the episodes and facts of its day, at most the cap."""
         facts = tuple(fact(f"{i:024x}", f"f{i}", created_at=T0) for i in range(5))

@@ -20,14 +20,25 @@ from typing import Literal
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 
-def format_time(moment: datetime | None, zone: tzinfo = UTC) -> str:
-    """RFC 3339 in ``zone``, ``Z`` for a zero offset; whole seconds unless recorded finer.
+def in_zone(moment: datetime, zone: tzinfo) -> datetime:
+    """``moment`` in ``zone``; in UTC when the zone would leave the years 1-9999.
 
     ``moment`` must be aware: a naive one would be read in the process's zone.
     """
+    try:
+        return moment.astimezone(zone)
+    except OverflowError:  # 0001-01-01T00:00:01Z west of UTC, 9999-12-31T23:59Z east of it
+        return moment.astimezone(UTC)
+
+
+def format_time(moment: datetime | None, zone: tzinfo = UTC) -> str:
+    """RFC 3339 in ``zone`` (see :func:`in_zone`), ``Z`` for a zero offset, whole seconds.
+
+    A fraction is written only when the store recorded one.
+    """
     if moment is None:
         return ""
-    shown = moment.astimezone(zone)
+    shown = in_zone(moment, zone)
     text = shown.isoformat(timespec="microseconds" if shown.microsecond else "seconds")
     return text.replace("+00:00", "Z")
 

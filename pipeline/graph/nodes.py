@@ -14,7 +14,7 @@ from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
-from vaultsync.core.model import Episode, Kind, Node, Records, Session
+from vaultsync.core.model import Episode, Kind, Node, Records, Session, in_zone
 from vaultsync.core.settings import Caps
 from vaultsync.core.text import first_line, shorten
 from vaultsync.graph.documents import DocumentNote
@@ -178,7 +178,7 @@ def day_of(moment: datetime | None, zone: tzinfo) -> str:
     One zone for every day boundary: not the offset the store happened to record (a user who
     travelled writes several), never the zone of the process that runs.
     """
-    return moment.astimezone(zone).date().isoformat() if moment is not None else ""
+    return in_zone(moment, zone).date().isoformat() if moment is not None else ""
 
 
 def session_day(session: Session) -> str:

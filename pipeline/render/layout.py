@@ -67,6 +67,7 @@ from vaultsync.core.model import (
     Node,
     Records,
     Topic,
+    in_zone,
 )
 from vaultsync.links.mdlinks import common_root
 from vaultsync.render.filenames import MAX_NAME_BYTES, note_filename, safe_component
@@ -237,7 +238,7 @@ def _episode_spot(node: Node, sources: _Sources) -> _Spot:
     episode = sources.index.get(node.id, Episode)
     if episode is None:
         return ("undated",), node.title, f"({short_id(node.id)})"
-    day = episode.date.astimezone(sources.zone).date()
+    day = in_zone(episode.date, sources.zone).date()
     return (f"{day.year:04d}",), f"{day.isoformat()} {node.title}", f"({short_id(node.id)})"
 
 
