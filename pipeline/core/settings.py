@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import zoneinfo
 from dataclasses import Field, dataclass, field, fields
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,12 @@ class Caps:
     and every rendered time; never the zone of the process that runs."""
 
     @property
-    def zone(self) -> zoneinfo.ZoneInfo:
-        """:attr:`timezone` as a zone."""
-        return zoneinfo.ZoneInfo(self.timezone)
+    def zone(self) -> tzinfo:
+        """:attr:`timezone` as a zone; ``datetime.UTC`` itself for UTC.
+
+        The stores' ``Z`` times then convert at no cost (``astimezone`` to their own zone).
+        """
+        return UTC if self.timezone == "UTC" else zoneinfo.ZoneInfo(self.timezone)
 
     def as_key(self) -> str:
         """A stable text form, part of the graph fingerprint."""

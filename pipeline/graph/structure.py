@@ -40,10 +40,11 @@ def structural_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterato
 def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     project_of = _ProjectPaths(records)
     yield from _memory_links(records, project_of)
-    yield from _episode_links(records, nodes, project_of, caps.zone)
+    zone = caps.zone
+    yield from _episode_links(records, nodes, project_of, zone)
     episodes_by_day: dict[str, list[str]] = {}
     for episode in nodes.episodes:
-        day = day_of(episode.date, caps.zone)
+        day = day_of(episode.date, zone)
         episodes_by_day.setdefault(day, []).append(f"episode:{episode.id}")
     yield from _session_links(records, nodes, episodes_by_day)
     yield from _journal_links(records, caps, episodes_by_day)
@@ -176,8 +177,9 @@ def _journal_links(
     records: Records, caps: Caps, episodes_by_day: dict[str, list[str]]
 ) -> Iterator[Link]:
     facts_by_day: dict[str, list[str]] = {}
+    zone = caps.zone
     for fact in sorted(records.facts, key=lambda f: (f.created_at is None, f.created_at, f.id)):
-        facts_by_day.setdefault(day_of(fact.created_at, caps.zone), []).append(f"fact:{fact.id}")
+        facts_by_day.setdefault(day_of(fact.created_at, zone), []).append(f"fact:{fact.id}")
     labels = {(note.period, note.label) for note in records.journal}
     for period, label in sorted(labels):
         nid = f"note:{period}:{label}"
