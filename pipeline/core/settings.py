@@ -24,7 +24,7 @@ class Caps:
     episodes: int = 300
     """The most recent episodes that become notes."""
     sessions: int = 50
-    """The most recent sessions that become notes."""
+    """Sessions that become notes: those the user named first, then the newest autosaves."""
     docs_per_context: int = 2000
     docs_total: int = 6000
     """Documents in the whole graph; the contexts created first keep theirs."""
