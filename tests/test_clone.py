@@ -13,11 +13,16 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from helpers import ROOT
+from vaultsync.core.settings import Caps
+from vaultsync.graph.build import build_graph
+from vaultsync.graph.load import read_records
+from vaultsync.render.specs import build_note_specs, make_environment
 
 GUARD = 120  # seconds: only a failure guard against a hang, never a timing assertion
 STORES = {
@@ -148,3 +153,29 @@ def test_a_variable_over_the_saved_zone_is_stale(origin: tuple[str, Path], tmp_p
     checked = vaultsync(repo, env, "check")
     assert checked.returncode == 1
     assert "env VAULTSYNC_TIMEZONE overrides the saved value 'Europe/Lisbon'" in checked.stderr
+
+
+def test_no_rendered_byte_reads_an_mtime_or_the_process_zone(
+    demo_state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every store file re-timed and the process moved to UTC+14: every note renders the same."""
+    caps = Caps(timezone=SAVED_ZONE)
+
+    def render() -> dict[str, bytes]:
+        records = read_records(demo_state, caps)
+        built = build_graph(records, caps)
+        specs = build_note_specs(
+            records, built.graph, built.resolver, make_environment(), zone=caps.zone
+        )
+        return {spec.path: spec.render() for spec in specs}
+
+    before = render()
+    for number, path in enumerate(sorted(demo_state.rglob("*"))):
+        os.utime(path, ns=(0, (1_000_000_000 + 7_919 * number) * 1_000_000_000))
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
+    time.tzset()
+    try:
+        assert render() == before
+    finally:
+        monkeypatch.undo()
+        time.tzset()
