@@ -22,9 +22,10 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin, format_time
 from vaultsync.core.redact import redact
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.links.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
@@ -67,6 +68,8 @@ class RenderInputs:
     paths: Mapping[str, str]
     """Node id → vault path (``Folder/Note.md``); tags have none."""
     resolver: Resolver
+    zone: tzinfo = UTC
+    """``render.timezone``: every rendered time is written in it."""
 
     def link_path(self, node_id: str) -> str | None:
         """The vault path of a note without ``.md`` (what a wikilink names), if it has one."""
@@ -406,6 +409,10 @@ def base_context(
             ("tags", tuple(sorted(tags))),
             *fields,
         ]
+    )
+    front_matter = tuple(
+        (key, format_time(value, inputs.zone) if isinstance(value, datetime) else value)
+        for key, value in front_matter
     )
     return NoteContext(
         node_id=node.id,

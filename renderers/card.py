@@ -7,6 +7,7 @@ them: when (a move whose time is Go's zero time has none), from, to, and who mov
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import tzinfo
 from typing import TypedDict
 
 from vaultsync.core.model import Card, CardMove, Node, format_time
@@ -75,7 +76,7 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
     notes = [
         CardNoteItem(
             author=one_line(note.author) or "unknown",
-            at=format_time(note.at),
+            at=format_time(note.at, inputs.zone),
             text=prepare_text(note.text, node.id, inputs),
         )
         for note in card.notes
@@ -85,13 +86,13 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
         column=card.column,
         description=prepare_text(card.description, node.id, inputs),
         notes=notes,
-        history=[_move(move) for move in card.history],
+        history=[_move(move, inputs.zone) for move in card.history],
     )
 
 
-def _move(move: CardMove) -> CardMoveItem:
+def _move(move: CardMove, zone: tzinfo) -> CardMoveItem:
     return CardMoveItem(
-        at=format_time(move.at),
+        at=format_time(move.at, zone),
         from_column=one_line(move.from_column) or "?",
         to_column=one_line(move.to_column) or "?",
         by=one_line(move.by),

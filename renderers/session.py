@@ -1,4 +1,9 @@
-"""Session node → ``session.md.j2`` context: title and links only, never a transcript; pure."""
+"""Session node → ``session.md.j2`` context: title and links only, never a transcript; pure.
+
+A session's only time is the one in an autosave's name (``autosave-20261019-154210``), a wall
+clock read in ``render.timezone`` and written as ``saved``; a session under any other name has
+no time.  Its file's mtime is never used: git does not keep it (see ``extract.workspace``).
+"""
 
 from __future__ import annotations
 
@@ -15,10 +20,11 @@ class SessionContext(NoteContext):
 
 
 def context(node: Node, inputs: RenderInputs) -> SessionContext:
-    """Front matter: modified (the only time the store records for a session)."""
+    """Front matter: saved (the time in an autosave's name, in ``render.timezone``)."""
     session = inputs.records.get(node.id, Session)
     name = node.id.partition(":")[2]
-    fields = [("modified", session.modified)] if session is not None else []
+    saved = session.saved if session is not None else None
+    fields = [("saved", saved.replace(tzinfo=inputs.zone) if saved is not None else None)]
     return SessionContext(**base_context(node, inputs, fields), name=name)
 
 

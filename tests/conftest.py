@@ -39,7 +39,7 @@ def isolated_git(
 
 @pytest.fixture
 def demo_state(tmp_path: Path) -> Path:
-    """A fresh copy of the demo store with its recorded mtimes (git does not keep them)."""
+    """A fresh copy of the demo store, rebuilt by its script (a test may change it)."""
     target = tmp_path / "demo-state"
     demo_builder().main(["--out", str(target), "--quiet"])
     return target

@@ -201,9 +201,7 @@ def sample_records() -> Records:
                 source_path="memory/monthly/2026-10.md",
             ),
         ),
-        sessions=(
-            Session(name="orbital-mtls-rollout", title="mTLS rollout for orbital", modified=T),
-        ),
+        sessions=(Session(name="orbital-mtls-rollout", title="mTLS rollout for orbital"),),
         skills=(
             Skill(
                 name="pg-tuning",

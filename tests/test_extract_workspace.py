@@ -70,8 +70,8 @@ class TestJournal:
 
 
 class TestSessions:
-    def test_v2_title_and_mtime(self, tmp_path: Path) -> None:
-        """A v2 session gives its file name, title and modification time, nothing else."""
+    def test_v2_title_and_no_mtime(self, tmp_path: Path) -> None:
+        """A v2 session gives its file name and title; its mtime is never read (git drops it)."""
         session = {
             "version": 2,
             "title": "retry policy for the OTLP exporter",
@@ -80,12 +80,36 @@ class TestSessions:
         build_tree(tmp_path, {"sessions/retry-policy.json": dumps(session)})
         os.utime(tmp_path / "sessions/retry-policy.json", ns=(0, 1_783_000_000_123_456_789))
         (read,) = read_state(tmp_path).sessions
-        assert read.name == "retry-policy"
-        assert read.title == "retry policy for the OTLP exporter"
-        assert read.modified == datetime.fromtimestamp(1_783_000_000, tz=UTC).replace(
-            microsecond=123456
+        os.utime(tmp_path / "sessions/retry-policy.json", ns=(0, 1_000_000_000_000_000_000))
+        assert read_state(tmp_path).sessions == (read,)
+        assert (read.name, read.title, read.saved) == (
+            "retry-policy",
+            "retry policy for the OTLP exporter",
+            None,
         )
         assert "SECRET-MESSAGE" not in repr(read_state(tmp_path))
+
+    def test_autosave_name_is_its_time(self, tmp_path: Path) -> None:
+        """An autosave's name holds ChatCLI's local wall-clock time of the save (naive)."""
+        build_tree(tmp_path, {"sessions/autosave-20261019-154210.json": "[]"})
+        (read,) = read_state(tmp_path).sessions
+        assert read.saved == datetime(2026, 10, 19, 15, 42, 10)  # naive: a wall clock
+
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "autosave-20261319-154210",
+            "autosave-20261019-250000",
+            "autosave-2026101-154210x",
+            "mcp-20261019-154210",
+            "my-autosave-20261019-154210",
+        ],
+    )
+    def test_other_names_have_no_time(self, tmp_path: Path, name: str) -> None:
+        """Only a real date and time in ChatCLI's autosave form is a time."""
+        build_tree(tmp_path, {f"sessions/{name}.json": "[]"})
+        (read,) = read_state(tmp_path).sessions
+        assert read.saved is None
 
     def test_legacy_array_has_no_title(self, tmp_path: Path) -> None:
         """A legacy bare-array session has a name and no title."""

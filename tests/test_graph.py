@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import fields, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import given, settings
@@ -27,6 +27,7 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.core.settings import Caps
+from vaultsync.extract.workspace import saved_time
 from vaultsync.graph.build import build_graph
 
 T0 = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
@@ -116,11 +117,25 @@ class TestNodes:
         graph = build_graph(Records(episodes=episodes), replace(Caps(), episodes=2)).graph
         assert [n.id for n in graph.nodes] == ["episode:ep_3", "episode:ep_4"]
 
-    def test_session_cap_keeps_most_recent(self) -> None:
-        """Only the most recently saved sessions become notes."""
-        sessions = tuple(Session(name=f"s{i}", modified=T0 + timedelta(hours=i)) for i in range(4))
-        graph = build_graph(Records(sessions=sessions), replace(Caps(), sessions=2)).graph
-        assert [n.id for n in graph.nodes] == ["session:s2", "session:s3"]
+    def test_session_cap_keeps_named_then_newest_autosaves(self) -> None:
+        """Under the cap, the sessions the user named come first, then the newest autosaves."""
+        names = (
+            "autosave-20261001-090000",
+            "autosave-20261003-090000",
+            "autosave-20261002-090000",
+            "mcp-abc",
+            "zeta",
+            "alpha",
+        )
+        sessions = tuple(Session(name=n, saved=saved_time(n)) for n in names)
+
+        def kept(cap: int) -> list[str]:
+            graph = build_graph(Records(sessions=sessions), replace(Caps(), sessions=cap)).graph
+            return [n.id.removeprefix("session:") for n in graph.nodes]
+
+        assert kept(2) == ["alpha", "zeta"]
+        assert kept(4) == ["alpha", "autosave-20261002-090000", "autosave-20261003-090000", "zeta"]
+        assert kept(5)[-1] == "zeta" and "mcp-abc" not in kept(5)
 
     def test_document_caps_favour_first_contexts(self) -> None:
         """The contexts created first keep their documents under the total cap."""
@@ -207,12 +222,40 @@ class TestStructuralLinks:
         assert ("session:orbital-retry", "project:go", "in_project", "structural") not in links
 
     def test_session_same_day_episode(self) -> None:
-        """A session saved on an episode's day links that episode."""
+        """An autosave named on an episode's day links that episode; a named session has no day."""
+        autosave = "autosave-20261005-234500"
         records = Records(
             episodes=(Episode(id="ep_1", date=T0, summary="s"),),
-            sessions=(Session(name="s", modified=T0 + timedelta(hours=3)),),
+            sessions=(Session(name=autosave, saved=saved_time(autosave)), Session(name="s")),
         )
-        assert has(records, "session:s", "episode:ep_1", "same_day")
+        assert has(records, f"session:{autosave}", "episode:ep_1", "same_day")
+        assert not any(l[0] == "session:s" and l[2] == "same_day" for l in links_of(records))
+
+    def test_days_counted_in_the_configured_zone(self) -> None:
+        """Every day boundary uses caps.timezone, not the offset the store recorded."""
+        late = datetime(2026, 10, 5, 23, 30, tzinfo=timezone(timedelta(hours=-2)))  # 01:30Z on 6th
+        records = Records(
+            episodes=(Episode(id="ep_1", date=late, summary="s"),),
+            journal=tuple(
+                JournalNote(period="daily", label=day, text="", source_path=day)
+                for day in ("2026-10-05", "2026-10-06")
+            ),
+        )
+        utc = links_of(records)
+        assert ("note:daily:2026-10-06", "episode:ep_1", "same_day", "structural") in utc
+        there = links_of(records, replace(Caps(), timezone="America/Sao_Paulo"))
+        assert ("note:daily:2026-10-05", "episode:ep_1", "same_day", "structural") in there
+        assert ("note:daily:2026-10-06", "episode:ep_1", "same_day", "structural") not in there
+
+    def test_a_moment_the_zone_cannot_hold_stays_in_utc(self) -> None:
+        """Year 1 west of UTC (or 9999 east of it) falls back to UTC, never an error."""
+        first = datetime(1, 1, 1, 0, 0, 1, tzinfo=UTC)
+        records = Records(
+            episodes=(Episode(id="ep_1", date=first, summary="s"),),
+            journal=(JournalNote(period="daily", label="0001-01-01", text="", source_path="d"),),
+        )
+        west = links_of(records, replace(Caps(), timezone="America/New_York"))
+        assert ("note:daily:0001-01-01", "episode:ep_1", "same_day", "structural") in west
 
     def test_daily_note_links_its_day_up_to_cap(self) -> None:
         """A daily note links the episodes and facts of its day, at most the cap."""

@@ -117,11 +117,12 @@ class TestKinds:
             Node(id="card:card-4", kind=Kind.CARD, title="[doing] Rotate TLS certs"),
             Node(id="tag:go", kind=Kind.TAG, title="go"),
         )
+        episode = "episode:ep_9f2e0c7a1b3d5e6f708192a3"
+        there = vault_paths(graph, records, zone=plus2)[episode]  # render.timezone, not UTC
+        assert there == "Episodes/2026/2026-01-01 Fixed retry (9f2e0c7a).md"
         assert dict(vault_paths(graph, records)) == {
             "card:card-4": "Board/doing/Rotate TLS certs (card-4).md",
-            "episode:ep_9f2e0c7a1b3d5e6f708192a3": (
-                "Episodes/2026/2026-01-01 Fixed retry (9f2e0c7a).md"
-            ),
+            episode: "Episodes/2025/2025-12-31 Fixed retry (9f2e0c7a).md",
             "fact:ab37259d1cbc0a08a73db347": (
                 "Facts/gotcha/Staging- runs -Postgres (16) (ab37259d).md"
             ),

@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
+from zoneinfo import ZoneInfo
 
 import jinja2
 import pytest
@@ -32,8 +33,12 @@ from vaultsync.core.model import (
     Node,
     Origin,
     Records,
+    Session,
 )
 from vaultsync.core.redact import MASK
+from vaultsync.core.settings import Caps
+from vaultsync.extract.workspace import saved_time
+from vaultsync.graph.build import build_graph
 from vaultsync.links.names import normalize_name
 from vaultsync.render import specs as render_module
 from vaultsync.render.specs import build_note_specs, make_environment, template_fingerprint
@@ -351,7 +356,7 @@ class TestPrivacy:
     def test_session_has_no_transcript(self, vault: dict[str, bytes]) -> None:
         """A session note is its title, its name and its links."""
         meta, body = parse_note(vault["Sessions/orbital-mtls-rollout.md"])
-        assert meta["modified"] == "2026-10-24T12:00:00Z"
+        assert "saved" not in meta and "modified" not in meta  # a named session has no time
         assert body.split("\n## Links")[0].rstrip() == (
             "# mTLS rollout for orbital\n\nSaved conversation `orbital-mtls-rollout`."
         )
@@ -678,3 +683,45 @@ class TestTemplates:
         for kind in ("fact", "topic", "project", "profile", "episode", "journal", "session"):
             assert f"{kind}.md.j2" in names
         assert "_macros.j2" in names and "!builtin/home.md.j2" in names
+
+
+class TestTimeZone:
+    """Every rendered time and date is in render.timezone, never the process's zone."""
+
+    def test_times_in_the_zone(self) -> None:
+        """Front-matter times, card history and an episode's path use the zone given."""
+        records, graph, resolver = sample()
+        specs = build_note_specs(
+            records, graph, resolver, make_environment(), zone=ZoneInfo("Pacific/Kiritimati")
+        )
+        notes = {spec.path: spec.render() for spec in specs}
+        (episode,) = [p for p in notes if p.startswith("Episodes/")]
+        assert episode.startswith("Episodes/2026/2026-10-25 ")  # 21:30Z is 11:30 next day there
+        assert parse_note(notes[episode])[0]["date"] == "2026-10-25T11:30:00+14:00"
+        _, body = parse_note(notes["Board/doing/Rotate TLS certs (card-4).md"])
+        assert "- 2026-10-25T02:00:00+14:00 · backlog → doing · by ana\n" in body
+
+    def test_zone_is_part_of_every_key(self) -> None:
+        """A note's key changes with the zone (Home shows no time: its paths are its key)."""
+        records, graph, resolver = sample()
+        env = make_environment()
+        utc = build_note_specs(records, graph, resolver, env)
+        lisbon = build_note_specs(records, graph, resolver, env, zone=ZoneInfo("Europe/Lisbon"))
+        assert [s.path for s in utc] == [s.path for s in lisbon]
+        changed = {a.path for a, b in zip(utc, lisbon, strict=True) if a.key != b.key}
+        assert changed == {s.path for s in utc} - {"Home.md"}
+
+    @pytest.mark.parametrize(
+        ("zone", "shown"),
+        [("UTC", "2026-10-19T15:42:10Z"), ("Europe/Lisbon", "2026-10-19T15:42:10+01:00")],
+    )
+    def test_autosave_saved_is_its_name_read_in_the_zone(self, zone: str, shown: str) -> None:
+        """An autosave's saved time is the wall clock in its name, in render.timezone."""
+        name = "autosave-20261019-154210"
+        records = Records(sessions=(Session(name=name, saved=saved_time(name)),))
+        built = build_graph(records, Caps(timezone=zone))
+        specs = build_note_specs(
+            records, built.graph, built.resolver, make_environment(), zone=ZoneInfo(zone)
+        )
+        (spec,) = [s for s in specs if s.path == f"Sessions/{name}.md"]
+        assert parse_note(spec.render())[0]["saved"] == shown

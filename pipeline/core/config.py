@@ -27,12 +27,12 @@ import os
 import tomllib
 import zoneinfo
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.errors import ConfigError
-from vaultsync.core.settings import Caps
+from vaultsync.core.settings import Caps, cap_fields
 
 CONFIG = ".vaultsync/config.toml"
 """The saved settings, relative to the vault; committed with the manifest."""
@@ -132,8 +132,9 @@ class Settings:
 
     @property
     def caps(self) -> Caps:
-        """The graph's caps."""
-        return Caps(**{f.name: int(self._int(f"caps.{f.name}")) for f in fields(Caps)})
+        """The graph's caps, with the time zone of its days."""
+        limits = {f.name: self._int(f"caps.{f.name}") for f in cap_fields()}
+        return Caps(**limits, timezone=str(self.value("render.timezone")))
 
     @property
     def timezone(self) -> zoneinfo.ZoneInfo:
@@ -162,7 +163,7 @@ def _cap_options() -> list[Option]:
             parse=_positive_int,
             help=(f.metadata.get("help") or f"graph cap: {f.name.replace('_', ' ')}"),
         )
-        for f in fields(Caps)
+        for f in cap_fields()
     ]
 
 

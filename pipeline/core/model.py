@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal
@@ -20,12 +20,26 @@ from typing import Literal
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 
-def format_time(moment: datetime | None) -> str:
-    """RFC 3339 in UTC with ``Z``; whole seconds unless the store recorded a fraction."""
+def in_zone(moment: datetime, zone: tzinfo) -> datetime:
+    """``moment`` in ``zone``; in UTC when the zone would leave the years 1-9999.
+
+    ``moment`` must be aware: a naive one would be read in the process's zone.
+    """
+    try:
+        return moment.astimezone(zone)
+    except OverflowError:  # 0001-01-01T00:00:01Z west of UTC, 9999-12-31T23:59Z east of it
+        return moment.astimezone(UTC)
+
+
+def format_time(moment: datetime | None, zone: tzinfo = UTC) -> str:
+    """RFC 3339 in ``zone`` (see :func:`in_zone`), ``Z`` for a zero offset, whole seconds.
+
+    A fraction is written only when the store recorded one.
+    """
     if moment is None:
         return ""
-    utc = moment.astimezone(UTC)
-    text = utc.isoformat(timespec="microseconds" if utc.microsecond else "seconds")
+    shown = in_zone(moment, zone)
+    text = shown.isoformat(timespec="microseconds" if shown.microsecond else "seconds")
     return text.replace("+00:00", "Z")
 
 
@@ -150,8 +164,11 @@ class Session:
 
     name: str
     title: str = ""
-    modified: datetime | None = None
-    """The file's modification time: the only time the store records for a session."""
+    saved: datetime | None = None
+    """When ChatCLI saved it, as the wall-clock time in an ``autosave-YYYYMMDD-HHMMSS`` name
+    (naive: ChatCLI's local time, read in the vault's ``render.timezone``); ``None`` for any
+    other name.  A session file holds no time, and its mtime is not used: git does not keep
+    it, so a clone would render another vault."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,24 +2,29 @@
 
 Every cap defaults to seed 002's value and can be raised in the vault's saved config or with
 an environment variable (``VAULTSYNC_CAP_<NAME>``; see :mod:`vaultsync.core.config`), so a
-user with a larger memory keeps all of it in the graph.
+user with a larger memory keeps all of it in the graph.  :class:`Caps` also carries the one
+time zone of every day boundary and rendered date (``render.timezone``, default UTC), since it
+goes wherever the caps go: the graph build, its cache key and the render.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+import zoneinfo
+from dataclasses import Field, dataclass, field, fields
+from datetime import UTC, tzinfo
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Caps:
-    """Size limits of the graph (seed 002 defaults)."""
+    """Size limits of the graph (seed 002 defaults), and the zone its days are counted in."""
 
     episodes: int = 300
     """The most recent episodes that become notes."""
     sessions: int = 50
-    """The most recent sessions that become notes."""
+    """Sessions that become notes: those the user named first, then the newest autosaves."""
     docs_per_context: int = 2000
     docs_total: int = 6000
     """Documents in the whole graph; the contexts created first keep theirs."""
@@ -33,10 +38,26 @@ class Caps:
     )
     """The largest store file read (MiB): a larger per-item file is skipped, a larger
     memory store is an error (exit 4)."""
+    timezone: str = field(default="UTC", metadata={"setting": "render.timezone"})
+    """The IANA zone of every day boundary (``same_day``, an episode's folder and file name)
+    and every rendered time; never the zone of the process that runs."""
+
+    @property
+    def zone(self) -> tzinfo:
+        """:attr:`timezone` as a zone; ``datetime.UTC`` itself for UTC.
+
+        The stores' ``Z`` times then convert at no cost (``astimezone`` to their own zone).
+        """
+        return UTC if self.timezone == "UTC" else zoneinfo.ZoneInfo(self.timezone)
 
     def as_key(self) -> str:
         """A stable text form, part of the graph fingerprint."""
         return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+def cap_fields() -> tuple[Field[Any], ...]:
+    """The size limits of :class:`Caps` (whole numbers; the time zone is not one)."""
+    return tuple(f for f in fields(Caps) if "setting" not in f.metadata)
 
 
 def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path:

@@ -447,14 +447,6 @@ def _offset(sign: str, hours: str, minutes: str) -> timezone | None:
     return tz
 
 
-def mtime(path: Path) -> datetime:
-    """A file's modification time as an aware UTC datetime."""
-    ns = path.stat().st_mtime_ns
-    return datetime.fromtimestamp(ns // 1_000_000_000, tz=UTC) + timedelta(
-        microseconds=ns % 1_000_000_000 // 1000
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Determinism
 

@@ -1,8 +1,15 @@
 """State dir → sessions, skills and board cards; reads files.
 
 * **Sessions** (``sessions/<name>.json``, chatcli-stores.md §10): the name is the file name
-  without ``.json``, the title the v2 ``title`` (legacy bare arrays have none), the time the
-  file's mtime.  The file is parsed to validate it and find the title; no message is kept.
+  without ``.json``, the title the v2 ``title`` (legacy bare arrays have none).  The file is
+  parsed to validate it and find the title; no message is kept.  **The file's mtime is never
+  read**: git does not keep it, so a clone (every mtime "now") would render another vault.  A
+  saved session holds no time either (ChatCLI v1.188's ``SessionData`` is ``version``,
+  ``title`` and the histories; a ``Message`` has no time), so the only time is the one ChatCLI
+  writes into an autosave's name, ``autosave-YYYYMMDD-HHMMSS`` (its local wall clock,
+  ``cli_session_autosave.go``): that is ``Session.saved``, read later in the vault's
+  ``render.timezone``.  Every other session (named by the user, ``mcp-<id>`` mirrors) has no
+  time.
 * **Skills** (§11): ``skills/<name>/SKILL.md`` and legacy ``skills/<name>.md``; entries whose
   name starts with ``.`` are skipped, and so is a folder without ``SKILL.md``.  Front matter is
   split and read by :mod:`vaultsync.core.notes` (``---`` … ``---`` or ``...``; YAML 1.2 by
@@ -34,6 +41,7 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 
 from vaultsync.core.model import Card, CardMove, CardNote, Session, Skill
@@ -46,7 +54,6 @@ from vaultsync.extract.jsonio import (
     get_time,
     join,
     load_json,
-    mtime,
     objects,
     read_text,
     time_key,
@@ -82,6 +89,8 @@ COLUMN_ALIASES = {
 """Every column spelling ChatCLI accepts (lowercased, ``-`` and spaces as ``_``) → its column."""
 
 _DIGITS = re.compile(r"(\d+)")
+_AUTOSAVE = re.compile(r"autosave-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
+"""ChatCLI's autosave name: ``autosave-`` + Go's ``20060102-150405`` of its local time."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,7 +109,7 @@ def session_files(state_dir: Path) -> Iterator[Path]:
 
 
 def read_sessions(state_dir: Path, reading: Reading | None = None) -> tuple[Session, ...]:
-    """Sessions sorted by name: name, title and modification time, never the messages.
+    """Sessions sorted by name: name, title and the time in an autosave name, never the messages.
 
     A session that cannot be read (torn, not JSON, too deep, not a regular file) is skipped
     through ``reading``, which answers its last good record.
@@ -119,10 +128,20 @@ def read_sessions(state_dir: Path, reading: Reading | None = None) -> tuple[Sess
     return tuple(sorted(sessions, key=lambda s: s.name))
 
 
-def _session(path: Path) -> Session | None:
+def saved_time(name: str) -> datetime | None:
+    """The wall-clock time in an ``autosave-YYYYMMDD-HHMMSS`` name (naive); else ``None``."""
+    match = _AUTOSAVE.fullmatch(name)
+    if match is None:
+        return None
     try:
-        modified = mtime(path)
-    except FileNotFoundError:  # removed while we were listing
+        year, month, day, hour, minute, second = map(int, match.groups())
+        return datetime(year, month, day, hour, minute, second)  # naive: a wall clock
+    except ValueError:  # not a real date or time
+        return None
+
+
+def _session(path: Path) -> Session | None:
+    if not os.path.lexists(path):  # removed while we were listing
         return None
     raw = load_json(path)
     if isinstance(raw, dict):
@@ -131,7 +150,8 @@ def _session(path: Path) -> Session | None:
         title = ""
     else:
         wrong(path, "", "an object (v2 session) or an array (legacy session)", raw)
-    return Session(name=path.name[: -len(".json")], title=title, modified=modified)
+    name = path.name[: -len(".json")]
+    return Session(name=name, title=title, saved=saved_time(name))
 
 
 # ---------------------------------------------------------------------------------------------

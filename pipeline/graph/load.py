@@ -10,14 +10,14 @@ directory except that move and the fresh ``links.json`` it leaves.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.settings import Caps
+from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
 from vaultsync.graph.build import Build, build_graph
@@ -135,6 +135,7 @@ def every_node_id(records: Records) -> frozenset[str]:
     Link compaction collects only links whose note is gone from the *stores*; a note that
     merely fell outside a cap (an old session, an old episode) keeps its links.
     """
-    unlimited = Caps(**{f.name: 2**62 for f in fields(Caps)})
+    limits: dict[str, Any] = {f.name: 2**62 for f in cap_fields()}
+    unlimited = replace(Caps(), **limits)
     documents = tuple(doc for c in records.contexts for doc in context_documents(c, 2**62))
     return frozenset(node.id for node in build_nodes(records, unlimited, documents).nodes)

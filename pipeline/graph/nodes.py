@@ -1,20 +1,22 @@
 """Records → the graph's notes: ids, titles, aliases, tags, and the prose each note holds; pure.
 
 Seed 002, "Notes" (the table of kinds, ids and aliases) and the caps: the 300 most recent
-episodes and the 50 most recent sessions become notes.  Titles are short and undecorated so a
-``[[link]]`` can name them; a card's column is in its title (``[doing] …``) and its bare title
-is its alias.
+episodes and 50 sessions become notes.  Seed 002 says the 50 most recent sessions, but a
+session's only recency is its file's mtime, which git does not keep; so the sessions the user
+named come first, then the autosaves by the time in their names (:func:`kept_sessions`).
+Titles are short and undecorated so a ``[[link]]`` can name them; a card's column is in its
+title (``[doing] …``) and its bare title is its alias.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
-from vaultsync.core.model import ZERO_TIME, Episode, Kind, Node, Records, Session
+from vaultsync.core.model import Episode, Kind, Node, Records, Session, in_zone
 from vaultsync.core.settings import Caps
 from vaultsync.core.text import first_line, shorten
 from vaultsync.graph.documents import DocumentNote
@@ -22,6 +24,8 @@ from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import rewrite_wikilinks
 
 TITLE_LIMIT = 80
+MACHINE_SESSION_PREFIXES = ("autosave-", "mcp-")
+"""Names ChatCLI gives the sessions it saves on its own (``session_manager.go``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,9 +62,16 @@ def kept_episodes(records: Records, caps: Caps) -> tuple[Episode, ...]:
 
 
 def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
-    """The ``caps.sessions`` most recently saved sessions, sorted by name."""
-    newest = sorted(records.sessions, key=lambda s: (s.modified or ZERO_TIME, s.name), reverse=True)
-    return tuple(sorted(newest[: caps.sessions], key=lambda s: s.name))
+    """The ``caps.sessions`` sessions that become notes, sorted by name.
+
+    A session file holds no time and its mtime is not used (git does not keep it), so the
+    order is the content's: the sessions the user named (ChatCLI never expires those) by
+    name, then the machine-made ones (``autosave-``, ``mcp-``), newest autosave first.
+    """
+    ranked = sorted(records.sessions, key=lambda s: s.name)
+    ranked.sort(key=lambda s: s.saved or datetime.min, reverse=True)  # stable: ties keep names
+    ranked.sort(key=lambda s: s.name.startswith(MACHINE_SESSION_PREFIXES))
+    return tuple(sorted(ranked[: caps.sessions], key=lambda s: s.name))
 
 
 def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
@@ -163,6 +174,15 @@ def _tag_labels(records: Records) -> Iterable[str]:
             yield card.assignee
 
 
-def day_of(moment: datetime | None) -> str:
-    """The calendar day of a timestamp in the offset the store recorded it with."""
-    return moment.date().isoformat() if moment is not None else ""
+def day_of(moment: datetime | None, zone: tzinfo) -> str:
+    """The calendar day of a timestamp in ``zone`` (``render.timezone``); ``""`` for none.
+
+    One zone for every day boundary: not the offset the store happened to record (a user who
+    travelled writes several), never the zone of the process that runs.
+    """
+    return in_zone(moment, zone).date().isoformat() if moment is not None else ""
+
+
+def session_day(session: Session) -> str:
+    """The day of an autosave's name (already a wall-clock day, read in ``render.timezone``)."""
+    return session.saved.date().isoformat() if session.saved is not None else ""

@@ -6,18 +6,23 @@ Seed 002's table of relations (weights unchanged from ChatCLI, so recall ranks a
 0.5, ``assigned`` 1.  Two of ChatCLI's known weaknesses are fixed here: a fact or episode in a
 *subfolder* of a project belongs to it (not only an exact path), and a session matches a project
 by whole words, not by substring (a project ``go`` no longer claims most sessions).
+
+Every day boundary (``same_day``) is counted in one zone, ``render.timezone`` (``caps.zone``,
+default UTC): a timestamp is converted to it, and a day ChatCLI wrote as a name (a daily
+note's file, an autosave's name) is its local day already.  A session's day comes from its
+autosave name only (see ``extract.workspace``): its file's mtime is not in git.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from datetime import date, timedelta
+from datetime import date, timedelta, tzinfo
 from pathlib import PurePosixPath
 
 from vaultsync.core.model import Link, Origin, Records
 from vaultsync.core.settings import Caps
-from vaultsync.graph.nodes import GraphNodes, day_of, tag_id
+from vaultsync.graph.nodes import GraphNodes, day_of, session_day, tag_id
 from vaultsync.links.names import normalize_name
 
 
@@ -35,10 +40,12 @@ def structural_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterato
 def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     project_of = _ProjectPaths(records)
     yield from _memory_links(records, project_of)
-    yield from _episode_links(records, nodes, project_of)
+    zone = caps.zone
+    yield from _episode_links(records, nodes, project_of, zone)
     episodes_by_day: dict[str, list[str]] = {}
     for episode in nodes.episodes:
-        episodes_by_day.setdefault(day_of(episode.date), []).append(f"episode:{episode.id}")
+        day = day_of(episode.date, zone)
+        episodes_by_day.setdefault(day, []).append(f"episode:{episode.id}")
     yield from _session_links(records, nodes, episodes_by_day)
     yield from _journal_links(records, caps, episodes_by_day)
     yield from _workspace_links(records, nodes)
@@ -130,13 +137,13 @@ def _clean(path: str) -> str:
 
 
 def _episode_links(
-    records: Records, nodes: GraphNodes, project_of: _ProjectPaths
+    records: Records, nodes: GraphNodes, project_of: _ProjectPaths, zone: tzinfo
 ) -> Iterator[Link]:
     facts_by_day_project: dict[tuple[str, str], list[str]] = {}
     for fact in records.facts:
         project_id = project_of(fact.source_project)
         if project_id:
-            key = (day_of(fact.created_at), project_id)
+            key = (day_of(fact.created_at, zone), project_id)
             facts_by_day_project.setdefault(key, []).append(f"fact:{fact.id}")
     for episode in nodes.episodes:
         eid = f"episode:{episode.id}"
@@ -144,7 +151,7 @@ def _episode_links(
         if not project_id:
             continue
         yield _link(eid, project_id, "in_project", 2)
-        for fact_id in facts_by_day_project.get((day_of(episode.date), project_id), ()):
+        for fact_id in facts_by_day_project.get((day_of(episode.date, zone), project_id), ()):
             yield _link(eid, fact_id, "same_day", 1)
 
 
@@ -162,7 +169,7 @@ def _session_links(
         for pattern, project_id in names:
             if pattern.search(words):
                 yield _link(sid, project_id, "in_project", 1.5)
-        for episode_id in episodes_by_day.get(day_of(session.modified), ()):
+        for episode_id in episodes_by_day.get(session_day(session), ()):
             yield _link(sid, episode_id, "same_day", 1)
 
 
@@ -170,8 +177,9 @@ def _journal_links(
     records: Records, caps: Caps, episodes_by_day: dict[str, list[str]]
 ) -> Iterator[Link]:
     facts_by_day: dict[str, list[str]] = {}
+    zone = caps.zone
     for fact in sorted(records.facts, key=lambda f: (f.created_at is None, f.created_at, f.id)):
-        facts_by_day.setdefault(day_of(fact.created_at), []).append(f"fact:{fact.id}")
+        facts_by_day.setdefault(day_of(fact.created_at, zone), []).append(f"fact:{fact.id}")
     labels = {(note.period, note.label) for note in records.journal}
     for period, label in sorted(labels):
         nid = f"note:{period}:{label}"

@@ -24,8 +24,8 @@ Decisions:
 * **Short ids**: a fact's first 8 hex digits (``fact:ab37259d…`` → ``ab37259d``); an episode's
   id without ``ep_``, 8 characters; a card's whole id (``card-4``: already short and the
   column is the folder, so the file name uses the card's own title, not the graph's
-  ``[column] title``).  Dates come from the record in the offset the store wrote them with,
-  as the graph's same-day links do.
+  ``[column] title``).  An episode's year and date are its day in ``render.timezone`` (the
+  ``zone`` argument, default UTC), as the graph's same-day links count days.
 * Every component goes through :mod:`.filenames`; a name that cleans to nothing falls
   back to a stable ``<kind>-<8 hex of sha256(node id)>``.
 * **Who keeps a contested name**: the note that was there first, so that a new note never
@@ -51,7 +51,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, tzinfo
 from types import MappingProxyType
 
 from vaultsync.core.errors import UnsafePathError
@@ -67,6 +67,7 @@ from vaultsync.core.model import (
     Node,
     Records,
     Topic,
+    in_zone,
 )
 from vaultsync.links.mdlinks import common_root
 from vaultsync.render.filenames import MAX_NAME_BYTES, note_filename, safe_component
@@ -212,6 +213,7 @@ class _Sources:
     index: RecordIndex
     context_folders: Mapping[str, str]
     documents: Mapping[str, tuple[tuple[str, ...], str]]
+    zone: tzinfo
 
 
 _Spot = tuple[tuple[str, ...], str, str]
@@ -236,7 +238,7 @@ def _episode_spot(node: Node, sources: _Sources) -> _Spot:
     episode = sources.index.get(node.id, Episode)
     if episode is None:
         return ("undated",), node.title, f"({short_id(node.id)})"
-    day = episode.date.date()
+    day = in_zone(episode.date, sources.zone).date()
     return (f"{day.year:04d}",), f"{day.isoformat()} {node.title}", f"({short_id(node.id)})"
 
 
@@ -339,6 +341,7 @@ def vault_paths(
     records: Records,
     *,
     index: RecordIndex | None = None,
+    zone: tzinfo = UTC,
     chosen: Mapping[str, str] | None = None,
 ) -> Mapping[str, str]:
     """The vault path of every note of ``graph`` (tags have none), unique case-insensitively.
@@ -347,6 +350,7 @@ def vault_paths(
         graph: the built graph (titles, kinds, which documents made the caps).
         records: the records behind it (categories, dates, columns, context names).
         index: ``RecordIndex.build(records)`` when the caller already has it.
+        zone: ``render.timezone``, the zone an episode's date is counted in.
         chosen: node id → the path the user moved its note to (``vault.moves``); such a path
             is kept whatever the stores say, unless it clashes with a folder or another note.
 
@@ -358,6 +362,7 @@ def vault_paths(
         index=index,
         context_folders=_context_folders(graph, index),
         documents=_document_dirs(graph, index),
+        zone=zone,
     )
     places = [p for p in (_place(n, sources) for n in graph.nodes) if p is not None]
     canonical = _canonical_folders(places)

@@ -12,9 +12,10 @@
 
 The key is a SHA-256 over everything the note's bytes depend on: the renderer code and the
 kingfisher version, the source of the note's template and every template it pulls in, the
-node, a digest of its record (a document's content is hashed, never parsed), its outgoing links
-with their targets' kinds, titles and paths, the paths the wikilinks of its short texts resolve
-to, and the extra notes it lists (a topic's facts, a context's documents).  A document's
+time zone (``render.timezone``), the node, a digest of its record (a document's content is
+hashed, never parsed), its outgoing links with their targets' kinds, titles and paths, the
+paths the wikilinks of its short texts resolve to, and the extra notes it lists (a topic's
+facts, a context's documents).  A document's
 wikilinks are covered by its graph links (the graph resolved them with the same resolver).
 """
 
@@ -25,6 +26,7 @@ import hashlib
 import importlib.metadata
 import importlib.resources
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +185,7 @@ def _note_key(node: Node, renderer: Renderer, inputs: RenderInputs, template_fp:
     def parts() -> Iterable[str | bytes]:
         yield code_fingerprint()
         yield template_fp
+        yield f"zone\0{inputs.zone}"
         yield f"{node.id}\0{node.kind.value}\0{node.title}\0" + "\0".join(node.aliases)
         yield inputs.paths[node.id]
         yield record_digest(inputs.records.by_id.get(node.id))
@@ -248,6 +251,7 @@ def build_note_specs(
     resolver: Resolver,
     env: jinja2.Environment,
     *,
+    zone: tzinfo = UTC,
     chosen: Mapping[str, str] | None = None,
 ) -> tuple[NoteSpec, ...]:
     """One spec per note of the vault (every non-tag node, plus ``Home.md``), sorted by path.
@@ -257,6 +261,7 @@ def build_note_specs(
         graph: the built graph (ids, titles, links, which notes made the caps).
         resolver: resolves wikilink targets written in note texts to node ids.
         env: from :func:`make_environment`.
+        zone: ``render.timezone``: episode dates and every rendered time are in it.
         chosen: node id → the path the user moved its note to (kept, and linked to).
 
     Returns:
@@ -266,8 +271,8 @@ def build_note_specs(
         TemplateError: a template the vault needs is missing or does not parse.
     """
     index = RecordIndex.build(records)
-    paths = vault_paths(graph, records, index=index, chosen=chosen)
-    inputs = RenderInputs(graph=graph, records=index, paths=paths, resolver=resolver)
+    paths = vault_paths(graph, records, index=index, zone=zone, chosen=chosen)
+    inputs = RenderInputs(graph=graph, records=index, paths=paths, resolver=resolver, zone=zone)
     fingerprints: dict[str, str] = {}
 
     def fingerprint(template: str) -> str:
@@ -340,5 +345,7 @@ def vault_specs_skipped(
     """
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
-    specs = build_note_specs(records, built.graph, built.resolver, env, chosen=chosen)
+    specs = build_note_specs(
+        records, built.graph, built.resolver, env, zone=caps.zone, chosen=chosen
+    )
     return specs, records.skipped
