@@ -16,7 +16,7 @@ from vaultsync.core.errors import UnsafePathError, VaultWriteError
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault.apply import nothing_to_write
-from vaultsync.vault.decide import LazyRepo, plan_vault, read_controls, render
+from vaultsync.vault.decide import Asked, LazyRepo, plan_vault, read_controls, render
 from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
@@ -384,9 +384,9 @@ class TestDecide:
         vault = tmp_path / "vault"
         sync_vault(vault, notes(3))
         with VaultFS(vault) as fs:
-            decision = plan_vault(fs, LazyRepo(vault), notes(3), force=False)
+            decision = plan_vault(fs, LazyRepo(vault), notes(3), Asked())
         rendered = render(decision.plan)
         assert nothing_to_write(decision, rendered)
         with VaultFS(vault) as fs:
-            changed = plan_vault(fs, LazyRepo(vault), notes(3, version=2), force=False)
+            changed = plan_vault(fs, LazyRepo(vault), notes(3, version=2), Asked())
         assert not nothing_to_write(changed, render(changed.plan))

@@ -166,3 +166,18 @@ def test_bare_force_needs_yes_without_a_terminal(synced: tuple[Path, Path]) -> N
     assert (vault / "Projects" / "orbital.md").read_text().endswith("mine\n")
     sync(state, vault, "--force", "--yes")
     assert not (vault / "Projects" / "orbital.md").read_text().endswith("mine\n")
+
+
+def test_skipped_store_file_keeps_its_note_on_a_fresh_machine(
+    synced: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session file gone bad and no cache of its last good value (a clone): its note stays."""
+    state, vault = synced
+    session = sorted((state / "sessions").glob("*.json"))[0]
+    notes_before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+    session.write_text("{ not json")
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    code, out, _ = run("check", "--state", str(state), "--vault", str(vault))
+    assert session.name in out and "remove " not in out
+    sync(state, vault)
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == notes_before

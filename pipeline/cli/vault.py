@@ -169,6 +169,7 @@ def _full_sync(
         ws.vault,
         notes.specs,
         moves=notes.moves,
+        keep_gone=bool(notes.skipped),
         force=everything,
         force_paths=forced,
         commit=commit,
@@ -273,7 +274,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
     target = ws.vault
     notes = _vault_specs(ws)
     skipped = notes.skipped
-    report = vault_status(target, notes.specs, notes.moves)
+    report = vault_status(target, notes.specs, notes.moves, keep_gone=bool(skipped))
     emit(
         as_json,
         lambda: {
@@ -307,7 +308,7 @@ def check(
     target = ws.vault
     notes = _vault_specs(ws)
     skipped = notes.skipped
-    differences = check_vault(target, notes.specs, notes.moves)
+    differences = check_vault(target, notes.specs, notes.moves, keep_gone=bool(skipped))
     if as_json:
         data = {
             "vault": str(target),

@@ -130,19 +130,25 @@ def read_controls(fs: VaultFS | None) -> ControlFiles:
     )
 
 
-def plan_vault(
-    fs: VaultFS | None,
-    repo: LazyRepo,
-    specs: Sequence[NoteSpec],
-    *,
-    force: bool,
-    force_paths: frozenset[str] = frozenset(),
-    moves: Moves = NO_MOVES,
-) -> Decision:
-    """The control files, the disk state and the plan (see the module docstring).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Asked:
+    """What a command asks of the plan besides the specs."""
 
-    ``moves``: the notes the user moved (``vault.moves.find_moves``), followed to their paths.
-    """
+    force: bool = False
+    """Regenerate every note of ours, edited ones included."""
+    force_paths: frozenset[str] = frozenset()
+    """Regenerate these notes only."""
+    moves: Moves = NO_MOVES
+    """The notes the user moved (``vault.moves.find_moves``), followed to their paths."""
+    keep_gone: bool = False
+    """Remove nothing: a store file was skipped, so a note may be missing only because of it."""
+
+
+def plan_vault(
+    fs: VaultFS | None, repo: LazyRepo, specs: Sequence[NoteSpec], asked: Asked
+) -> Decision:
+    """The control files, the disk state and the plan (see the module docstring)."""
+    moves = asked.moves
     controls = read_controls(fs)
     followed = follow(controls.manifest, moves.renamed)
     paths = _paths(specs, controls, followed, repo)
@@ -154,7 +160,15 @@ def plan_vault(
     if controls.journal is not None:
         manifest = reconcile(manifest, controls.journal, disk)
     history = _history(repo, specs, manifest, disk, journal=controls.journal)
-    plan = plan_sync(specs, manifest, disk, history, force=force, force_paths=force_paths)
+    plan = plan_sync(
+        specs,
+        manifest,
+        disk,
+        history,
+        force=asked.force,
+        force_paths=asked.force_paths,
+        keep_gone=asked.keep_gone,
+    )
     if fs is not None and moves.chosen:
         targets = LinkTargets.of(controls.manifest, moves.renamed)
         plan = _links_rewritten(fs, repo, plan, targets)

@@ -294,8 +294,12 @@ def plan_sync(
     *,
     force: bool = False,
     force_paths: frozenset[str] = frozenset(),
+    keep_gone: bool = False,
 ) -> Plan:
     """Decide every path; see the module docstring.
+
+    ``keep_gone``: remove nothing (a store file was skipped: a note its items made may be
+    missing from ``specs`` only because of that).
 
     ``disk`` must cover the spec paths, the manifest's paths and the keys of ``history``.
     """
@@ -318,7 +322,11 @@ def plan_sync(
     gone = (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
     for path in sorted(gone):
         found = _gone_step(
-            path, manifest.entries.get(path), disk.get(path, ABSENT), history, lost=manifest.lost
+            path,
+            manifest.entries.get(path),
+            disk.get(path, ABSENT),
+            history,
+            lost=manifest.lost or keep_gone,
         )
         if found is not None:
             steps.append(found[0])

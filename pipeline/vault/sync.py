@@ -61,25 +61,16 @@ def _io_errors(vault: Path) -> Iterator[None]:
 
 
 def _read_only(
-    vault: Path,
-    specs: Sequence[NoteSpec],
-    *,
-    force: bool = False,
-    force_paths: frozenset[str] = frozenset(),
-    moves: Moves = NO_MOVES,
+    vault: Path, specs: Sequence[NoteSpec], asked: decide.Asked
 ) -> tuple[decide.Decision, decide.LazyRepo]:
     """The decision, under the shared lock; a vault folder that does not exist reads as empty."""
     validate_specs(specs)
     if not vault.is_dir():
         nowhere = decide.LazyRepo(None)
-        plan = decide.plan_vault(None, nowhere, specs, force=force, force_paths=force_paths)
-        return plan, nowhere
+        return decide.plan_vault(None, nowhere, specs, asked), nowhere
     repo = decide.LazyRepo(vault)
     with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        decision = decide.plan_vault(
-            fs, repo, specs, force=force, force_paths=force_paths, moves=moves
-        )
-        return decision, repo
+        return decide.plan_vault(fs, repo, specs, asked), repo
 
 
 def vault_moves(vault: Path) -> Moves:
@@ -94,22 +85,29 @@ def edited_notes(
     vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES
 ) -> tuple[str, ...]:
     """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
-    decision, _repo = _read_only(vault, specs, moves=moves)
+    decision, _repo = _read_only(vault, specs, decide.Asked(moves=moves))
     return decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
 
 
-def check_vault(vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> tuple[str, ...]:
-    """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync."""
-    decision, _repo = _read_only(vault, specs, moves=moves)
+def check_vault(
+    vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
+) -> tuple[str, ...]:
+    """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync.
+
+    ``keep_gone``: a store file was skipped, so a sync would remove nothing.
+    """
+    decision, _repo = _read_only(vault, specs, decide.Asked(moves=moves, keep_gone=keep_gone))
     lines = list(pending(decision.plan, decide.render(decision.plan), decision.manifest))
     if decision.controls.journal is not None:
         lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
     return tuple(lines)
 
 
-def vault_status(vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> StatusReport:
+def vault_status(
+    vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
+) -> StatusReport:
     """Kept edits (with the commit that carried them), user deletions, conflicts, pending work."""
-    decision, repo = _read_only(vault, specs, moves=moves)
+    decision, repo = _read_only(vault, specs, decide.Asked(moves=moves, keep_gone=keep_gone))
     plan = decision.plan
     edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
     found = repo.get() if edited else None
@@ -135,27 +133,26 @@ def sync_vault(
     lock_timeout: float = LOCK_TIMEOUT,
     inputs: str = "",
     moves: Moves = NO_MOVES,
+    keep_gone: bool = False,
 ) -> SyncReport:
     """Bring the vault in line with ``specs``; see the module docstring for the steps.
 
     ``force`` regenerates every note vaultsync owns, edited ones included; ``force_paths``
     only the named ones.  ``moves`` (:func:`vault_moves`, found before the specs were built
-    with its chosen paths): the notes the user moved, followed.
+    with its chosen paths): the notes the user moved, followed.  ``keep_gone``: remove
+    nothing (a store file was skipped: its notes are kept, never removed).
 
     Raises ``UnsafePathError`` (a spec path that could leave the vault: nothing is written),
     ``VaultWriteError`` (a duplicate path, the lock timed out, a write or commit failed).
     """
+    asked = decide.Asked(force=force, force_paths=force_paths, moves=moves, keep_gone=keep_gone)
     if dry_run:
-        decision, _repo = _read_only(
-            vault, specs, force=force, force_paths=force_paths, moves=moves
-        )
+        decision, _repo = _read_only(vault, specs, asked)
         return sync_report(decision, decide.render(decision.plan))
     validate_specs(specs)
     with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
         repo = decide.LazyRepo(vault)
-        decision = decide.plan_vault(
-            fs, repo, specs, force=force, force_paths=force_paths, moves=moves
-        )
+        decision = decide.plan_vault(fs, repo, specs, asked)
         rendered = decide.render(decision.plan)
         rendered = decide.merge(fs, repo, decision.plan, rendered, now_ns=time.time_ns())
         return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)
