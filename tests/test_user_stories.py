@@ -177,7 +177,7 @@ def test_skipped_store_file_keeps_its_note_on_a_fresh_machine(
     notes_before = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     session.write_text("{ not json")
     monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "fresh-cache"))
-    code, out, _ = run("check", "--state", str(state), "--vault", str(vault))
+    _code, out, _ = run("check", "--state", str(state), "--vault", str(vault))
     assert session.name in out and "remove " not in out
     sync(state, vault)
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == notes_before
