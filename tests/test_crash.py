@@ -40,6 +40,9 @@ USER_FILES = {
     ".obsidian/workspace.json": b'{"main": {}}\n',
 }
 LOCAL = {LOCK, CACHE}
+MERGED = note_path(21)
+"""A note the user appended a paragraph to: each generation's change is merged into it."""
+PARAGRAPH = b"\nmy own paragraph, merged with every later version\n"
 
 
 def _sync(vault: Path, generation: int) -> None:
@@ -87,6 +90,12 @@ def _prepare(root: Path) -> Path:
         if rel != note_path(11):
             (vault / rel).parent.mkdir(parents=True, exist_ok=True)
             (vault / rel).write_bytes(data)
+    merged = vault / MERGED
+    merged.write_bytes(merged.read_bytes() + PARAGRAPH)
+    # Saved long ago: a sync merges into them at once, never waits for an editor to finish
+    # (the wait depends on the clock, and both sandboxes must see the same history).
+    for rel in [*USER_FILES, MERGED]:
+        os.utime(vault / rel, ns=(1_700_000_000 * 10**9,) * 2)
     return vault
 
 
@@ -105,6 +114,7 @@ def _assert_user_data_safe(vault: Path) -> None:
     assert (root / "sentinel.txt").read_bytes() == SENTINEL
     for rel, data in USER_FILES.items():
         assert (vault / rel).read_bytes() == data, rel
+    assert (vault / MERGED).read_bytes().endswith(PARAGRAPH)
 
 
 def _assert_converged(vault: Path, reference: Path) -> None:

@@ -194,8 +194,12 @@ def write_journal(
             # A merged note holds the user's text: its intent names the merge base, so a killed
             # sync's merge is never adopted as vaultsync's own bytes (the next sync merges again).
             merged = rendered.merges.get(step.path)
-            blob = merged.theirs if merged is not None else rendered.blobs[step.path]
-            intents[step.path] = Entry(node=step.spec.node_id, key=step.spec.key, blob=blob)
+            blob, wrote = rendered.blobs[step.path], ""
+            if merged is not None:
+                blob, wrote = merged.theirs, blob
+            intents[step.path] = Entry(
+                node=step.spec.node_id, key=step.spec.key, blob=blob, wrote=wrote
+            )
     intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE)))
     # A followed move: the old path leaves git, the note joins it at its new path.
     for old, new in decision.renamed.items():
@@ -293,9 +297,20 @@ def _change_set(
                 changes[path] = None
         elif path in rendered.writes and outcome.get(path) in {entry.blob, _merged(rendered, path)}:
             changes[path], known[path] = rendered.writes[path], rendered.blobs[path]
-        elif (data := fs.read(path)) is not None and blob_id(data) == entry.blob:
-            changes[path], known[path] = data, entry.blob
+        elif (data := fs.read(path)) is not None and blob_id(data) in {
+            entry.blob,
+            _merged(rendered, path),
+            _wrote(intents, path),
+        }:
+            # A merge the file already held (a killed sync wrote it) is committed as well.
+            changes[path], known[path] = data, blob_id(data)
     return changes, known
+
+
+def _wrote(intents: Intents, path: str) -> str | None:
+    """The blob an interrupted sync's merge wrote at ``path`` (``None``: no merge there)."""
+    intent = intents.get(path)
+    return intent.wrote if intent is not None and intent.wrote else None
 
 
 def _merged(rendered: Rendered, path: str) -> str | None:

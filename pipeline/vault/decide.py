@@ -267,8 +267,11 @@ BUSY_NS = 3_000_000_000
 """A file modified this recently may be mid-save in an editor: it is merged by a later sync."""
 
 
-def merge(fs: VaultFS, repo: LazyRepo, plan: Plan, rendered: Rendered, *, now_ns: int) -> Rendered:
+def merge(
+    fs: VaultFS, repo: LazyRepo, decision: Decision, rendered: Rendered, *, now_ns: int
+) -> Rendered:
     """``rendered`` plus every merge step's outcome; clean merges join the bytes to write."""
+    plan, seen = decision.plan, decision.controls.cache.entries
     steps = plan.paths(Action.MERGE)
     found = repo.get(create=True) if steps else None
     if found is None:
@@ -277,7 +280,11 @@ def merge(fs: VaultFS, repo: LazyRepo, plan: Plan, rendered: Rendered, *, now_ns
     merges: dict[str, MergeOutcome] = {}
     by_path = {s.path: s for s in plan.steps}
     for path in steps:
-        merges[path], data = _merge_step(fs, found, by_path[path], now_ns=now_ns)
+        state = by_path[path].state
+        # A file still as the last sync saw or wrote it is not being saved by an editor.
+        known = path in seen and seen[path][0] == state.stat
+        busy = not known and now_ns - state.stat[1] < BUSY_NS
+        merges[path], data = _merge_step(fs, found, by_path[path], busy=busy)
         if data is not None and merges[path].blob == by_path[path].state.blob:
             same[path] = merges[path].blob
         elif data is not None:
@@ -286,14 +293,16 @@ def merge(fs: VaultFS, repo: LazyRepo, plan: Plan, rendered: Rendered, *, now_ns
 
 
 def _merge_step(
-    fs: VaultFS, repo: VaultRepo, step: Step, *, now_ns: int
+    fs: VaultFS, repo: VaultRepo, step: Step, *, busy: bool
 ) -> tuple[MergeOutcome, bytes | None]:
-    """One merge: its outcome, and the merged bytes when it is clean."""
+    """One merge: its outcome, and the merged bytes when it is clean.
+
+    ``busy`` (an editor may be saving the file): nothing is written, and nothing recorded
+    unless the file already holds the merge (a killed sync wrote it).
+    """
     assert step.spec is not None and step.prior is not None  # noqa: S101 - merge steps have both
     theirs = step.spec.render()
     outcome = MergeOutcome(theirs=blob_id(theirs))
-    if now_ns - step.state.stat[1] < BUSY_NS:
-        return replace(outcome, waiting="modified seconds ago (an editor may be saving it)"), None
     ours = fs.read(step.path)
     if ours is None or blob_id(ours) != step.state.blob:
         return replace(outcome, waiting="it changed during the sync"), None
@@ -303,6 +312,8 @@ def _merge_step(
         missing = "the version vaultsync last wrote is not in git"
         return replace(outcome, overlaps=(missing,)), None
     merged = merge_note(base, ours, theirs, merge_lines=repo.merge_lines)
+    if busy and not (merged.clean and merged.data == ours):
+        return replace(outcome, waiting="modified seconds ago (an editor may be saving it)"), None
     if not merged.clean:
         return replace(outcome, overlaps=merged.overlaps), None
     return replace(outcome, clean=True, blob=blob_id(merged.data)), merged.data

@@ -108,6 +108,8 @@ class Entry:
     """A merge conflict is pending: the blob of the render that could not be merged."""
     chosen: bool = False
     """The user moved the note here (``vault.moves``): its renders stay at this path."""
+    wrote: str = ""
+    """Journal intents only: the blob a merge writes (``blob`` is then its base)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,7 +141,10 @@ def _entry(value: Any) -> Entry | None:
         return None
     node, key, blob = value.get("node"), value.get("key"), value.get("blob")
     theirs, chosen = value.get("theirs", ""), value.get("chosen", False)
-    if not isinstance(chosen, bool):
+    wrote = value.get("wrote", "")
+    if not isinstance(chosen, bool) or not isinstance(wrote, str):
+        return None
+    if wrote and not _BLOB.fullmatch(wrote):
         return None
     if not (
         isinstance(node, str)
@@ -150,7 +155,7 @@ def _entry(value: Any) -> Entry | None:
         return None
     if not _BLOB.fullmatch(blob) or (theirs and not _BLOB.fullmatch(theirs)):
         return None
-    return Entry(node=node, key=key, blob=blob, theirs=theirs, chosen=chosen)
+    return Entry(node=node, key=key, blob=blob, theirs=theirs, chosen=chosen, wrote=wrote)
 
 
 def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusable
@@ -300,11 +305,13 @@ def load_journal(data: bytes | None) -> Journal | None:
         return Journal(intents={}, readable=False)
 
 
+def _intent(entry: Entry) -> dict[str, str]:
+    found = {"blob": entry.blob, "key": entry.key, "node": entry.node}
+    return found | ({"wrote": entry.wrote} if entry.wrote else {})
+
+
 def dump_journal(journal: Journal) -> bytes:
     """Serialize a journal."""
-    intents = {
-        p: None if e is None else {"blob": e.blob, "key": e.key, "node": e.node}
-        for p, e in sorted(journal.intents.items())
-    }
+    intents = {p: None if e is None else _intent(e) for p, e in sorted(journal.intents.items())}
     doc = {"schema": SCHEMA, "intents": intents}
     return json.dumps(doc, ensure_ascii=False, sort_keys=True).encode("utf-8")

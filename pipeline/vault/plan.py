@@ -183,8 +183,9 @@ def reconcile(manifest: Manifest, journal: Journal, disk: DiskState) -> Manifest
         if intent is None:
             if state.kind is FileKind.ABSENT:
                 entries.pop(path, None)
-        elif state.kind is FileKind.FILE and state.blob == intent.blob:
-            entries[path] = intent
+        elif state.kind is FileKind.FILE and state.blob in {intent.blob, intent.wrote}:
+            # A merge's intent names its base: the merged file is the user's edit, merged.
+            entries[path] = replace(intent, wrote="")
             deleted.discard(path)
     return replace(manifest, entries=MappingProxyType(entries), deleted=frozenset(deleted))
 

@@ -154,5 +154,5 @@ def sync_vault(
         repo = decide.LazyRepo(vault)
         decision = decide.plan_vault(fs, repo, specs, asked)
         rendered = decide.render(decision.plan)
-        rendered = decide.merge(fs, repo, decision.plan, rendered, now_ns=time.time_ns())
+        rendered = decide.merge(fs, repo, decision, rendered, now_ns=time.time_ns())
         return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)
