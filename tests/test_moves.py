@@ -98,3 +98,17 @@ def test_sync_follows_a_rename_and_commits_it(tmp_path: Path) -> None:
     assert loaded.deleted == frozenset()
     tree = pygit2.Repository(str(vault)).revparse_single(report.commit).peel(pygit2.Tree)
     assert "b.md" in tree and "a.md" not in tree
+
+
+def test_note_moved_and_edited_without_its_id_is_found_by_git(tmp_path: Path) -> None:
+    """Id line deleted and the text edited along the move: git's rename detection finds it."""
+    vault = tmp_path / "vault"
+    body = "".join(f"- line {i} of a long enough note\n" for i in range(30))
+    text = f'---\nvaultsync_id: "n:a"\n---\n\n# a\n\n{body}'
+    sync_vault(vault, [make_spec("a.md", text, node="n:a")])
+    (vault / "a.md").unlink()
+    (vault / "Elsewhere").mkdir()
+    (vault / "Elsewhere" / "b.md").write_text(f"# a\n\n{body}one more line of mine\n")
+    moves = vault_moves(vault)
+    assert dict(moves.renamed) == {"a.md": "Elsewhere/b.md"}
+    assert dict(moves.chosen) == {"n:a": "Elsewhere/b.md"}

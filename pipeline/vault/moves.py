@@ -3,7 +3,8 @@
 **Moves** (:func:`find_moves`).  A note vaultsync wrote whose file is gone may have been moved
 or renamed by the user (Obsidian's file explorer, ``git mv``): it is looked for among the
 vault's notes that vaultsync does not own, by the ``vaultsync_id`` of their front matter, else
-by their bytes being exactly the ones vaultsync last wrote (the id line deleted too).  Two
+by their bytes being exactly the ones vaultsync last wrote, else by git's rename detection (the
+id line deleted and the note edited along the move).  Two
 candidates: the first by path is the note, the other the user's copy.  A note found is
 *followed*: the manifest re-keys its entry to the new path and marks it ``chosen``, the
 renders of its node go there from then on (``render.layout`` honours chosen paths), every
@@ -21,12 +22,12 @@ an edit: it is vaultsync's to update.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
-from vaultsync.core.notes import NoteReader, read_front_matter, walk_vault
+from vaultsync.core.notes import NoteReader, is_note_path, read_front_matter, walk_vault
 from vaultsync.links.pathresolve import ObsidianIndex
 from vaultsync.links.wikilinks import WikiLink, rewrite_wikilinks
 from vaultsync.vault.manifest import Manifest, blob_id
@@ -47,6 +48,8 @@ class Moves:
 
 
 NO_MOVES = Moves()
+Similar = Callable[[list[str]], Mapping[str, str]]
+"""Gone paths → where git's rename detection finds them (``VaultRepo.worktree_renames``)."""
 
 
 def _node_of(head: bytes) -> str:
@@ -64,12 +67,25 @@ def _candidates(vault: Path, owned: Iterable[str]) -> list[tuple[str, bytes]]:
         return [(p, data) for p in paths if (data := reader.read(p)) is not None]
 
 
-def find_moves(vault: Path, manifest: Manifest) -> Moves:
-    """The notes of ``manifest`` the user moved, and the paths chosen before (see module doc)."""
+def find_moves(vault: Path, manifest: Manifest, *, similar: Similar | None = None) -> Moves:
+    """The notes of ``manifest`` the user moved, and the paths chosen before (see module doc).
+
+    ``similar``: git's rename detection (``VaultRepo.worktree_renames``), asked about the
+    notes neither their id nor their bytes found.
+    """
     chosen = {e.node: p for p, e in manifest.entries.items() if e.chosen and e.node}
     missing = [] if manifest.lost else _missing(vault, manifest)
-    if not missing:
-        return Moves(chosen=MappingProxyType(chosen))
+    renamed = _by_id_or_bytes(vault, manifest, missing) if missing else {}
+    left = [p for p in missing if p not in renamed]
+    for old, new in (similar(left) if similar is not None and left else {}).items():
+        if new not in renamed.values() and new not in manifest.entries and is_note_path(new):
+            renamed[old] = new
+    chosen.update({manifest.entries[old].node: new for old, new in renamed.items()})
+    return Moves(renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen))
+
+
+def _by_id_or_bytes(vault: Path, manifest: Manifest, missing: list[str]) -> dict[str, str]:
+    """Each missing note found among the others by its ``vaultsync_id``, else its bytes."""
     by_node, by_blob = _index(_candidates(vault, manifest.entries))
     renamed: dict[str, str] = {}
     for old in missing:
@@ -77,8 +93,8 @@ def find_moves(vault: Path, manifest: Manifest) -> Moves:
         hits = by_node.get(entry.node) or by_blob.get(entry.blob) or []
         found = next((p for p in hits if p not in renamed.values()), None)
         if found is not None:
-            renamed[old] = chosen[entry.node] = found
-    return Moves(renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen))
+            renamed[old] = found
+    return renamed
 
 
 def _missing(vault: Path, manifest: Manifest) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -78,7 +78,13 @@ def vault_moves(vault: Path) -> Moves:
     if not vault.is_dir():
         return NO_MOVES
     with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        return find_moves(vault, decide.read_controls(fs).manifest)
+        repo = decide.LazyRepo(vault)
+
+        def similar(paths: list[str]) -> Mapping[str, str]:
+            found = repo.get()
+            return found.worktree_renames(paths) if found is not None else {}
+
+        return find_moves(vault, decide.read_controls(fs).manifest, similar=similar)
 
 
 def edited_notes(

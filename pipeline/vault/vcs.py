@@ -41,7 +41,7 @@ from typing import BinaryIO
 
 import pygit2
 from pygit2 import IndexEntry
-from pygit2.enums import DeltaStatus, FileMode, SortMode
+from pygit2.enums import DeltaStatus, DiffFind, DiffOption, FileMode, SortMode
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import atomic_file_named, fsync_dir
 from vaultsync.vault.gitindex import add_written
@@ -291,6 +291,31 @@ class VaultRepo:
         if not isinstance(blob, pygit2.Blob):
             return {}
         return {path: entry.blob for path, entry in load_manifest(blob.data).entries.items()}
+
+    def worktree_renames(self, paths: Iterable[str]) -> dict[str, str]:
+        """Which of ``paths`` (gone from the work tree) git's rename detection finds moved.
+
+        ``HEAD`` against the work tree, untracked files included, similar content (git's 50 %)
+        counting as a rename: a note whose ``vaultsync_id`` line was deleted along the move.
+        """
+        wanted = {self.prefix + p for p in paths}
+        if not wanted or self.repo.head_is_unborn:
+            return {}
+        tree = self.repo.head.peel(pygit2.Tree)
+        diff = tree.diff_to_workdir(
+            flags=DiffOption.INCLUDE_UNTRACKED | DiffOption.RECURSE_UNTRACKED_DIRS
+        )
+        diff.find_similar(flags=DiffFind.FIND_RENAMES | DiffFind.FIND_FOR_UNTRACKED)
+        found: dict[str, str] = {}
+        for delta in diff.deltas:
+            old, new = delta.old_file.path, delta.new_file.path
+            if (
+                delta.status == DeltaStatus.RENAMED
+                and old in wanted
+                and new.startswith(self.prefix)
+            ):
+                found[old.removeprefix(self.prefix)] = new.removeprefix(self.prefix)
+        return found
 
     def read_blob(self, blob: str) -> bytes | None:
         """The bytes of a blob of the object store (``None``: not there)."""
