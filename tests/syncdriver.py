@@ -75,6 +75,17 @@ def synthetic_specs(seed: int, generation: int, count: int) -> list[NoteSpec]:
     return specs
 
 
+def followed_specs(vault: Path, seed: int, generation: int, count: int) -> list[NoteSpec]:
+    """``synthetic_specs`` with the notes the user moved at their new paths (as the CLI does)."""
+    from dataclasses import replace
+
+    from vaultsync.vault.sync import vault_moves
+
+    chosen = vault_moves(vault).chosen
+    specs = synthetic_specs(seed, generation, count)
+    return [replace(s, path=chosen.get(s.node_id, s.path)) for s in specs]
+
+
 def _die_at(phase: str) -> None:
     """Patch the sync so that the process SIGKILLs itself at ``phase`` (``vault.apply``'s steps)."""
     from vaultsync.vault import apply, write
@@ -128,9 +139,12 @@ def main(argv: list[str]) -> int:
     vault, seed, generation, count = Path(argv[0]), int(argv[1]), int(argv[2]), int(argv[3])
     if len(argv) > 5 and argv[4] == "--die-at":
         _die_at(argv[5])
-    specs = synthetic_specs(seed, generation, count)
+    from vaultsync.vault.sync import vault_moves
+
+    moves = vault_moves(vault)
+    specs = followed_specs(vault, seed, generation, count)
     print("go", flush=True)
-    report = sync_vault(vault, specs, clock=lambda: FIXED_TIME)
+    report = sync_vault(vault, specs, clock=lambda: FIXED_TIME, moves=moves)
     print(f"done {len(report.created)} {len(report.updated)} {len(report.removed)}", flush=True)
     return 0
 

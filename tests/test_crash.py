@@ -2,12 +2,13 @@
 sync reaches exactly the vault (files, HEAD tree, git status) of a sync that was never killed.
 
 Two sandboxes get the same history: generation 0 synced, then the same user actions (an
-uncommitted edit, a committed edit, a deletion, their own notes, a file where the engine will
-later want a note, an attachment in a note folder, an Obsidian dot folder). Then, generation
-after generation, the sync of one sandbox runs in ``syncdriver.py`` and is killed at a random
-moment (or at a named point), the next sync runs in-process, and the other sandbox syncs without
-interruption. ``VAULTSYNC_CRASH_RUNS`` sets the number of random kills of the default run
-(20, about 15 s on two cores); ``make crash`` runs the slow-marked variant with 500.
+uncommitted edit, a committed edit, a paragraph appended to a note — merged with every later
+version —, a note moved elsewhere — followed —, a deletion, their own notes, a file where the
+engine will later want a note, an attachment in a note folder, an Obsidian dot folder). Then,
+generation after generation, the sync of one sandbox runs in ``syncdriver.py`` and is killed at
+a random moment (or at a named point), the next sync runs in-process, and the other sandbox
+syncs without interruption. ``VAULTSYNC_CRASH_RUNS`` sets the number of random kills of the
+default run (20, about 15 s on two cores); ``make crash`` runs the slow-marked variant with 500.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from syncdriver import FIXED_TIME, LATE_PATH, note_path, synthetic_specs
+from syncdriver import FIXED_TIME, LATE_PATH, followed_specs, note_path
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.vault.manifest import CACHE, JOURNAL, LOCK
-from vaultsync.vault.sync import sync_vault
+from vaultsync.vault.sync import sync_vault, vault_moves
 from vaultsync.vault.write import TEMP_PATTERN
 
 DRIVER = Path(__file__).with_name("syncdriver.py")
@@ -43,6 +44,8 @@ LOCAL = {LOCK, CACHE}
 MERGED = note_path(21)
 """A note the user appended a paragraph to: each generation's change is merged into it."""
 PARAGRAPH = b"\nmy own paragraph, merged with every later version\n"
+MOVED = (note_path(31), "Moved by me/renamed note.md")
+"""A note the user moved: followed, never re-created at its old path while it lives."""
 
 
 def _sync(vault: Path, generation: int) -> None:
@@ -50,9 +53,9 @@ def _sync(vault: Path, generation: int) -> None:
     error's hint tells the user to (only once, and only when one is there)."""
     for _attempt in range(2):
         try:
-            report = sync_vault(
-                vault, synthetic_specs(SEED, generation, COUNT), clock=lambda: FIXED_TIME
-            )
+            moves = vault_moves(vault)
+            specs = followed_specs(vault, SEED, generation, COUNT)
+            report = sync_vault(vault, specs, clock=lambda: FIXED_TIME, moves=moves)
         except VaultWriteError:
             if not _drop_git_locks(vault):
                 raise
@@ -92,6 +95,8 @@ def _prepare(root: Path) -> Path:
             (vault / rel).write_bytes(data)
     merged = vault / MERGED
     merged.write_bytes(merged.read_bytes() + PARAGRAPH)
+    (vault / MOVED[1]).parent.mkdir()
+    (vault / MOVED[0]).rename(vault / MOVED[1])
     # Saved long ago: a sync merges into them at once, never waits for an editor to finish
     # (the wait depends on the clock, and both sandboxes must see the same history).
     for rel in [*USER_FILES, MERGED]:
@@ -115,6 +120,9 @@ def _assert_user_data_safe(vault: Path) -> None:
     for rel, data in USER_FILES.items():
         assert (vault / rel).read_bytes() == data, rel
     assert (vault / MERGED).read_bytes().endswith(PARAGRAPH)
+    # Followed, never doubled (a generation that drops the note removes it; when it comes back
+    # it is a new note, at vaultsync's path).
+    assert not ((vault / MOVED[0]).exists() and (vault / MOVED[1]).exists())
 
 
 def _assert_converged(vault: Path, reference: Path) -> None:

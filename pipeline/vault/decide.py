@@ -19,6 +19,7 @@ next merge base) and the three sides libgit2 merges.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -113,18 +114,36 @@ class Rendered:
     """What each merge step gave (:func:`merge`); a clean one's bytes are in ``writes``/``same``."""
 
 
+def read_manifest(fs: VaultFS | None) -> tuple[bytes | None, Manifest]:
+    """The manifest's bytes and their parse (``None``: missing).
+
+    Raises ``VaultWriteError`` when it is there but cannot be read.
+    """
+    raw = fs.read_control_file(MANIFEST) if fs is not None else None
+    data = raw.data if raw is not None else None
+    return data, _parsed(data) if data is not None else load_manifest(None)
+
+
+@functools.lru_cache(maxsize=2)
+def _parsed(data: bytes) -> Manifest:
+    """The manifest parsed once per process for the same bytes.
+
+    The moves search and the plan both read it; a 100,000-note manifest takes most of a second.
+    """
+    return load_manifest(data, fingerprint=blob_id(data))
+
+
 def read_controls(fs: VaultFS | None) -> ControlFiles:
     """Read and parse the manifest, the journal and the stat cache (each may be missing).
 
     Raises ``VaultWriteError`` when one is there but cannot be read.
     """
-    raw = fs.read_control_file(MANIFEST) if fs is not None else None
-    data = raw.data if raw is not None else None
+    data, manifest = read_manifest(fs)
     journal = fs.read_control_file(JOURNAL) if fs is not None else None
     cache = fs.read_control_file(CACHE) if fs is not None else None
     return ControlFiles(
         manifest_bytes=data,
-        manifest=load_manifest(data, fingerprint=blob_id(data) if data is not None else ""),
+        manifest=manifest,
         journal=load_journal(journal.data if journal is not None else None),
         cache=load_cache(cache.data, written_ns=cache.mtime_ns) if cache else StatCache(),
     )

@@ -22,6 +22,7 @@ an edit: it is vaultsync's to update.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,8 +99,25 @@ def _by_id_or_bytes(vault: Path, manifest: Manifest, missing: list[str]) -> dict
 
 
 def _missing(vault: Path, manifest: Manifest) -> list[str]:
-    """The paths of the notes vaultsync wrote whose file is gone, sorted."""
-    return sorted(p for p, e in manifest.entries.items() if e.node and not (vault / p).exists())
+    """The paths of the notes vaultsync wrote whose file is gone, sorted.
+
+    One listing per folder, not one ``stat`` per note: at 100,000 notes that is the difference
+    between a few hundredths of a second and more than one.
+    """
+    folders: dict[str, set[str] | None] = {}
+    gone = []
+    for path, entry in manifest.entries.items():
+        folder, _, name = path.rpartition("/")
+        if folder not in folders:
+            try:
+                # names only: one readdir, no stat per entry (what a Path listing would cost)
+                folders[folder] = set(os.listdir(vault / folder))  # noqa: PTH208
+            except OSError:
+                folders[folder] = None
+        names = folders[folder]
+        if entry.node and (names is None or name not in names):
+            gone.append(path)
+    return sorted(gone)
 
 
 def _index(
@@ -121,7 +139,8 @@ def follow(manifest: Manifest, renamed: Mapping[str, str]) -> Manifest:
         return manifest
     entries = dict(manifest.entries)
     for old, new in renamed.items():
-        entries[new] = replace(entries.pop(old), chosen=True)
+        if old in entries:  # else another sync followed it meanwhile
+            entries[new] = replace(entries.pop(old), chosen=True)
     return replace(manifest, entries=MappingProxyType(entries))
 
 

@@ -84,7 +84,7 @@ def vault_moves(vault: Path) -> Moves:
             found = repo.get()
             return found.worktree_renames(paths) if found is not None else {}
 
-        return find_moves(vault, decide.read_controls(fs).manifest, similar=similar)
+        return find_moves(vault, decide.read_manifest(fs)[1], similar=similar)
 
 
 def edited_notes(
