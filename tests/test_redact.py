@@ -10,7 +10,7 @@ from helpers import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaultsync.core import redact as redact_module
-from vaultsync.core.redact import MASK, find_secrets, redact
+from vaultsync.core.redact import find_secrets, mask, redact
 
 GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
 AWS_ID = "AKIA" + "2OGYBAH6STMMNXNN"
@@ -21,24 +21,36 @@ class TestOwnPatterns:
     @pytest.mark.parametrize(
         ("text", "expected"),
         [
-            (f"the id {AWS_ID} alone", f"the id {MASK} alone"),
-            (f"ASIA{'A' * 16}", MASK),
-            ("https://bob:hunter2@example.com/x", f"https://bob:{MASK}@example.com/x"),
-            ("postgres://admin:Xk9pQ2mZ7vL4@db:5432/app", f"postgres://admin:{MASK}@db:5432/app"),
-            ('password = "correct horse battery"', f'password = "{MASK}"'),
-            ("PASSWORD=swordfish", f"PASSWORD={MASK}"),
-            ("export DB_PASSWORD=swordfish", f"export DB_PASSWORD={MASK}"),
-            ('{"password": "s3cr3t!", "user": "x"}', f'{{"password": "{MASK}", "user": "x"}}'),
-            ("password: hunter2", f"password: {MASK}"),
-            ("  db_password: swordfish", f"  db_password: {MASK}"),
-            ("api_key = 'sk-abc123def456'", f"api_key = '{MASK}'"),
-            ("apiKey: `abc123xyz`", f"apiKey: `{MASK}`"),
-            ("SECRET_KEY = 'django-insecure-abc123'", f"SECRET_KEY = '{MASK}'"),
+            (f"the id {AWS_ID} alone", f"the id {mask(AWS_ID)} alone"),
+            (f"ASIA{'A' * 16}", mask(f"ASIA{'A' * 16}")),
+            ("https://bob:hunter2@example.com/x", f"https://bob:{mask('hunter2')}@example.com/x"),
+            (
+                "postgres://admin:Xk9pQ2mZ7vL4@db:5432/app",
+                f"postgres://admin:{mask('Xk9pQ2mZ7vL4')}@db:5432/app",
+            ),
+            ('password = "correct horse battery"', f'password = "{mask("correct horse battery")}"'),
+            ("PASSWORD=swordfish", f"PASSWORD={mask('swordfish')}"),
+            ("export DB_PASSWORD=swordfish", f"export DB_PASSWORD={mask('swordfish')}"),
+            (
+                '{"password": "s3cr3t!", "user": "x"}',
+                f'{{"password": "{mask("s3cr3t!")}", "user": "x"}}',
+            ),
+            ("password: hunter2", f"password: {mask('hunter2')}"),
+            ("  db_password: swordfish", f"  db_password: {mask('swordfish')}"),
+            ("api_key = 'sk-abc123def456'", f"api_key = '{mask('sk-abc123def456')}'"),
+            ("apiKey: `abc123xyz`", f"apiKey: `{mask('abc123xyz')}`"),
+            (
+                "SECRET_KEY = 'django-insecure-abc123'",
+                f"SECRET_KEY = '{mask('django-insecure-abc123')}'",
+            ),
             (
                 f"aws_secret_access_key = {AWS_SECRET}\n",
-                f"aws_secret_access_key = {MASK}\n",
+                f"aws_secret_access_key = {mask(AWS_SECRET)}\n",
             ),
-            ("Authorization: Bearer abcdefABCDEF0123456789xyz", f"Authorization: Bearer {MASK}"),
+            (
+                "Authorization: Bearer abcdefABCDEF0123456789xyz",
+                f"Authorization: Bearer {mask('abcdefABCDEF0123456789xyz')}",
+            ),
         ],
     )
     def test_masks(self, text: str, expected: str) -> None:
@@ -79,32 +91,36 @@ class TestOwnPatterns:
             "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcd==\n"
             "-----END RSA PRIVATE KEY-----\nafter\n"
         )
+        body = mask("MIIEowIBAAKCAQEA\nabcd==")
         assert redact(text) == (
-            f"before\n-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n"
+            f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n"
             "-----END RSA PRIVATE KEY-----\nafter\n"
         )
 
     def test_cut_private_key_block(self) -> None:
         """A block without its END line is masked up to the next blank line."""
         text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n\nafter"
-        assert redact(text) == f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MASK}\n\nafter"
+        body = mask("b3BlbnNzaC1rZXk\nAAAA")
+        assert redact(text) == f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n\nafter"
 
 
 class TestKingfisher:
     def test_provider_token(self) -> None:
         """A GitHub token is found by kingfisher, with offsets mapped from bytes."""
         text = f"Configuração: token {GITHUB_PAT} — done"
-        assert redact(text) == f"Configuração: token {MASK} — done"
+        assert redact(text) == f"Configuração: token {mask(GITHUB_PAT)} — done"
 
     def test_byte_offsets_after_emoji(self) -> None:
         """Characters of 4 UTF-8 bytes before the secret do not shift the mask."""
         text = f"😀😀 {GITHUB_PAT} ok"
-        assert redact(text) == f"😀😀 {MASK} ok"
+        assert redact(text) == f"😀😀 {mask(GITHUB_PAT)} ok"
 
     def test_aws_pair(self) -> None:
         """The access key id and the secret are both masked."""
         text = f"aws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
-        assert redact(text) == f"aws_access_key_id = {MASK}\naws_secret_access_key = {MASK}\n"
+        assert redact(text) == (
+            f"aws_access_key_id = {mask(AWS_ID)}\naws_secret_access_key = {mask(AWS_SECRET)}\n"
+        )
 
     def test_rules_load_only_when_needed(self) -> None:
         """Text without a candidate token (prose, our ids, paths) never loads the rules."""
@@ -126,21 +142,19 @@ class TestKingfisher:
     def test_secret_beside_a_path_is_still_found(self) -> None:
         """A path is no candidate, but a token in the same text still gets the text scanned."""
         text = f"see /docs/section1/page103.md then use {GITHUB_PAT}"
-        assert redact(text) == f"see /docs/section1/page103.md then use {MASK}"
+        assert redact(text) == f"see /docs/section1/page103.md then use {mask(GITHUB_PAT)}"
 
     def test_context_words_get_a_text_scanned(self) -> None:
         """A secret too short to be a candidate is still found after a word rules key on."""
         text = 'curl https://api.example.com/v2/users1 -H "Authorization: Basic dXNlcjpwYXNz"'
-        assert (
-            redact(text)
-            == f'curl https://api.example.com/v2/users1 -H "Authorization: Basic {MASK}"'
-        )
+        header = f'-H "Authorization: Basic {mask("dXNlcjpwYXNz")}"'
+        assert redact(text) == f"curl https://api.example.com/v2/users1 {header}"
 
     @pytest.mark.parametrize(
         ("text", "expected"),
         [
-            ("Authorization: Token abc12345xyz", f"Authorization: Token {MASK}"),
-            ('authorization="basic dXNlcjpwYXNz"', f'authorization="basic {MASK}"'),
+            ("Authorization: Token abc12345xyz", f"Authorization: Token {mask('abc12345xyz')}"),
+            ('authorization="basic dXNlcjpwYXNz"', f'authorization="basic {mask("dXNlcjpwYXNz")}"'),
             ("the Authorization: Basic scheme is weak", "the Authorization: Basic scheme is weak"),
             ("Authorization: Basic credentials", "Authorization: Basic credentials"),
         ],
@@ -151,7 +165,7 @@ class TestKingfisher:
 
     def test_long_parts_are_candidates_even_with_an_extension(self) -> None:
         """A run with a part long enough to hold a token is scanned, extension or not."""
-        assert redact(f"{GITHUB_PAT}.md") == f"{MASK}.md"
+        assert redact(f"{GITHUB_PAT}.md") == f"{mask(GITHUB_PAT)}.md"
 
 
 class TestProperties:
@@ -191,7 +205,7 @@ class TestCorpus:
         text = "".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.md")))
         data = (text * (1_000_000 // len(text) + 1))[:1_000_000] + f"\n{GITHUB_PAT}\n"
         assert data.count(GITHUB_PAT) == 1
-        assert redact(data) == data.replace(GITHUB_PAT, MASK)
+        assert redact(data) == data.replace(GITHUB_PAT, mask(GITHUB_PAT))
 
 
 class TestLongLines:
@@ -209,4 +223,4 @@ class TestLongLines:
     def test_long_line_of_prose_assignments(self) -> None:
         """A 100 KB line of prose assignments is left alone; a secret ending it is masked."""
         assert redact(self.LINE) == self.LINE
-        assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {MASK}"
+        assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {mask('hunter2')}"
