@@ -9,8 +9,9 @@ import pytest
 from helpers import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from secretcorpus import FORMS, Form
 from vaultsync.core import redact as redact_module
-from vaultsync.core.redact import find_secrets, mask, redact
+from vaultsync.core.redact import MASKED, find_secrets, mask, redact
 
 GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
 AWS_ID = "AKIA" + "2OGYBAH6STMMNXNN"
@@ -224,3 +225,46 @@ class TestLongLines:
         """A 100 KB line of prose assignments is left alone; a secret ending it is masked."""
         assert redact(self.LINE) == self.LINE
         assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {mask('hunter2')}"
+
+
+class TestSecretCorpus:
+    @pytest.mark.parametrize("form", FORMS, ids=[form.name for form in FORMS])
+    def test_every_form_masked(self, form: Form) -> None:
+        """Each form of the issue and each rule example loses its secret, in prose too."""
+        for text in (form.text, f"Note: {form.text}\nmore text", f"- {form.text} — see ops"):
+            masked = redact(text)
+            assert not any(secret in masked for secret in form.secrets), masked
+            assert redact(masked) == masked
+
+    @pytest.mark.parametrize("form", FORMS, ids=[form.name for form in FORMS])
+    def test_lowercased_forms_masked(self, form: Form) -> None:
+        """A store that lowercases a name (projects) still has every secret masked."""
+        masked = redact(form.text.lower())
+        assert not any(secret.lower() in masked for secret in form.secrets), masked
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "git@github.com:org/repo.git",
+            "meet at 10:30@office.example tomorrow",
+            "Password: choose a strong one (rotated monthly)",
+            "password: see the vault entry && ask ops",
+            "the private key lives in the HSM",
+            "-----BEGIN PUBLIC KEY----- MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A -----END PUBLIC KEY-----",
+        ],
+    )
+    def test_new_rules_leave_prose_alone(self, text: str) -> None:
+        """Values followed by prose, scp remotes and public keys are not secrets."""
+        assert redact(text) == text
+
+    def test_mask_names_the_secret(self) -> None:
+        """The same secret gets the same mask; two secrets get two masks."""
+        assert MASKED.fullmatch(mask("Pq7Zr2Lm9Xw4"))
+        assert mask("Pq7Zr2Lm9Xw4") == mask("Pq7Zr2Lm9Xw4") != mask("Pq7Zr2Lm9Xw5")
+
+    def test_many_unclosed_key_blocks(self) -> None:
+        """Key headers without END lines, on one long line: one body, found in one pass."""
+        text = "-----BEGIN PRIVATE KEY----- abc " * 20_000
+        masked = redact(text)
+        assert masked.startswith("-----BEGIN PRIVATE KEY----- \u2039secret-")
+        assert "abc" not in masked

@@ -67,11 +67,15 @@ Span = tuple[int, int]
 
 # --- our own patterns ----------------------------------------------------------------------
 
-_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+# Case-insensitive, like the key-block armour: a store may lowercase a name (projects) before
+# anything sees it, and a lowercased key is still the key.
+_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", re.IGNORECASE)
 # The secret access key written right after its key id (``AKIA… / <40 characters>``).
 _AWS_PAIR_SECRET = re.compile(
-    r"[ \t]*[/:,;|=][ \t]*(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    r"(?:[ \t]*[/:,;|=][ \t]*|[ \t]+)(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+=])"
 )
+_PRIVATE_KEY_WORDS = re.compile(r"PRIVATE KEY", re.IGNORECASE)
+_AWS_PREFIXES = re.compile(r"AKIA|ASIA", re.IGNORECASE)
 _GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
 # GitHub's token shapes, also when kingfisher's checks would pass one by.
 _GITHUB_TOKEN = re.compile(
@@ -79,7 +83,16 @@ _GITHUB_TOKEN = re.compile(
     r"(?![A-Za-z0-9_])"
 )
 _URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>`]+:(?P<secret>[^\s/?#@\"'<>`]+)@")
-_BEARER = re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])")
+_BEARER = re.compile(
+    r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])", re.IGNORECASE
+)
+_BEARER_WORD = re.compile(r"bearer", re.IGNORECASE)
+# ``user:password@host`` without a scheme (a URL whose ``//`` was lost, an scp-style remote):
+# only a password that looks like a credential, since prose has ``a:b@c`` too.
+_USERINFO = re.compile(
+    r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{1,64}:(?P<secret>[^\s/?#@:\"'<>`]{8,200})"
+    r"@[A-Za-z0-9\-]+\.[A-Za-z0-9.\-]+"
+)
 # An HTTP Authorization header's credentials (Basic, Token, Digest), however short.
 _AUTH_HEADER = re.compile(
     r"\bAuthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:Basic|Token|Digest)[ \t]+"
@@ -90,7 +103,8 @@ _AUTH_HEADER = re.compile(
 _LOOKS_ENCODED = re.compile(r"[0-9+/=]|.[A-Z]")
 # The armour line may end the line or (a key pasted onto one line) be followed by the body.
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[ \t]*(?:\r?\n)?"
+    r"-----BEGIN (?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[ \t]*(?:\r?\n)?",
+    re.IGNORECASE,
 )
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # An assignment to a secret-like name: the name must END with one of these words
@@ -275,30 +289,40 @@ def _looks_like_credential(value: str) -> bool:
 def _private_key_spans(text: str) -> Iterable[Span]:
     """Key bodies; the scan resumes after each body, so no stretch is searched twice."""
     position = 0
+    folded = _lowered(text)
     no_end: set[str] = set()  # labels with no END line after some point: none after it either
     while (match := _PRIVATE_KEY.search(text, position)) is not None:
         start = match.end()
-        end_marker = _key_end(text, start, match.group("label"), no_end)
+        end_marker = _key_end(folded, start, match.group("label").lower(), no_end)
         body = text[start:end_marker].rstrip()
         if body and not MASKED.fullmatch(body):
             yield start, start + len(body)
         position = max(end_marker, start)
 
 
-def _key_end(text: str, start: int, label: str, no_end: set[str]) -> int:
-    """Where a key body ends: its END line, else (a cut block) the first blank line or the end."""
-    end_marker = -1 if label in no_end else text.find(f"-----END {label}-----", start)
+def _key_end(folded: str, start: int, label: str, no_end: set[str]) -> int:
+    """Where a key body ends: its END line, else (a cut block) the first blank line or the end.
+
+    ``folded`` is the lowercased text and ``label`` the lowercased label.
+    """
+    end_marker = -1 if label in no_end else folded.find(f"-----end {label}-----", start)
     if end_marker == -1:
         no_end.add(label)
-        blank = _BLANK_LINE.search(text, start)
-        end_marker = blank.start() + 1 if blank else len(text)
+        blank = _BLANK_LINE.search(folded, start)
+        end_marker = blank.start() + 1 if blank else len(folded)
     return end_marker
 
 
-def _assignment_spans(text: str) -> Iterable[Span]:
+def _lowered(text: str) -> str:
+    """``text`` lowercased, character for character (offsets stay valid)."""
     lowered = text.lower()
     if len(lowered) != len(text):  # a few letters lowercase to two characters (``İ``)
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return lowered
+
+
+def _assignment_spans(text: str) -> Iterable[Span]:
+    lowered = _lowered(text)
     if not any(word in lowered for word in _NAME_HINTS):
         return
     for name in _NAME_WORD.finditer(lowered):
@@ -317,6 +341,14 @@ def _aws_spans(text: str) -> Iterable[Span]:
         pair = _AWS_PAIR_SECRET.match(text, match.end())
         if pair is not None:
             yield pair.span("secret")
+
+
+def _userinfo_spans(text: str) -> Iterable[Span]:
+    """``user:password@host`` with no scheme, when the password looks like a credential."""
+    for match in _USERINFO.finditer(text):
+        secret = match.group("secret")
+        if _looks_like_credential(secret) and not _has_mask(secret):
+            yield match.span("secret")
 
 
 def _url_password_spans(text: str) -> Iterable[Span]:
@@ -342,17 +374,19 @@ def _auth_header_spans(text: str) -> Iterable[Span]:
 def _own_spans(text: str) -> list[Span]:
     # Each pattern runs only when a cheap substring test says it can match.
     spans: list[Span] = []
-    if "AKIA" in text or "ASIA" in text:
+    if _AWS_PREFIXES.search(text):
         spans.extend(_aws_spans(text))
     if "github_pat_" in text or any(prefix in text for prefix in _GITHUB_PREFIXES):
         spans.extend(m.span() for m in _GITHUB_TOKEN.finditer(text))
     if "://" in text:
         spans.extend(_url_password_spans(text))
-    if "Bearer" in text:
+    if _BEARER_WORD.search(text):
         spans.extend(m.span("secret") for m in _BEARER.finditer(text))
+    if "@" in text:
+        spans.extend(_userinfo_spans(text))
     if "uthori" in text or "UTHORI" in text:
         spans.extend(_auth_header_spans(text))
-    if "PRIVATE KEY" in text:
+    if _PRIVATE_KEY_WORDS.search(text):
         spans.extend(_private_key_spans(text))
     spans.extend(_assignment_spans(text))
     return spans
