@@ -32,14 +32,14 @@ from typing import Any, TypeVar
 from vaultsync.core.model import ProfileField
 from vaultsync.core.redact import redact
 
-__all__ = ["scrub", "scrub_keyed"]
+__all__ = ["Scrubber", "scrub", "scrub_keyed"]
 
 T = TypeVar("T")
 
 
 def scrub(value: T) -> T:
     """``value`` with every string inside it masked (see the module docstring)."""
-    return _scrub(value)  # type: ignore[no-any-return]
+    return Scrubber()(value)
 
 
 def scrub_keyed(key: str, text: str) -> str:
@@ -51,24 +51,69 @@ def scrub_keyed(key: str, text: str) -> str:
     return redact(text)  # the key itself held a secret: the value is judged alone
 
 
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, tuple):
-        return tuple(_scrub_item(item) for item in value)
-    if isinstance(value, list):
-        return [_scrub_item(item) for item in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _scrub_record(value)
-    return value
+class Scrubber:
+    """:func:`scrub` that remembers: a value shared by several inputs is masked once.
+
+    The last good records are the records' own objects, and a text often fills many fields.
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._objects: dict[int, tuple[object, object]] = {}
+        """``id`` → (the object, kept alive so the id is not reused; its masked copy)."""
+
+    def __call__(self, value: T) -> T:
+        """``value`` with every string inside it masked."""
+        return self._scrub(value)  # type: ignore[no-any-return]
+
+    def _text(self, text: str) -> str:
+        masked = self._texts.get(text)
+        if masked is None:
+            masked = self._texts[text] = redact(text)
+        return masked
+
+    def _scrub(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._text(value)
+        if not isinstance(value, tuple | list) and not _is_record(value):
+            return value
+        known = self._objects.get(id(value))
+        if known is not None:
+            return known[1]
+        if isinstance(value, tuple):
+            masked: Any = tuple(self._item(item) for item in value)
+        elif isinstance(value, list):
+            masked = [self._item(item) for item in value]
+        else:
+            masked = self._record(value)
+        self._objects[id(value)] = (value, masked)
+        return masked
+
+    def _item(self, item: Any) -> Any:
+        """One element of a collection: a ``(key, text)`` pair is judged with its key."""
+        if _is_pair(item):
+            key, text = item
+            return (self._text(key), scrub_keyed(key, text))
+        return self._scrub(item)
+
+    def _record(self, record: Any) -> Any:
+        """A dataclass with every init field scrubbed; the same object when nothing changed."""
+        changes = {}
+        for field in dataclasses.fields(record):
+            if not field.init:
+                continue
+            old = getattr(record, field.name)
+            if isinstance(record, ProfileField) and field.name == "value" and isinstance(old, str):
+                new = scrub_keyed(record.key, old)
+            else:
+                new = self._scrub(old)
+            if new != old:
+                changes[field.name] = new
+        return dataclasses.replace(record, **changes) if changes else record
 
 
-def _scrub_item(item: Any) -> Any:
-    """One element of a collection: a ``(key, text)`` pair is judged with its key."""
-    if _is_pair(item):
-        key, text = item
-        return (redact(key), scrub_keyed(key, text))
-    return _scrub(item)
+def _is_record(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
 def _is_pair(item: Any) -> bool:
@@ -78,18 +123,3 @@ def _is_pair(item: Any) -> bool:
         and isinstance(item[0], str)
         and isinstance(item[1], str)
     )
-
-
-def _scrub_record(record: Any) -> Any:
-    """A dataclass with every init field scrubbed; the same object when nothing changed."""
-    changes = {}
-    for field in dataclasses.fields(record):
-        if not field.init:
-            continue
-        old = getattr(record, field.name)
-        new = _scrub(old)
-        if isinstance(record, ProfileField) and field.name == "value" and isinstance(old, str):
-            new = scrub_keyed(record.key, old)
-        if new != old:
-            changes[field.name] = new
-    return dataclasses.replace(record, **changes) if changes else record

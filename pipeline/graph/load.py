@@ -22,7 +22,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.scrub import scrub
+from vaultsync.core.scrub import Scrubber, scrub
 from vaultsync.core.settings import Caps
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
@@ -63,9 +63,10 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
         state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
     )
     links, problems = links_or_empty(state)
-    records = scrub(replace(records, links=links, skipped=records.skipped + problems))
+    masked = Scrubber()  # the last good values are the records' own objects: masked once
+    records = masked(replace(records, links=links, skipped=records.skipped + problems))
     skipped = remember_warnings(state, records.skipped)
-    masked_good = {scrub(rel): scrub(value) for rel, value in good.items()}
+    masked_good = {masked(rel): masked(value) for rel, value in good.items()}
     return replace(records, skipped=skipped), masked_good, known
 
 
