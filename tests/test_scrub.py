@@ -20,7 +20,7 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.core.redact import MASKED, mask, redact
-from vaultsync.core.scrub import scrub, scrub_keyed
+from vaultsync.core.scrub import Scrubber, scrub, scrub_keyed
 
 PAT = "ghp_" + "R8vK2mQ9xL4tW7nZ3pB6" + "yH1cF5dJ0sG2aE8uXk4i"
 
@@ -147,3 +147,22 @@ def _plant(records: Records) -> Records:
     planted = plant(records)
     assert isinstance(planted, Records)
     return planted
+
+
+class TestMemo:
+    def test_known_texts_are_not_masked_again(self) -> None:
+        """A text an earlier run masked is answered from the memo; a new one is masked."""
+        first = Scrubber({}, b"salt")
+        topic = Topic(name=f"deploy {PAT}", summary="plain words, nothing to hide")
+        masked = first(topic)
+        assert set(first.learned.values()) == {masked.name, None}
+        stale = {digest: "from the memo" for digest, value in first.learned.items() if value}
+        again = Scrubber(stale, b"salt")(topic)
+        assert (again.name, again.summary) == ("from the memo", topic.summary)
+
+    def test_memo_holds_no_secret(self) -> None:
+        """What a run learns holds masked texts and salted digests only."""
+        scrubber = Scrubber({}, b"salt")
+        scrubber(Records(topics=tuple(Topic(name=f.text, summary=f.text) for f in FORMS)))
+        learned = repr(scrubber.learned)
+        assert not any(secret in learned for form in FORMS for secret in form.secrets)

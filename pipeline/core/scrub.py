@@ -22,11 +22,19 @@ The key itself is masked alone, like any string, so a private entry's key in
 (:func:`~vaultsync.core.redact.mask`): the same store text gives the same masked text, so a
 masked title gives the same file name on every sync, and a drawn link's end still names its
 note.
+
+Masking every string costs a sync that reads the stores about half a second more (loading the
+provider rules, then scanning).  :class:`Scrubber` can be given what an earlier run masked, by
+a salted digest of each text (``graph.cache`` keeps it in vaultsync's cache folder, 0600: the
+masked texts and digests, never a secret), so an unchanged text is not masked again and an
+unchanged store never loads the rules.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from vaultsync.core.model import ProfileField
@@ -35,6 +43,10 @@ from vaultsync.core.redact import redact
 __all__ = ["Scrubber", "scrub", "scrub_keyed"]
 
 T = TypeVar("T")
+
+MEMO_MIN = 8
+"""Texts this long or longer are remembered between runs (shorter ones hold no secret that
+needs the provider rules, so masking them again is cheap)."""
 
 
 def scrub(value: T) -> T:
@@ -57,19 +69,43 @@ class Scrubber:
     The last good records are the records' own objects, and a text often fills many fields.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, known: Mapping[str, str | None] | None = None, salt: bytes = b"") -> None:
+        """``known``: what an earlier run masked, by :meth:`digest` (``None``: nothing to mask).
+
+        With a ``salt``, every text of at least ``MEMO_MIN`` characters is looked up there
+        first, and :attr:`learned` collects what this run masked, for the next one.
+        """
+        self._known = known or {}
+        self._salt = salt
         self._texts: dict[str, str] = {}
         self._objects: dict[int, tuple[object, object]] = {}
         """``id`` → (the object, kept alive so the id is not reused; its masked copy)."""
+        self.learned: dict[str, str | None] = {}
 
     def __call__(self, value: T) -> T:
         """``value`` with every string inside it masked."""
         return self._scrub(value)  # type: ignore[no-any-return]
 
+    def digest(self, text: str) -> str:
+        """The salted BLAKE2b of a text (hex), the key of :attr:`learned`."""
+        data = text.encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, key=self._salt, digest_size=16).hexdigest()
+
     def _text(self, text: str) -> str:
         masked = self._texts.get(text)
-        if masked is None:
-            masked = self._texts[text] = redact(text)
+        if masked is not None:
+            return masked
+        if self._salt and len(text) >= MEMO_MIN:
+            digest = self.digest(text)
+            if digest in self._known:
+                stored = self._known[digest]
+                masked = text if stored is None else stored
+            else:
+                masked = redact(text)
+            self.learned[digest] = None if masked == text else masked
+        else:
+            masked = redact(text)
+        self._texts[text] = masked
         return masked
 
     def _scrub(self, value: Any) -> Any:

@@ -31,10 +31,12 @@ from vaultsync.graph.cache import (
     graph_fingerprint,
     load_graph,
     load_last_good,
+    load_masks,
     load_parsed_texts,
     remember_warnings,
     save_graph,
     save_last_good,
+    save_masks,
     save_parsed_texts,
 )
 from vaultsync.graph.documents import context_documents
@@ -63,10 +65,12 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
         state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
     )
     links, problems = links_or_empty(state)
-    masked = Scrubber()  # the last good values are the records' own objects: masked once
+    salt, masks = load_masks(state)
+    masked = Scrubber(masks, salt)  # the last good values are the records' own objects
     records = masked(replace(records, links=links, skipped=records.skipped + problems))
     skipped = remember_warnings(state, records.skipped)
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
+    save_masks(state, salt, masked.learned, masks)
     return replace(records, skipped=skipped), masked_good, known
 
 
