@@ -36,6 +36,7 @@ texts only); a file of another code or rules version is ignored.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -83,8 +84,8 @@ def graph_path(state: Path) -> Path:
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
-    """Digest of the stores' stat data, the caps and the code that builds the graph."""
-    text = f"{code_fingerprint()}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    """Digest of the stores' stat data, the caps, the graph's code and the secret rules' version."""
+    text = f"{code_fingerprint()}:{_rules_version()}\n{caps.as_key()}\n{store_fingerprint(state)}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -206,6 +207,7 @@ def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any
     return _replace(cache_dir(state) / "last-good.pickle", data)
 
 
+@functools.cache
 def _rules_version() -> str:
     try:
         return importlib.metadata.version("kingfisher-secret-scanner")
