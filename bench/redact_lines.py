@@ -21,6 +21,9 @@ PATTERNS = {
     "Bearer ": "Bearer ",
     "AKIA": "AKIA",
     "://u:": "://u:",
+    "u:Pw0rd1234@h.io ": "u:Pw0rd1234@h.io ",
+    "PGPASSWORD=Tr0ub4dor3 && ": "PGPASSWORD=Tr0ub4dor3 && ",
+    "AKIA… / ": "AKIA5UQWK3ZJ7TYDN2XP / ",
 }
 SIZES = (150_000, 300_000, 600_000, 1_200_000)
 

@@ -268,3 +268,23 @@ class TestSecretCorpus:
         masked = redact(text)
         assert masked.startswith("-----BEGIN PRIVATE KEY----- \u2039secret-")
         assert "abc" not in masked
+
+
+class TestAssignmentProperty:
+    @settings(max_examples=200, deadline=None)
+    @given(
+        name=st.sampled_from(
+            ["password", "PGPASSWORD", "db_password", "api_key", "AWS_SECRET_ACCESS_KEY", "token"]
+        ),
+        op=st.sampled_from(["=", ": ", " = ", ":"]),
+        secret=st.from_regex(r"[A-Za-z]{2}[0-9]{2}[A-Za-z0-9]{6,24}", fullmatch=True),
+        after=st.sampled_from(["", " && psql -h db", " (rotate!)", ";", " aws s3 ls", " # old"]),
+        before=st.sampled_from(["", "export ", "  ", "- ", "Server=db;"]),
+    )
+    def test_credential_values_never_survive(
+        self, name: str, op: str, secret: str, after: str, before: str
+    ) -> None:
+        """A credential-looking value after a secret-like name is masked, whatever follows it."""
+        masked = redact(f"{before}{name}{op}{secret}{after}")
+        assert secret not in masked
+        assert masked == f"{before}{name}{op}{mask(secret)}{after}"

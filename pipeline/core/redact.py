@@ -277,9 +277,13 @@ def _is_bare_value_secret(text: str, name_start: int, match: re.Match[str]) -> b
 
 
 def _looks_like_credential(value: str) -> bool:
-    """Letters and digits, 8 or more characters, not a web address: no word of prose."""
+    """Letters and digits, 8 to 256 characters, not a web address: no word of prose.
+
+    (Longer tokens are provider formats, kingfisher's; the bound keeps a line of ``password=``
+    repeated from scanning every 500-character value for a digit.)
+    """
     return (
-        len(value) >= 8
+        8 <= len(value) <= 256
         and _HAS_DIGIT.search(value) is not None
         and _HAS_LETTER.search(value) is not None
         and "://" not in value
