@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from vaultsync.core.model import ProfileField
@@ -54,13 +54,13 @@ def scrub(value: T) -> T:
     return Scrubber()(value)
 
 
-def scrub_keyed(key: str, text: str) -> str:
+def scrub_keyed(key: str, text: str, mask_text: Callable[[str], str] = redact) -> str:
     """``text`` masked as it reads after its key (``api_key: k8Rk2…`` → ``api_key: ‹secret-…›``)."""
     prefix = f"{key}: "
-    masked = redact(prefix + text)
+    masked = mask_text(prefix + text)
     if masked.startswith(prefix):
-        return redact(masked[len(prefix) :])
-    return redact(text)  # the key itself held a secret: the value is judged alone
+        return mask_text(masked[len(prefix) :])
+    return mask_text(text)  # the key itself held a secret: the value is judged alone
 
 
 class Scrubber:
@@ -129,7 +129,7 @@ class Scrubber:
         """One element of a collection: a ``(key, text)`` pair is judged with its key."""
         if _is_pair(item):
             key, text = item
-            return (self._text(key), scrub_keyed(key, text))
+            return (self._text(key), scrub_keyed(key, text, self._text))
         return self._scrub(item)
 
     def _record(self, record: Any) -> Any:
@@ -140,7 +140,7 @@ class Scrubber:
                 continue
             old = getattr(record, field.name)
             if isinstance(record, ProfileField) and field.name == "value" and isinstance(old, str):
-                new = scrub_keyed(record.key, old)
+                new = scrub_keyed(record.key, old, self._text)
             else:
                 new = self._scrub(old)
             if new != old:
