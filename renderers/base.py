@@ -13,7 +13,9 @@ its node, its record and :class:`RenderInputs`.  The helpers here decide, once f
   exact-path wikilinks ``[[Folder/Note|Title]]``, sorted; a link drawn by hand carries
   ``by_user`` and its note.
 * **text**: wikilinks rewritten to exact paths (code untouched, unresolved targets and links to
-  tags as written), then secrets masked.
+  tags as written).  Its secrets were masked before the graph was built
+  (:mod:`vaultsync.core.scrub`, the one boundary); one-line values are masked again here, since
+  joining lines (``password:`` at one line's end, its value on the next) can make one.
 """
 
 from __future__ import annotations
@@ -339,11 +341,11 @@ def close_open_fence(text: str) -> str:
 
 
 def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
-    """A note text ready to print: newlines normalized, wikilinks rewritten, secrets masked."""
+    """A note text ready to print: newlines normalized, wikilinks rewritten (already masked)."""
     if not text:
         return ""
     text = trim_block(rewrite_links(normalize_newlines(text), source_id, inputs))
-    return close_open_fence(redact(text))
+    return close_open_fence(text)
 
 
 def _target_candidates(text: str) -> Iterable[str]:

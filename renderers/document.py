@@ -1,6 +1,7 @@
 """Document node → ``document.md.j2`` context: the file's full content, safe to show; pure.
 
-* Secrets are masked (:mod:`vaultsync.core.redact`) before anything else looks at the text.
+* Secrets were masked before the graph was built (:mod:`vaultsync.core.scrub`, the one
+  boundary), on the whole text: the cut below never splits one.
 * At most ``MAX_BYTES`` (1 MiB) of content per note, cut on a character boundary (at a line
   end when one is near) and followed by a notice; a fence left open by the cut is closed.
 * Markdown (by file extension, as the graph decides: ``.md``, ``.mdx``, ``.markdown``) stays
@@ -15,7 +16,6 @@ from __future__ import annotations
 import re
 
 from vaultsync.core.model import Node
-from vaultsync.core.redact import redact
 from vaultsync.graph.documents import is_markdown
 from vaultsync.renderers.base import (
     NoteContext,
@@ -34,8 +34,6 @@ from vaultsync.renderers.records import DocumentRecord
 TEMPLATE = "document.md.j2"
 MAX_BYTES = 1 << 20
 """Content kept per document note, in UTF-8 bytes (1 MiB)."""
-_SCAN_MARGIN = 64 * 1024
-"""Extra text scanned for secrets past the cut, so a secret across it is still found."""
 _LINE_END_WINDOW = 4096
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -97,8 +95,7 @@ def _front_matter_as_code(text: str) -> str:
 def document_body(record: DocumentRecord, node_id: str, inputs: RenderInputs) -> tuple[str, bool]:
     """The printable body of a document and whether it was cut."""
     text = normalize_newlines(record.document.content)
-    text, _ = _cut(text, MAX_BYTES + _SCAN_MARGIN)
-    text, truncated = _cut(redact(text), MAX_BYTES)
+    text, truncated = _cut(text, MAX_BYTES)
     if is_markdown(record.document.source.replace("\\", "/")):
         text = trim_block(rewrite_links(_front_matter_as_code(text), node_id, inputs))
         return close_open_fence(text), truncated

@@ -34,6 +34,7 @@ from vaultsync.core.model import (
     Skill,
     Topic,
 )
+from vaultsync.core.scrub import scrub
 from vaultsync.links.names import normalize_name
 from vaultsync.render.specs import build_note_specs, make_environment
 
@@ -73,8 +74,11 @@ class StubResolver:
 def render_vault(
     records: Records, graph: Graph, resolver: Any, templates: Path | None = None
 ) -> dict[str, bytes]:
-    """Every note of the vault: ``{path: bytes}``, in path order."""
-    specs = build_note_specs(records, graph, resolver, make_environment(templates))
+    """Every note of the vault: ``{path: bytes}``, in path order.
+
+    The records are masked first (``core.scrub``), as ``graph.load`` does for every sync.
+    """
+    specs = build_note_specs(scrub(records), graph, resolver, make_environment(templates))
     return {spec.path: spec.render() for spec in specs}
 
 

@@ -9,8 +9,9 @@ import pytest
 from helpers import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from secretcorpus import FORMS, Form
 from vaultsync.core import redact as redact_module
-from vaultsync.core.redact import MASK, find_secrets, redact
+from vaultsync.core.redact import MASKED, find_secrets, mask, redact
 
 GITHUB_PAT = "ghp_" + "1234567890abcdefghij" + "ABCDEFGHIJ123456"
 AWS_ID = "AKIA" + "2OGYBAH6STMMNXNN"
@@ -21,24 +22,36 @@ class TestOwnPatterns:
     @pytest.mark.parametrize(
         ("text", "expected"),
         [
-            (f"the id {AWS_ID} alone", f"the id {MASK} alone"),
-            (f"ASIA{'A' * 16}", MASK),
-            ("https://bob:hunter2@example.com/x", f"https://bob:{MASK}@example.com/x"),
-            ("postgres://admin:Xk9pQ2mZ7vL4@db:5432/app", f"postgres://admin:{MASK}@db:5432/app"),
-            ('password = "correct horse battery"', f'password = "{MASK}"'),
-            ("PASSWORD=swordfish", f"PASSWORD={MASK}"),
-            ("export DB_PASSWORD=swordfish", f"export DB_PASSWORD={MASK}"),
-            ('{"password": "s3cr3t!", "user": "x"}', f'{{"password": "{MASK}", "user": "x"}}'),
-            ("password: hunter2", f"password: {MASK}"),
-            ("  db_password: swordfish", f"  db_password: {MASK}"),
-            ("api_key = 'sk-abc123def456'", f"api_key = '{MASK}'"),
-            ("apiKey: `abc123xyz`", f"apiKey: `{MASK}`"),
-            ("SECRET_KEY = 'django-insecure-abc123'", f"SECRET_KEY = '{MASK}'"),
+            (f"the id {AWS_ID} alone", f"the id {mask(AWS_ID)} alone"),
+            (f"ASIA{'A' * 16}", mask(f"ASIA{'A' * 16}")),
+            ("https://bob:hunter2@example.com/x", f"https://bob:{mask('hunter2')}@example.com/x"),
+            (
+                "postgres://admin:Xk9pQ2mZ7vL4@db:5432/app",
+                f"postgres://admin:{mask('Xk9pQ2mZ7vL4')}@db:5432/app",
+            ),
+            ('password = "correct horse battery"', f'password = "{mask("correct horse battery")}"'),
+            ("PASSWORD=swordfish", f"PASSWORD={mask('swordfish')}"),
+            ("export DB_PASSWORD=swordfish", f"export DB_PASSWORD={mask('swordfish')}"),
+            (
+                '{"password": "s3cr3t!", "user": "x"}',
+                f'{{"password": "{mask("s3cr3t!")}", "user": "x"}}',
+            ),
+            ("password: hunter2", f"password: {mask('hunter2')}"),
+            ("  db_password: swordfish", f"  db_password: {mask('swordfish')}"),
+            ("api_key = 'sk-abc123def456'", f"api_key = '{mask('sk-abc123def456')}'"),
+            ("apiKey: `abc123xyz`", f"apiKey: `{mask('abc123xyz')}`"),
+            (
+                "SECRET_KEY = 'django-insecure-abc123'",
+                f"SECRET_KEY = '{mask('django-insecure-abc123')}'",
+            ),
             (
                 f"aws_secret_access_key = {AWS_SECRET}\n",
-                f"aws_secret_access_key = {MASK}\n",
+                f"aws_secret_access_key = {mask(AWS_SECRET)}\n",
             ),
-            ("Authorization: Bearer abcdefABCDEF0123456789xyz", f"Authorization: Bearer {MASK}"),
+            (
+                "Authorization: Bearer abcdefABCDEF0123456789xyz",
+                f"Authorization: Bearer {mask('abcdefABCDEF0123456789xyz')}",
+            ),
         ],
     )
     def test_masks(self, text: str, expected: str) -> None:
@@ -79,32 +92,36 @@ class TestOwnPatterns:
             "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcd==\n"
             "-----END RSA PRIVATE KEY-----\nafter\n"
         )
+        body = mask("MIIEowIBAAKCAQEA\nabcd==")
         assert redact(text) == (
-            f"before\n-----BEGIN RSA PRIVATE KEY-----\n{MASK}\n"
+            f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n"
             "-----END RSA PRIVATE KEY-----\nafter\n"
         )
 
     def test_cut_private_key_block(self) -> None:
         """A block without its END line is masked up to the next blank line."""
         text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAA\n\nafter"
-        assert redact(text) == f"-----BEGIN OPENSSH PRIVATE KEY-----\n{MASK}\n\nafter"
+        body = mask("b3BlbnNzaC1rZXk\nAAAA")
+        assert redact(text) == f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n\nafter"
 
 
 class TestKingfisher:
     def test_provider_token(self) -> None:
         """A GitHub token is found by kingfisher, with offsets mapped from bytes."""
         text = f"Configuração: token {GITHUB_PAT} — done"
-        assert redact(text) == f"Configuração: token {MASK} — done"
+        assert redact(text) == f"Configuração: token {mask(GITHUB_PAT)} — done"
 
     def test_byte_offsets_after_emoji(self) -> None:
         """Characters of 4 UTF-8 bytes before the secret do not shift the mask."""
         text = f"😀😀 {GITHUB_PAT} ok"
-        assert redact(text) == f"😀😀 {MASK} ok"
+        assert redact(text) == f"😀😀 {mask(GITHUB_PAT)} ok"
 
     def test_aws_pair(self) -> None:
         """The access key id and the secret are both masked."""
         text = f"aws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
-        assert redact(text) == f"aws_access_key_id = {MASK}\naws_secret_access_key = {MASK}\n"
+        assert redact(text) == (
+            f"aws_access_key_id = {mask(AWS_ID)}\naws_secret_access_key = {mask(AWS_SECRET)}\n"
+        )
 
     def test_rules_load_only_when_needed(self) -> None:
         """Text without a candidate token (prose, our ids, paths) never loads the rules."""
@@ -126,21 +143,19 @@ class TestKingfisher:
     def test_secret_beside_a_path_is_still_found(self) -> None:
         """A path is no candidate, but a token in the same text still gets the text scanned."""
         text = f"see /docs/section1/page103.md then use {GITHUB_PAT}"
-        assert redact(text) == f"see /docs/section1/page103.md then use {MASK}"
+        assert redact(text) == f"see /docs/section1/page103.md then use {mask(GITHUB_PAT)}"
 
     def test_context_words_get_a_text_scanned(self) -> None:
         """A secret too short to be a candidate is still found after a word rules key on."""
         text = 'curl https://api.example.com/v2/users1 -H "Authorization: Basic dXNlcjpwYXNz"'
-        assert (
-            redact(text)
-            == f'curl https://api.example.com/v2/users1 -H "Authorization: Basic {MASK}"'
-        )
+        header = f'-H "Authorization: Basic {mask("dXNlcjpwYXNz")}"'
+        assert redact(text) == f"curl https://api.example.com/v2/users1 {header}"
 
     @pytest.mark.parametrize(
         ("text", "expected"),
         [
-            ("Authorization: Token abc12345xyz", f"Authorization: Token {MASK}"),
-            ('authorization="basic dXNlcjpwYXNz"', f'authorization="basic {MASK}"'),
+            ("Authorization: Token abc12345xyz", f"Authorization: Token {mask('abc12345xyz')}"),
+            ('authorization="basic dXNlcjpwYXNz"', f'authorization="basic {mask("dXNlcjpwYXNz")}"'),
             ("the Authorization: Basic scheme is weak", "the Authorization: Basic scheme is weak"),
             ("Authorization: Basic credentials", "Authorization: Basic credentials"),
         ],
@@ -151,7 +166,7 @@ class TestKingfisher:
 
     def test_long_parts_are_candidates_even_with_an_extension(self) -> None:
         """A run with a part long enough to hold a token is scanned, extension or not."""
-        assert redact(f"{GITHUB_PAT}.md") == f"{MASK}.md"
+        assert redact(f"{GITHUB_PAT}.md") == f"{mask(GITHUB_PAT)}.md"
 
 
 class TestProperties:
@@ -191,7 +206,7 @@ class TestCorpus:
         text = "".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.md")))
         data = (text * (1_000_000 // len(text) + 1))[:1_000_000] + f"\n{GITHUB_PAT}\n"
         assert data.count(GITHUB_PAT) == 1
-        assert redact(data) == data.replace(GITHUB_PAT, MASK)
+        assert redact(data) == data.replace(GITHUB_PAT, mask(GITHUB_PAT))
 
 
 class TestLongLines:
@@ -209,4 +224,67 @@ class TestLongLines:
     def test_long_line_of_prose_assignments(self) -> None:
         """A 100 KB line of prose assignments is left alone; a secret ending it is masked."""
         assert redact(self.LINE) == self.LINE
-        assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {MASK}"
+        assert redact(f"{self.LINE}password: hunter2") == f"{self.LINE}password: {mask('hunter2')}"
+
+
+class TestSecretCorpus:
+    @pytest.mark.parametrize("form", FORMS, ids=[form.name for form in FORMS])
+    def test_every_form_masked(self, form: Form) -> None:
+        """Each form of the issue and each rule example loses its secret, in prose too."""
+        for text in (form.text, f"Note: {form.text}\nmore text", f"- {form.text} — see ops"):
+            masked = redact(text)
+            assert not any(secret in masked for secret in form.secrets), masked
+            assert redact(masked) == masked
+
+    @pytest.mark.parametrize("form", FORMS, ids=[form.name for form in FORMS])
+    def test_lowercased_forms_masked(self, form: Form) -> None:
+        """A store that lowercases a name (projects) still has every secret masked."""
+        masked = redact(form.text.lower())
+        assert not any(secret.lower() in masked for secret in form.secrets), masked
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "git@github.com:org/repo.git",
+            "meet at 10:30@office.example tomorrow",
+            "Password: choose a strong one (rotated monthly)",
+            "password: see the vault entry && ask ops",
+            "the private key lives in the HSM",
+            "-----BEGIN PUBLIC KEY----- MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A -----END PUBLIC KEY-----",
+        ],
+    )
+    def test_new_rules_leave_prose_alone(self, text: str) -> None:
+        """Values followed by prose, scp remotes and public keys are not secrets."""
+        assert redact(text) == text
+
+    def test_mask_names_the_secret(self) -> None:
+        """The same secret gets the same mask; two secrets get two masks."""
+        assert MASKED.fullmatch(mask("Pq7Zr2Lm9Xw4"))
+        assert mask("Pq7Zr2Lm9Xw4") == mask("Pq7Zr2Lm9Xw4") != mask("Pq7Zr2Lm9Xw5")
+
+    def test_many_unclosed_key_blocks(self) -> None:
+        """Key headers without END lines, on one long line: one body, found in one pass."""
+        text = "-----BEGIN PRIVATE KEY----- abc " * 20_000
+        masked = redact(text)
+        assert masked.startswith("-----BEGIN PRIVATE KEY----- \u2039secret-")
+        assert "abc" not in masked
+
+
+class TestAssignmentProperty:
+    @settings(max_examples=200, deadline=None)
+    @given(
+        name=st.sampled_from(
+            ["password", "PGPASSWORD", "db_password", "api_key", "AWS_SECRET_ACCESS_KEY", "token"]
+        ),
+        op=st.sampled_from(["=", ": ", " = ", ":"]),
+        secret=st.from_regex(r"[A-Za-z]{2}[0-9]{2}[A-Za-z0-9]{6,24}", fullmatch=True),
+        after=st.sampled_from(["", " && psql -h db", " (rotate!)", ";", " aws s3 ls", " # old"]),
+        before=st.sampled_from(["", "export ", "  ", "- ", "Server=db;"]),
+    )
+    def test_credential_values_never_survive(
+        self, name: str, op: str, secret: str, after: str, before: str
+    ) -> None:
+        """A credential-looking value after a secret-like name is masked, whatever follows it."""
+        masked = redact(f"{before}{name}{op}{secret}{after}")
+        assert secret not in masked
+        assert masked == f"{before}{name}{op}{mask(secret)}{after}"

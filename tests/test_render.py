@@ -35,7 +35,7 @@ from vaultsync.core.model import (
     Records,
     Session,
 )
-from vaultsync.core.redact import MASK
+from vaultsync.core.redact import mask
 from vaultsync.core.settings import Caps
 from vaultsync.extract.workspace import saved_time
 from vaultsync.graph.build import build_graph
@@ -346,9 +346,10 @@ class TestPrivacy:
     def test_secrets_masked(self, vault: dict[str, bytes]) -> None:
         """Journal notes and documents (Markdown and code) have their secrets masked."""
         daily = note(vault, "Journal/Daily")
-        assert f"DB password: {MASK}\nand token {MASK}" in daily
-        assert f"Token: {MASK}" in note(vault, "Contexts/handbook/guide/gateway")
-        assert f"export PASSWORD={MASK}" in note(vault, "Contexts/handbook/scripts/run.sh")
+        assert f"DB password: {mask('hunter2')}\nand token {mask(GITHUB_PAT)}" in daily
+        assert f"Token: {mask(GITHUB_PAT)}" in note(vault, "Contexts/handbook/guide/gateway")
+        script = note(vault, "Contexts/handbook/scripts/run.sh")
+        assert f"export PASSWORD={mask('swordfish')}" in script
         for data in vault.values():
             assert GITHUB_PAT.encode() not in data
             assert b"hunter2" not in data

@@ -314,11 +314,11 @@ def edit_config(data: bytes | None, key: str, raw: str | None) -> bytes:
 
 
 def _refuse_secret(key: str, value: Any) -> None:
-    from vaultsync.core.redact import MASK, redact  # noqa: PLC0415 - loads rules only when needed
+    from vaultsync.core.redact import find_secrets  # noqa: PLC0415 - loads rules only when needed
 
     texts = value if isinstance(value, tuple) else (value,)
     for text in texts:
-        if isinstance(text, str) and MASK in redact(text):
+        if isinstance(text, str) and find_secrets(text):
             raise ConfigError(
                 f"{key}: the value looks like a secret, and the config is committed with the vault"
             )

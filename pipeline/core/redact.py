@@ -1,4 +1,4 @@
-"""Text → the same text with secrets masked (``MASK``); pure apart from a lazy rule load.
+"""Text → the same text with secrets masked (:func:`mask`); pure apart from a lazy rule load.
 
 Two detectors, merged:
 
@@ -12,36 +12,87 @@ Two detectors, merged:
   Its offsets are UTF-8 byte offsets and are mapped back to characters here.
 * **Our own patterns** for what kingfisher does not report (libraries.md §4, re-measured):
   a lone AWS access key id (``AKIA``/``ASIA`` + 16), the password of ``scheme://user:pw@``,
-  values assigned to password/secret/token/api-key names (``password = "…"``,
-  ``PASSWORD=…``, ``"password": "…"``, ``password: hunter2``), ``Bearer`` tokens, and private
-  key blocks (the body between the ``BEGIN``/``END`` lines).
+  the 40-character secret written after an access key id (``AKIA… / …``), GitHub tokens
+  (``ghp_…``, ``github_pat_…``), values assigned to password/secret/token/api-key names
+  (``password = "…"``, ``PASSWORD=…``, ``"password": "…"``, ``password: hunter2``,
+  ``Server=db;Password=…;``, and a value that looks like a credential — letters and digits —
+  even when a command or prose follows it: ``export PGPASSWORD=… && psql``,
+  ``api_key=sk-live-… (rotate!)``), ``Bearer`` tokens, and private key blocks (the body between
+  the ``BEGIN``/``END`` armour, on one line or many).
 
 Only the secret is replaced — quotes, names and the key block's armour lines stay, so the
-reader sees what was there.  Precision over recall: an assignment whose value is prose
-(``Password: choose a strong one``), a placeholder (``<token>``, ``${TOKEN}``, ``changeme``)
-or code (``password = input()``) is left alone, and our 24-hex note ids are never masked.
-Masking is idempotent: ``redact(redact(t)) == redact(t)``.
+reader sees what was there.  The mask names the secret by a short digest (:func:`mask`,
+``‹secret-3fa9c1›``): the same secret gives the same mask wherever it appears (a masked title
+gives the same file name on every sync, and a wikilink to it still resolves), and two titles
+that differ only in their secret stay two notes.  Six hex digits of BLAKE2b (personalized for
+vaultsync, no key: the same on every machine, so ``check`` in CI agrees): enough to tell a few
+secrets apart, too few to identify a strong one; a *weak* password can be confirmed by
+someone who guesses it, so the README says so.
+
+Precision over recall: an assignment whose value is prose (``Password: choose a strong one``),
+a placeholder (``<token>``, ``${TOKEN}``, ``changeme``) or code (``password = input()``) is
+left alone, and our 24-hex note ids are never masked.
+Masking is idempotent: ``redact(redact(t)) == redact(t)``.  It is linear in the length of the
+text: every pattern looks a bounded distance past where it starts, and the key-block scan
+never searches the same stretch twice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["MASK", "find_secrets", "redact"]
+__all__ = ["MASKED", "find_secrets", "mask", "redact"]
 
-MASK = "\u2039secret\u203a"
-"""What a secret is replaced with: ``secret`` in single angle quotation marks."""
+_MASK_OPEN = "\u2039secret-"
+MASKED = re.compile(r"\u2039secret-[0-9a-f]{6}\u203a")
+"""What a secret is replaced with: ``‹secret-`` six hex digits ``›`` (see :func:`mask`)."""
+
+
+def mask(secret: str) -> str:
+    """The mask of one secret: ``‹secret-`` + 6 hex digits of its BLAKE2b digest + ``›``."""
+    data = secret.encode("utf-8", "surrogatepass")
+    digest = hashlib.blake2b(data, digest_size=3, person=b"vaultsync-mask").hexdigest()
+    return f"{_MASK_OPEN}{digest}\u203a"
+
+
+def _has_mask(text: str) -> bool:
+    return _MASK_OPEN in text
+
 
 Span = tuple[int, int]
 
 # --- our own patterns ----------------------------------------------------------------------
 
-_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+# Case-insensitive, like the key-block armour: a store may lowercase a name (projects) before
+# anything sees it, and a lowercased key is still the key.
+_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", re.IGNORECASE)
+# The secret access key written right after its key id (``AKIA… / <40 characters>``).
+_AWS_PAIR_SECRET = re.compile(
+    r"(?:[ \t]*[/:,;|=][ \t]*|[ \t]+)(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9+=])"
+)
+_PRIVATE_KEY_WORDS = re.compile(r"PRIVATE KEY", re.IGNORECASE)
+_AWS_PREFIXES = re.compile(r"AKIA|ASIA", re.IGNORECASE)
+_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+# GitHub's token shapes, also when kingfisher's checks would pass one by.
+_GITHUB_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_])(?:github_pat_[A-Za-z0-9_]{22,255}|gh[pousr]_[A-Za-z0-9]{36,255})"
+    r"(?![A-Za-z0-9_])"
+)
 _URL_PASSWORD = re.compile(r"://[^\s/?#@:\"'<>`]+:(?P<secret>[^\s/?#@\"'<>`]+)@")
-_BEARER = re.compile(r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])")
+_BEARER = re.compile(
+    r"\bBearer[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{16,}=*)(?![A-Za-z0-9\-._~+/=])", re.IGNORECASE
+)
+_BEARER_WORD = re.compile(r"bearer", re.IGNORECASE)
+# ``user:password@host`` without a scheme (a URL whose ``//`` was lost, an scp-style remote):
+# only a password that looks like a credential, since prose has ``a:b@c`` too.
+_USERINFO = re.compile(
+    r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]{1,64}:(?P<secret>[^\s/?#@:\"'<>`]{8,200})"
+    r"@[A-Za-z0-9\-]+\.[A-Za-z0-9.\-]+"
+)
 # An HTTP Authorization header's credentials (Basic, Token, Digest), however short.
 _AUTH_HEADER = re.compile(
     r"\bAuthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:Basic|Token|Digest)[ \t]+"
@@ -50,7 +101,11 @@ _AUTH_HEADER = re.compile(
 )
 # Credentials, not a word of prose: a digit, an inner capital, or a base64 sign.
 _LOOKS_ENCODED = re.compile(r"[0-9+/=]|.[A-Z]")
-_PRIVATE_KEY = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[ \t]*\r?\n")
+# The armour line may end the line or (a key pasted onto one line) be followed by the body.
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?P<label>[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[ \t]*(?:\r?\n)?",
+    re.IGNORECASE,
+)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # An assignment to a secret-like name: the name must END with one of these words
 # (``tokenizer = …`` is not a token, ``max_tokens`` is not either); ``key`` only after ``api``,
@@ -65,6 +120,9 @@ _VALUE = re.compile(
     r"(?:(?P<quote>[\"'`])(?P<quoted>[^\"'`\n]{1,500})(?P=quote)"
     r"|(?P<bare>[^\s\"'`,;]{1,500})(?P<rest>(?:(?!\n)\s)*+[^\n]{0,2}))"
 )
+# Where a bare value ends even though more characters follow: a separator of a connection
+# string, a comment, a shell operator.
+_VALUE_END = (";", ",", "#", "//", "&&", "||", "|")
 _PLACEHOLDER = re.compile(
     r"""(?ix)
     \A(?:
@@ -192,18 +250,20 @@ def _is_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:
     """Whether an assigned value looks like a real secret rather than prose, code or a stub."""
     bare = match.group("bare")
     value = match.group("quoted") if bare is None else bare
-    if MASK in value or _PLACEHOLDER.search(value):
+    if _has_mask(value) or _PLACEHOLDER.search(value):
         return False
     return bare is None or _is_bare_value_secret(text, name_start, match)
 
 
 def _is_bare_value_secret(text: str, name_start: int, match: re.Match[str]) -> bool:
-    """Whether an unquoted value is a secret: a lone token, not prose or code."""
+    """Whether an unquoted value is a secret: a lone token, or a credential before more words."""
     value, rest = match.group("bare"), match.group("rest")
-    if rest.strip() and not rest.lstrip().startswith(("#", "//")):
-        return False  # more words follow: prose or an expression, not a value
     if "(" in value or "[" in value or "{" in value:
         return False  # a call, an index or a template: code
+    if rest.strip() and not rest.lstrip().startswith(_VALUE_END):
+        # More words follow: prose or an expression, unless the value itself is a credential
+        # (``PGPASSWORD=Tr0ub4dor3 && psql``, ``api_key=sk-live-4f9a… (rotate!)``).
+        return _looks_like_credential(value)
     if _HAS_DIGIT.search(value) and len(value) >= 6:
         return True
     if not _IDENTIFIER.fullmatch(value):
@@ -216,22 +276,57 @@ def _is_bare_value_secret(text: str, name_start: int, match: re.Match[str]) -> b
     return op == "=" and text[name_start].isupper() and "." not in value
 
 
+def _looks_like_credential(value: str) -> bool:
+    """Letters and digits, 8 to 256 characters, not a web address: no word of prose.
+
+    (Longer tokens are provider formats, kingfisher's; the bound keeps a line of ``password=``
+    repeated from scanning every 500-character value for a digit.)
+    """
+    return (
+        8 <= len(value) <= 256
+        and _HAS_DIGIT.search(value) is not None
+        and _HAS_LETTER.search(value) is not None
+        and "://" not in value
+    )
+
+
 def _private_key_spans(text: str) -> Iterable[Span]:
-    for match in _PRIVATE_KEY.finditer(text):
+    """Key bodies; the scan resumes after each body, so no stretch is searched twice."""
+    position = 0
+    folded = _lowered(text)
+    no_end: set[str] = set()  # labels with no END line after some point: none after it either
+    while (match := _PRIVATE_KEY.search(text, position)) is not None:
         start = match.end()
-        end_marker = text.find(f"-----END {match.group('label')}-----", start)
-        if end_marker == -1:  # a cut block: its body runs to the first blank line
-            blank = _BLANK_LINE.search(text, start)
-            end_marker = blank.start() + 1 if blank else len(text)
+        end_marker = _key_end(folded, start, match.group("label").lower(), no_end)
         body = text[start:end_marker].rstrip()
-        if body and body != MASK:
+        if body and not MASKED.fullmatch(body):
             yield start, start + len(body)
+        position = max(end_marker, start)
 
 
-def _assignment_spans(text: str) -> Iterable[Span]:
+def _key_end(folded: str, start: int, label: str, no_end: set[str]) -> int:
+    """Where a key body ends: its END line, else (a cut block) the first blank line or the end.
+
+    ``folded`` is the lowercased text and ``label`` the lowercased label.
+    """
+    end_marker = -1 if label in no_end else folded.find(f"-----end {label}-----", start)
+    if end_marker == -1:
+        no_end.add(label)
+        blank = _BLANK_LINE.search(folded, start)
+        end_marker = blank.start() + 1 if blank else len(folded)
+    return end_marker
+
+
+def _lowered(text: str) -> str:
+    """``text`` lowercased, character for character (offsets stay valid)."""
     lowered = text.lower()
     if len(lowered) != len(text):  # a few letters lowercase to two characters (``İ``)
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return lowered
+
+
+def _assignment_spans(text: str) -> Iterable[Span]:
+    lowered = _lowered(text)
     if not any(word in lowered for word in _NAME_HINTS):
         return
     for name in _NAME_WORD.finditer(lowered):
@@ -243,6 +338,23 @@ def _assignment_spans(text: str) -> Iterable[Span]:
             yield value.span("bare" if value.group("bare") is not None else "quoted")
 
 
+def _aws_spans(text: str) -> Iterable[Span]:
+    """An access key id, and the secret key written right after it."""
+    for match in _AWS_KEY_ID.finditer(text):
+        yield match.span()
+        pair = _AWS_PAIR_SECRET.match(text, match.end())
+        if pair is not None:
+            yield pair.span("secret")
+
+
+def _userinfo_spans(text: str) -> Iterable[Span]:
+    """``user:password@host`` with no scheme, when the password looks like a credential."""
+    for match in _USERINFO.finditer(text):
+        secret = match.group("secret")
+        if _looks_like_credential(secret) and not _has_mask(secret):
+            yield match.span("secret")
+
+
 def _url_password_spans(text: str) -> Iterable[Span]:
     """The password of ``scheme://user:pw@``, unless masked already or a placeholder."""
     for match in _URL_PASSWORD.finditer(text):
@@ -250,7 +362,7 @@ def _url_password_spans(text: str) -> Iterable[Span]:
         if (
             match.start() > 0
             and text[match.start() - 1].isalnum()
-            and MASK not in secret
+            and not _has_mask(secret)
             and not _PLACEHOLDER.search(secret)
         ):
             yield match.span("secret")
@@ -266,15 +378,19 @@ def _auth_header_spans(text: str) -> Iterable[Span]:
 def _own_spans(text: str) -> list[Span]:
     # Each pattern runs only when a cheap substring test says it can match.
     spans: list[Span] = []
-    if "AKIA" in text or "ASIA" in text:
-        spans.extend(m.span() for m in _AWS_KEY_ID.finditer(text))
+    if _AWS_PREFIXES.search(text):
+        spans.extend(_aws_spans(text))
+    if "github_pat_" in text or any(prefix in text for prefix in _GITHUB_PREFIXES):
+        spans.extend(m.span() for m in _GITHUB_TOKEN.finditer(text))
     if "://" in text:
         spans.extend(_url_password_spans(text))
-    if "Bearer" in text:
+    if _BEARER_WORD.search(text):
         spans.extend(m.span("secret") for m in _BEARER.finditer(text))
+    if "@" in text:
+        spans.extend(_userinfo_spans(text))
     if "uthori" in text or "UTHORI" in text:
         spans.extend(_auth_header_spans(text))
-    if "PRIVATE KEY" in text:
+    if _PRIVATE_KEY_WORDS.search(text):
         spans.extend(_private_key_spans(text))
     spans.extend(_assignment_spans(text))
     return spans
@@ -298,10 +414,10 @@ def find_secrets(text: str) -> tuple[Span, ...]:
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``MASK``.
+    """``text`` with every secret replaced by its :func:`mask`.
 
     Args:
-        text: any note text (Markdown, source code, a journal entry).
+        text: any text from a store (Markdown, source code, a title, a name, a path).
 
     Returns:
         The text with only the secret characters replaced; unchanged when nothing is found.
@@ -313,7 +429,7 @@ def redact(text: str) -> str:
     cursor = 0
     for start, end in spans:
         pieces.append(text[cursor:start])
-        pieces.append(MASK)
+        pieces.append(mask(text[start:end]))
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)

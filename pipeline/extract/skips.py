@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from vaultsync.core.errors import SealedStoreError, StoreError
 from vaultsync.core.model import Skipped
+from vaultsync.core.redact import redact
 from vaultsync.extract.jsonio import read_bytes
 
 T = TypeVar("T")
@@ -51,10 +52,16 @@ class Reading:
             raise
         except StoreError as err:
             self.skip(rel, err.where, err.what, path)
-            value = self.last_good.get(rel)
+            value = self._last_good_of(rel)
         if value is not None:
             self.good[rel] = value
         return value
+
+    def _last_good_of(self, rel: str) -> Any:
+        """The last good value of a source; the cache keys it by its masked path (core.scrub)."""
+        if rel in self.last_good:
+            return self.last_good[rel]
+        return self.last_good.get(redact(rel))
 
     def skip(self, rel: str, where: str, what: str, path: Path | None = None) -> None:
         """Record one skipped source (``path`` is hashed when it is a readable file)."""

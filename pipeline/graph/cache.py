@@ -26,12 +26,19 @@ Two more files keep what one bad store file must not lose (``extract.skips``):
 ``last-good.pickle``, the last good record of every per-item source (a skipped source answers
 it, so its note stays as it was), and ``warned.json``, the skipped sources already warned
 about (by path and content digest), so each warning is shown once.
+
+``masked-texts.json`` keeps what masking each store text gave (``core.scrub``), by a salted
+digest of the text: the masked text, or ``null`` when it held no secret.  A read of unchanged
+stores then masks nothing again and never loads the secret rules.  It holds no secret (masked
+texts only); a file of another code or rules version is ignored.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib.metadata
 import json
 import os
 import pickle
@@ -48,6 +55,7 @@ from vaultsync.graph.documents import DocumentNote, ParsedText
 
 GRAPH_SCHEMA = 2
 DOCUMENTS_SCHEMA = 1
+MASKS_SCHEMA = 1
 
 
 LAST_GOOD_MAGIC = b"vaultsync-last-good-1\n"
@@ -76,8 +84,8 @@ def graph_path(state: Path) -> Path:
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
-    """Digest of the stores' stat data, the caps and the code that builds the graph."""
-    text = f"{code_fingerprint()}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    """Digest of the stores' stat data, the caps, the graph's code and the secret rules' version."""
+    text = f"{code_fingerprint()}:{_rules_version()}\n{caps.as_key()}\n{store_fingerprint(state)}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -197,6 +205,44 @@ def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any
     head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
     data = head + pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
     return _replace(cache_dir(state) / "last-good.pickle", data)
+
+
+@functools.cache
+def _rules_version() -> str:
+    try:
+        return importlib.metadata.version("kingfisher-secret-scanner")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return "none"
+
+
+def load_masks(state: Path) -> tuple[bytes, dict[str, str | None]]:
+    """The salt and the masked texts by digest (``core.scrub.Scrubber``); a new salt if none."""
+    try:
+        raw = json.loads((cache_dir(state) / "masked-texts.json").read_bytes())
+        version = f"{code_fingerprint()}:{_rules_version()}"
+        if raw.get("schema") == MASKS_SCHEMA and raw.get("version") == version:
+            texts = raw["texts"]
+            if isinstance(texts, dict):
+                return bytes.fromhex(raw["salt"]), texts
+            return bytes.fromhex(raw["salt"]), {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return os.urandom(16), {}
+
+
+def save_masks(
+    state: Path, salt: bytes, learned: Mapping[str, str | None], known: Mapping[str, str | None]
+) -> bool:
+    """Keep what this run masked; nothing is written when it equals what was loaded."""
+    if learned == known:
+        return True
+    data = {
+        "schema": MASKS_SCHEMA,
+        "version": f"{code_fingerprint()}:{_rules_version()}",
+        "salt": salt.hex(),
+        "texts": dict(sorted(learned.items())),
+    }
+    return _replace(cache_dir(state) / "masked-texts.json", json.dumps(data).encode())
 
 
 def _warn_key(skipped: Skipped) -> str:

@@ -1,5 +1,10 @@
 """State directory → ``Records`` → ``Graph``, through the graph cache; edge (stores, cache).
 
+The redaction boundary: every string read from the stores here — records, drawn links,
+skipped-file warnings, the last good records kept in the cache — passes through
+:func:`vaultsync.core.scrub.scrub` before anything else sees it, so nothing downstream (graph,
+cache, notes, file names, git, search, API) ever holds a secret in clear.
+
 The CLI, search and the API call these; they print nothing.  ``Records.skipped`` lists the
 store files skipped (each ``new`` when not warned about before: the caller prints those).  A
 corrupt ``memory/links.json`` is read as empty and listed there; ``build(repair_links=True)``
@@ -17,6 +22,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
+from vaultsync.core.scrub import Scrubber, scrub
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
@@ -25,10 +31,12 @@ from vaultsync.graph.cache import (
     graph_fingerprint,
     load_graph,
     load_last_good,
+    load_masks,
     load_parsed_texts,
     remember_warnings,
     save_graph,
     save_last_good,
+    save_masks,
     save_parsed_texts,
 )
 from vaultsync.graph.documents import context_documents
@@ -57,14 +65,19 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
         state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
     )
     links, problems = links_or_empty(state)
-    skipped = remember_warnings(state, records.skipped + problems)
-    return replace(records, links=links, skipped=skipped), good, known
+    salt, masks = load_masks(state)
+    masked = Scrubber(masks, salt)  # the last good values are the records' own objects
+    records = masked(replace(records, links=links, skipped=records.skipped + problems))
+    skipped = remember_warnings(state, records.skipped)
+    masked_good = {masked(rel): masked(value) for rel, value in good.items()}
+    save_masks(state, salt, masked.learned, masks)
+    return replace(records, skipped=skipped), masked_good, known
 
 
 def links_or_empty(state: Path) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:
-    """The drawn links; a corrupt ``links.json`` reads as none, and is listed as skipped."""
+    """The drawn links, masked; a corrupt ``links.json`` reads as none, and is listed as skipped."""
     try:
-        return read_links(state), ()
+        return scrub(read_links(state)), ()
     except SealedStoreError:
         raise
     except StoreError as err:

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from vaultsync.core.errors import NoteReferenceError
 from vaultsync.core.model import KIND_PRIORITY, Graph, Kind, Link, Node
+from vaultsync.core.redact import redact
 from vaultsync.graph.resolve import wikilink_name_key
 from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import parse_wikilinks
@@ -62,7 +63,12 @@ class LocalGraph:
 
 
 def find_note(graph: Graph, reference: str, *, strict: bool = False) -> Node:
-    """The note a reference names; raises ``NoteReferenceError`` when none (or, strict, several)."""
+    """The note a reference names; raises ``NoteReferenceError`` when none (or, strict, several).
+
+    The reference is masked as the stores are (:func:`vaultsync.core.redact.redact`), so a
+    title typed with its secret in clear finds its masked note, and no answer echoes it.
+    """
+    reference = redact(reference)
     ref = reference.strip()
     if ref.startswith(("[[", "![[")) and ref.endswith("]]"):
         return _wikilink_note(graph, reference, strict=strict)

@@ -1,0 +1,161 @@
+"""Store records → the same records with every string's secrets masked; pure.
+
+This is the one redaction boundary (issue 14): :mod:`vaultsync.graph.load`, the only way from
+the stores to anything vaultsync writes or serves, passes what it read through :func:`scrub`
+— the records, the hand-drawn links, the skipped-file warnings and the last good records it
+caches.  So titles, names, aliases, tags, folder and file names, link labels, ``Home.md``, the
+manifest, git trees, the graph cache and export, the search index and the API never see a
+secret: they only ever see the masked text.
+
+The walk is generic, so a field added to a record later is covered without a change here:
+every ``str`` inside a frozen dataclass, a tuple or a list goes through
+:func:`~vaultsync.core.redact.redact`; other values (times, numbers, flags) are kept.  Two
+shapes are judged *with their key*, since ``api_key: k8Rk2…`` is a secret where ``k8Rk2…``
+alone may not look like one:
+
+* a ``(key, text)`` pair, the form every store map takes (profile maps, project and context
+  metadata): the text is masked as the line ``key: text`` would be;
+* a :class:`~vaultsync.core.model.ProfileField` whose value is one string.
+
+The key itself is masked alone, like any string, so a private entry's key in
+``ProfileField.private_entries`` stays equal to the key of its pair.  Masking is stable
+(:func:`~vaultsync.core.redact.mask`): the same store text gives the same masked text, so a
+masked title gives the same file name on every sync, and a drawn link's end still names its
+note.
+
+Masking every string costs a sync that reads the stores about half a second more (loading the
+provider rules, then scanning).  :class:`Scrubber` can be given what an earlier run masked, by
+a salted digest of each text (``graph.cache`` keeps it in vaultsync's cache folder, 0600: the
+masked texts and digests, never a secret), so an unchanged text is not masked again and an
+unchanged store never loads the rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from vaultsync.core.model import ProfileField
+from vaultsync.core.redact import redact
+
+__all__ = ["Scrubber", "scrub", "scrub_keyed"]
+
+T = TypeVar("T")
+
+MEMO_MIN = 8
+"""Texts this long or longer are remembered between runs (shorter ones hold no secret that
+needs the provider rules, so masking them again is cheap)."""
+
+
+def scrub(value: T) -> T:
+    """``value`` with every string inside it masked (see the module docstring)."""
+    return Scrubber()(value)
+
+
+def scrub_keyed(key: str, text: str, mask_text: Callable[[str], str] = redact) -> str:
+    """``text`` masked as it reads after its key (``api_key: k8Rk2…`` → ``api_key: ‹secret-…›``)."""
+    prefix = f"{key}: "
+    masked = mask_text(prefix + text)
+    if masked.startswith(prefix):
+        return mask_text(masked[len(prefix) :])
+    return mask_text(text)  # the key itself held a secret: the value is judged alone
+
+
+class Scrubber:
+    """:func:`scrub` that remembers: a value shared by several inputs is masked once.
+
+    The last good records are the records' own objects, and a text often fills many fields.
+    """
+
+    def __init__(self, known: Mapping[str, str | None] | None = None, salt: bytes = b"") -> None:
+        """``known``: what an earlier run masked, by :meth:`digest` (``None``: nothing to mask).
+
+        With a ``salt``, every text of at least ``MEMO_MIN`` characters is looked up there
+        first, and :attr:`learned` collects what this run masked, for the next one.
+        """
+        self._known = known or {}
+        self._salt = salt
+        self._texts: dict[str, str] = {}
+        self._objects: dict[int, tuple[object, object]] = {}
+        """``id`` → (the object, kept alive so the id is not reused; its masked copy)."""
+        self.learned: dict[str, str | None] = {}
+
+    def __call__(self, value: T) -> T:
+        """``value`` with every string inside it masked."""
+        return self._scrub(value)  # type: ignore[no-any-return]
+
+    def digest(self, text: str) -> str:
+        """The salted BLAKE2b of a text (hex), the key of :attr:`learned`."""
+        data = text.encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(data, key=self._salt, digest_size=16).hexdigest()
+
+    def _text(self, text: str) -> str:
+        masked = self._texts.get(text)
+        if masked is not None:
+            return masked
+        if self._salt and len(text) >= MEMO_MIN:
+            digest = self.digest(text)
+            if digest in self._known:
+                stored = self._known[digest]
+                masked = text if stored is None else stored
+            else:
+                masked = redact(text)
+            self.learned[digest] = None if masked == text else masked
+        else:
+            masked = redact(text)
+        self._texts[text] = masked
+        return masked
+
+    def _scrub(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._text(value)
+        if not isinstance(value, tuple | list) and not _is_record(value):
+            return value
+        known = self._objects.get(id(value))
+        if known is not None:
+            return known[1]
+        if isinstance(value, tuple):
+            masked: Any = tuple(self._item(item) for item in value)
+        elif isinstance(value, list):
+            masked = [self._item(item) for item in value]
+        else:
+            masked = self._record(value)
+        self._objects[id(value)] = (value, masked)
+        return masked
+
+    def _item(self, item: Any) -> Any:
+        """One element of a collection: a ``(key, text)`` pair is judged with its key."""
+        if _is_pair(item):
+            key, text = item
+            return (self._text(key), scrub_keyed(key, text, self._text))
+        return self._scrub(item)
+
+    def _record(self, record: Any) -> Any:
+        """A dataclass with every init field scrubbed; the same object when nothing changed."""
+        changes = {}
+        for field in dataclasses.fields(record):
+            if not field.init:
+                continue
+            old = getattr(record, field.name)
+            if isinstance(record, ProfileField) and field.name == "value" and isinstance(old, str):
+                new = scrub_keyed(record.key, old, self._text)
+            else:
+                new = self._scrub(old)
+            if new != old:
+                changes[field.name] = new
+        return dataclasses.replace(record, **changes) if changes else record
+
+
+def _is_record(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _is_pair(item: Any) -> bool:
+    return (
+        isinstance(item, tuple)
+        and len(item) == 2
+        and isinstance(item[0], str)
+        and isinstance(item[1], str)
+    )

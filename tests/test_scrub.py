@@ -1,0 +1,168 @@
+"""The redaction boundary: every string of the records masked, map entries judged with their key."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from samples import sample_records
+from secretcorpus import FORMS, PROFILE_ENTRIES, Form
+from vaultsync.core.model import (
+    Card,
+    CardNote,
+    ExplicitLink,
+    Profile,
+    ProfileField,
+    Project,
+    Records,
+    Topic,
+)
+from vaultsync.core.redact import MASKED, mask, redact
+from vaultsync.core.scrub import Scrubber, scrub, scrub_keyed
+
+PAT = "ghp_" + "R8vK2mQ9xL4tW7nZ3pB6" + "yH1cF5dJ0sG2aE8uXk4i"
+
+
+def strings(value: object) -> list[str]:
+    """Every string inside a record, a tuple or a list."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, tuple | list):
+        return [s for item in value for s in strings(item)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [s for f in dataclasses.fields(value) for s in strings(getattr(value, f.name))]
+    return []
+
+
+class TestWalk:
+    def test_every_string_of_every_record(self) -> None:
+        """A token planted in every string of the sample records is gone from all of them."""
+        records = sample_records()
+        planted = _plant(records)
+        assert any(PAT in s for s in strings(planted))
+        assert not any(PAT in s for s in strings(scrub(planted)))
+
+    def test_other_values_kept(self) -> None:
+        """Times, numbers and flags pass unchanged; a record without secrets is the same object."""
+        topic = Topic(name="auth", mentions=3, first_seen=datetime(2026, 1, 1, tzinfo=UTC))
+        assert scrub(topic) is topic
+        masked = scrub(dataclasses.replace(topic, summary=f"uses {PAT}"))
+        assert (masked.mentions, masked.first_seen, masked.summary) == (
+            3,
+            topic.first_seen,
+            f"uses {mask(PAT)}",
+        )
+
+    def test_names_and_links(self) -> None:
+        """Names, card assignees, note authors and drawn links' ends and notes are masked."""
+        card = Card(
+            id="card-1",
+            title=f"rotate {PAT}",
+            column="doing",
+            assignee=PAT,
+            notes=(CardNote(author=PAT, text="done"),),
+        )
+        link = ExplicitLink(source=f"topic:{PAT}", target="topic:x", note=f"see {PAT}")
+        masked = scrub(Records(cards=(card,), links=(link,)))
+        assert masked.cards[0].title == f"rotate {mask(PAT)}"
+        assert masked.cards[0].assignee == masked.cards[0].notes[0].author == mask(PAT)
+        assert masked.links[0].source == f"topic:{mask(PAT)}"
+        assert masked.links[0].note == f"see {mask(PAT)}"
+
+    def test_stable_and_distinct(self) -> None:
+        """The same text masks the same way; texts differing only in their secret stay apart."""
+        names = [f"deploy {form.text}" for form in FORMS]
+        first = [scrub(Topic(name=name)).name for name in names]
+        assert first == [scrub(Topic(name=name)).name for name in names]
+        assert len(set(first)) == len(first)
+        other = "export PGPASSWORD=Zz9Yy8Xx7Ww6 && psql -h db"
+        assert scrub(Topic(name=other)).name != first[0]
+
+
+class TestKeyed:
+    def test_profile_map_entries(self) -> None:
+        """``api_key``, ``PGPASSWORD`` and ``OPENAI_API_KEY`` entries are masked with their key."""
+        pairs = tuple(PROFILE_ENTRIES.items())
+        field = ProfileField(key="environment", value=(*pairs, ("editor", "neovim")))
+        masked = scrub(Profile(fields=(field,)))
+        assert masked.fields[0].value == (
+            *((key, mask(value)) for key, value in pairs),
+            ("editor", "neovim"),
+        )
+
+    def test_scalar_profile_field(self) -> None:
+        """A profile field holding one string is judged with its key too."""
+        field = ProfileField(key="api_key", value=PROFILE_ENTRIES["api_key"])
+        assert scrub(field).value == mask(PROFILE_ENTRIES["api_key"])
+
+    def test_metadata_pairs(self) -> None:
+        """Project metadata is a map: its entries are judged with their key."""
+        project = Project(name="x", metadata=(("db_password", "Tr0ub4dor3x"), ("tier", "1")))
+        assert scrub(project).metadata == (("db_password", mask("Tr0ub4dor3x")), ("tier", "1"))
+
+    def test_private_entry_keys_match_their_pairs(self) -> None:
+        """A masked key is masked alike in the pair and in ``private_entries``."""
+        key = f"backup {PAT}"
+        field = ProfileField(key="notes", value=((key, "x"),), private_entries=(key,))
+        masked = scrub(field)
+        assert isinstance(masked.value, tuple)
+        assert masked.private_entries == (masked.value[0][0],) == (f"backup {mask(PAT)}",)
+
+    def test_prose_after_a_key_stays(self) -> None:
+        """A value that reads as prose is not a secret, even after a secret-like key."""
+        assert scrub_keyed("password_policy", "choose a long one") == "choose a long one"
+        assert scrub_keyed("editor", "neovim") == "neovim"
+
+
+class TestProperties:
+    @settings(max_examples=60, deadline=None)
+    @given(st.sampled_from(FORMS), st.text(max_size=40), st.text(max_size=40))
+    def test_no_form_survives_in_any_field(self, form: Form, before: str, after: str) -> None:
+        """Whatever surrounds a form on its own line, none of its secrets survives the walk."""
+        text = f"{before}\n{form.text}\n{after}"
+        masked = scrub(Records(topics=(Topic(name=text, summary=text),)))
+        for value in strings(masked):
+            assert not any(secret in value for secret in form.secrets)
+            assert redact(value) == value  # idempotent
+            assert MASKED.search(value)
+
+
+def _plant(records: Records) -> Records:
+    """Every string of the records with a token appended (ids and structure kept usable)."""
+
+    def plant(value: object) -> object:
+        if isinstance(value, str):
+            return f"{value} {PAT}"
+        if isinstance(value, tuple):
+            return tuple(plant(item) for item in value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {
+                f.name: plant(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
+            }
+            return dataclasses.replace(value, **changes)
+        return value
+
+    planted = plant(records)
+    assert isinstance(planted, Records)
+    return planted
+
+
+class TestMemo:
+    def test_known_texts_are_not_masked_again(self) -> None:
+        """A text an earlier run masked is answered from the memo; a new one is masked."""
+        first = Scrubber({}, b"salt")
+        topic = Topic(name=f"deploy {PAT}", summary="plain words, nothing to hide")
+        masked = first(topic)
+        assert set(first.learned.values()) == {masked.name, None}
+        stale = {digest: "from the memo" for digest, value in first.learned.items() if value}
+        again = Scrubber(stale, b"salt")(topic)
+        assert (again.name, again.summary) == ("from the memo", topic.summary)
+
+    def test_memo_holds_no_secret(self) -> None:
+        """What a run learns holds masked texts and salted digests only."""
+        scrubber = Scrubber({}, b"salt")
+        scrubber(Records(topics=tuple(Topic(name=f.text, summary=f.text) for f in FORMS)))
+        learned = repr(scrubber.learned)
+        assert not any(secret in learned for form in FORMS for secret in form.secrets)
