@@ -166,3 +166,8 @@ class TestMemo:
         scrubber(Records(topics=tuple(Topic(name=f.text, summary=f.text) for f in FORMS)))
         learned = repr(scrubber.learned)
         assert not any(secret in learned for form in FORMS for secret in form.secrets)
+
+
+def test_control_characters_never_leave_the_stores() -> None:
+    """NUL, ESC, DEL and C1 controls are dropped; tabs and line breaks stay."""
+    assert scrub(("ctl\x1b[31mred\x00nul\x7f\x85", "a\tb\r\nc")) == ("ctl[31mrednul", "a\tb\r\nc")

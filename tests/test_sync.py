@@ -390,3 +390,15 @@ class TestDecide:
         with VaultFS(vault) as fs:
             changed = plan_vault(fs, LazyRepo(vault), notes(3, version=2), Asked())
         assert not nothing_to_write(changed, render(changed.plan))
+
+
+def test_broken_repository_stops_the_sync_before_any_write(tmp_path: Path) -> None:
+    """Garbage in .git/HEAD: one error (exit 7 class), and no note or manifest written."""
+    vault = tmp_path / "vault"
+    sync_vault(vault, notes(3))
+    (vault / ".git" / "HEAD").write_text("garbage\n")
+    before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".git" not in p.parts}
+    with pytest.raises(VaultWriteError, match="repository is broken"):
+        sync_vault(vault, notes(3, version=2))
+    after = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == before

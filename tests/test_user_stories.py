@@ -80,7 +80,8 @@ def test_conflict_is_shown_kept_and_resolved(synced: tuple[Path, Path]) -> None:
     assert note.read_text() == mine
     assert "conflict: Projects/orbital.md" in out and "--show" in out
     code, checked, _ = run("check", "--state", str(state), "--vault", str(vault), "--json")
-    assert code == 1 and "conflict Projects/orbital.md" in json.loads(checked)["differences"]
+    listed = json.loads(checked)["differences"]
+    assert code == 1 and any(d.startswith("conflict Projects/orbital.md: ") for d in listed)
     code, shown, _ = run("resolve", "--vault", str(vault), "Projects/orbital.md", "--show")
     assert code == 0 and shown.count("=== ") == 3 and "active, I say" in shown
     assert run("resolve", "--vault", str(vault), "Projects/orbital.md", "--theirs")[0] == 0
@@ -181,3 +182,18 @@ def test_skipped_store_file_keeps_its_note_on_a_fresh_machine(
     assert session.name in out and "remove " not in out
     sync(state, vault)
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md")) == notes_before
+
+
+def test_check_fails_while_a_note_cannot_be_written(synced: tuple[Path, Path]) -> None:
+    """A user's file where a new note goes: check exits 1 and names it, after a sync too."""
+    state, vault = synced
+    topics = state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data.append(dict(data[0], name="brand new topic", summary="new"))
+    topics.write_text(json.dumps(data))
+    (vault / "Topics" / "brand new topic.md").write_text("mine\n")
+    sync(state, vault)
+    code, out, _ = run("check", "--state", str(state), "--vault", str(vault))
+    assert code == 1
+    assert "conflict Topics/brand new topic.md: a file vaultsync did not write is there" in out
+    assert (vault / "Topics" / "brand new topic.md").read_text() == "mine\n"

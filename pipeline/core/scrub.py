@@ -7,6 +7,10 @@ caches.  So titles, names, aliases, tags, folder and file names, link labels, ``
 manifest, git trees, the graph cache and export, the search index and the API never see a
 secret: they only ever see the masked text.
 
+Control characters are dropped at the same boundary (every C0 control but tab, line feed and
+carriage return, DEL, and the C1 controls): a NUL or an ESC in a store's text would otherwise
+reach headings, link labels and ``Home.md`` raw, and git would show the note as binary.
+
 The walk is generic, so a field added to a record later is covered without a change here:
 every ``str`` inside a frozen dataclass, a tuple or a list goes through
 :func:`~vaultsync.core.redact.redact`; other values (times, numbers, flags) are kept.  Two
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -95,6 +100,11 @@ class Scrubber:
         masked = self._texts.get(text)
         if masked is not None:
             return masked
+        masked = _printable(self._masked(text))
+        self._texts[text] = masked
+        return masked
+
+    def _masked(self, text: str) -> str:
         if self._salt and len(text) >= MEMO_MIN:
             digest = self.digest(text)
             if digest in self._known:
@@ -103,10 +113,8 @@ class Scrubber:
             else:
                 masked = redact(text)
             self.learned[digest] = None if masked == text else masked
-        else:
-            masked = redact(text)
-        self._texts[text] = masked
-        return masked
+            return masked
+        return redact(text)
 
     def _scrub(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -146,6 +154,14 @@ class Scrubber:
             if new != old:
                 changes[field.name] = new
         return dataclasses.replace(record, **changes) if changes else record
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    """``text`` without control characters (tab and line breaks kept)."""
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
 
 
 def _is_record(value: Any) -> bool:

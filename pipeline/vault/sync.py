@@ -100,10 +100,18 @@ def check_vault(
 ) -> tuple[str, ...]:
     """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync.
 
+    Every note that cannot be written is a difference too (``conflict <path>: why``): a user's
+    file at its path, a symlinked folder, a merge conflict waiting on ``vaultsync resolve``.
     ``keep_gone``: a store file was skipped, so a sync would remove nothing.
     """
     decision, _repo = _read_only(vault, specs, decide.Asked(moves=moves, keep_gone=keep_gone))
-    lines = list(pending(decision.plan, decide.render(decision.plan), decision.manifest))
+    plan = decision.plan
+    lines = [
+        line
+        for line in pending(plan, decide.render(plan), decision.manifest)
+        if not line.startswith("conflict ")
+    ]
+    lines += [f"conflict {c.path}: {c.reason}" for c in conflicts(plan)]
     if decision.controls.journal is not None:
         lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
     return tuple(lines)
@@ -158,6 +166,8 @@ def sync_vault(
     validate_specs(specs)
     with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
         repo = decide.LazyRepo(vault)
+        if commit and (found := repo.get()) is not None:
+            found.verify()  # a broken repository stops the sync before any note is written
         decision = decide.plan_vault(fs, repo, specs, asked)
         rendered = decide.render(decision.plan)
         rendered = decide.merge(fs, repo, decision, rendered, now_ns=time.time_ns())

@@ -292,6 +292,22 @@ class VaultRepo:
             return {}
         return {path: entry.blob for path, entry in load_manifest(blob.data).entries.items()}
 
+    def verify(self) -> None:
+        """Raise ``VaultWriteError`` unless ``HEAD``, its commit and its tree can be read.
+
+        A sync checks this before it writes a note, so a broken repository (garbage in
+        ``.git/HEAD``, a missing pack, ``HEAD`` at an invalid ref) stops it with nothing written.
+        """
+        try:
+            if not self.repo.head_is_unborn:
+                tree = self.repo.head.peel(pygit2.Commit).tree
+                len(tree)  # the tree object itself must be there
+        except (pygit2.GitError, KeyError, ValueError, OSError) as err:
+            raise VaultWriteError(
+                f"{self.repo.path}: the vault's git repository is broken: {err}",
+                hint="repair it with git (`git fsck`), or move its .git folder aside",
+            ) from err
+
     def worktree_renames(self, paths: Iterable[str]) -> dict[str, str]:
         """Which of ``paths`` (gone from the work tree) git's rename detection finds moved.
 
