@@ -69,6 +69,7 @@ class _TopGroup(_Group):
         "path": "vaultsync.cli.vault:path",
         "resolve": "vaultsync.cli.vault:resolve",
         "release": "vaultsync.cli.vault:release",
+        "history": "vaultsync.cli.history:history",
         "config": "vaultsync.cli.config:config",
         "graph": "vaultsync.cli.graph:graph",
         "link": "vaultsync.cli.links:link",

@@ -275,16 +275,48 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
     notes = _vault_specs(ws)
     skipped = notes.skipped
     report = vault_status(target, notes.specs, notes.moves, keep_gone=bool(skipped))
+    exposed = _exposed_commits(ws)
     emit(
         as_json,
         lambda: {
             **status_json(report, target),
             "skipped": skipped_data(skipped),
             **hooks_json(target),
+            "history_exposed": exposed,
         },
         lambda: "\n".join(
-            filter(None, (status_text(report, target), skipped_text(skipped), hooks_text(target)))
+            filter(
+                None,
+                (
+                    status_text(report, target),
+                    skipped_text(skipped),
+                    hooks_text(target),
+                    _exposed_text(exposed),
+                ),
+            )
         ),
+    )
+
+
+def _exposed_commits(ws: Workspace) -> list[str]:
+    """The commits of the vault's history that hold a secret or private value, newest first."""
+    from vaultsync.graph.load import exposed
+    from vaultsync.vault.history import scan
+    from vaultsync.vault.vcs import VaultRepo
+
+    repo = VaultRepo.open(ws.vault, create=False) if ws.vault.is_dir() else None
+    if repo is None:
+        return []
+    return [e.commit for e in scan(repo, exposed(ws.state, ws.caps))]
+
+
+def _exposed_text(commits: list[str]) -> str:
+    if not commits:
+        return ""
+    named = ", ".join(c[:10] for c in commits[:5]) + (" …" if len(commits) > 5 else "")
+    return (
+        f"warning: {len(commits)} commits of the vault's history hold a secret or private value "
+        f"of the stores ({named}): `vaultsync history` lists them, `--purge` removes them"
     )
 
 

@@ -42,10 +42,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from vaultsync.core.model import ProfileField
-from vaultsync.core.redact import redact
+from vaultsync.core.model import Profile, ProfileField
+from vaultsync.core.redact import find_secrets, redact
 
-__all__ = ["Scrubber", "scrub", "scrub_keyed"]
+__all__ = ["Scrubber", "exposed_values", "scrub", "scrub_keyed"]
 
 T = TypeVar("T")
 
@@ -175,3 +175,53 @@ def _is_pair(item: Any) -> bool:
         and isinstance(item[0], str)
         and isinstance(item[1], str)
     )
+
+
+EXPOSED_MIN = 6
+"""Shorter private values are not looked for in history (``user``, ``42``: they would match
+everywhere and prove nothing)."""
+
+
+def exposed_values(value: Any) -> frozenset[str]:
+    """Every secret of the raw records and every private profile value, as written in them.
+
+    What :func:`scrub` masks and the renderers hide (``‹private›``): the texts that must not be
+    found in anything vaultsync wrote before it masked them (``vault.history`` looks in git).
+    """
+    found: set[str] = set()
+    _collect(value, found)
+    return frozenset(v for v in found if len(v) >= EXPOSED_MIN)
+
+
+def _collect(value: Any, found: set[str]) -> None:
+    if isinstance(value, str):
+        found.update(value[start:end] for start, end in find_secrets(value))
+    elif _is_pair(value):
+        key, text = value
+        offset = len(key) + 2
+        line = f"{key}: {text}"
+        found.update(
+            line[max(start, offset) : end] for start, end in find_secrets(line) if end > offset
+        )
+    elif isinstance(value, tuple | list):
+        for item in value:
+            _collect(item, found)
+    elif isinstance(value, ProfileField) and value.private:
+        found.update(_strings(value.value))
+    elif isinstance(value, Profile):
+        hidden = (value.name_private, [value.name]), (value.skills_private, value.skills)
+        for private, texts in (*hidden, (value.goals_private, value.goals)):
+            if private:
+                found.update(texts)
+        _collect(value.fields, found)
+    elif _is_record(value):
+        for field in dataclasses.fields(value):
+            _collect(getattr(value, field.name), found)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, tuple | list):
+        return [s for item in value for s in _strings(item)]
+    return []

@@ -22,7 +22,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.scrub import Scrubber, scrub
+from vaultsync.core.scrub import Scrubber, exposed_values, scrub
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
@@ -72,6 +72,21 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
     save_masks(state, salt, masked.learned, masks)
     return replace(records, skipped=skipped), masked_good, known
+
+
+def exposed(state: Path, caps: Caps) -> frozenset[str]:
+    """The stores' secrets and private values, unmasked (``vault.history`` looks for them).
+
+    Read as a sync reads the stores (last good values of skipped items included); reads only.
+    """
+    records, _good = read_state_keeping(
+        state, last_good=load_last_good(state), limit=caps.store_file_mib * 1024 * 1024
+    )
+    try:
+        links: tuple[ExplicitLink, ...] = read_links(state)
+    except StoreError:
+        links = ()
+    return exposed_values((records, links))
 
 
 def links_or_empty(state: Path) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:
