@@ -77,7 +77,7 @@ def graph_path(state: Path) -> Path:
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
     """Digest of the stores' stat data, the caps and the code that builds the graph."""
-    text = f"{code_fingerprint()}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    text = f"{code_fingerprint()}\n{caps.as_key()}\n{store_fingerprint(state, caps.sources)}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -54,7 +54,7 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
         )
     known = load_last_good(state)
     records, good = read_state_keeping(
-        state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
+        state, sources=caps.sources, last_good=known, limit=caps.store_file_mib * 1024 * 1024
     )
     links, problems = links_or_empty(state)
     skipped = remember_warnings(state, records.skipped + problems)
