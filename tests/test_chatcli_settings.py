@@ -139,6 +139,26 @@ class TestChatCLIHome:
         records = read_state(state, sources=Sources(home=home()))
         assert sorted(c.name for c in records.contexts) == ["Home's context", "State's context"]
 
+    def test_the_api_links_a_home_session(self, state: Path, tmp_path: Path) -> None:
+        """``serve`` under ``CHATCLI_STATE_DIR`` resolves a ``~/.chatcli`` session's note."""
+        import httpx
+        from helpers import serving
+        from vaultsync.drawn.store import read_links
+        from vaultsync.search.auth import vault_token
+        from vaultsync.search.server import make_app
+
+        session(home(), "from-home", "Session kept in the home")
+        vault = tmp_path / "vault"
+        done = run("sync", "--vault", str(vault), env={"CHATCLI_STATE_DIR": str(state)})
+        assert done.returncode == 0, done.stderr
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={}, home=home())
+        bearer = {"authorization": f"Bearer {vault_token(vault)}"}
+        with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=bearer) as api:
+            body = {"from": "session:named", "to": "session:from-home"}
+            response = api.post("/v1/vault/links", json=body)
+        assert response.status_code == 201, response.text
+        assert [link.target for link in read_links(state)] == ["session:from-home"]
+
     def test_no_sources_reads_the_state_directory_only(self, state: Path) -> None:
         """Without ``Sources.home`` the home's sessions are not read."""
         session(home(), "from-home", "Session kept in the home")
