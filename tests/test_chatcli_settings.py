@@ -235,6 +235,16 @@ class TestExtraSkillFolders:
         assert "from the project" in text
         assert "from the state directory" not in text
 
+    def test_a_missing_extra_folder_is_a_setting_error(self, state: Path, tmp_path: Path) -> None:
+        """A saved skills folder that is not there is exit 3, one line; nothing is removed."""
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        save_setting(vault, "skills.extra_folders", "../nowhere", commit=False)
+        done = run("sync", "--state", str(state), "--vault", str(vault))
+        assert done.returncode == 3
+        assert done.stderr.splitlines()[0].endswith("(from config): not a folder")
+        assert not list(vault.rglob("*.md"))
+
     def test_a_change_in_an_extra_folder_invalidates_the_no_op_sync(
         self, state: Path, tmp_path: Path
     ) -> None:

@@ -54,7 +54,7 @@ def workspace(
 
     Raises:
         ConfigError: the saved config or a variable is malformed, or the templates folder
-            is missing.
+            or an extra skills folder is missing.
         UsageError: the vault path names a file.
     """
     root, home = state_dir(state), chatcli_home(state)
@@ -65,13 +65,26 @@ def workspace(
 
     flags = {"render.templates": str(templates) if templates is not None else None}
     settings = load_settings(target, flags=flags)
+    _check_folders(settings)
+    for notice in settings.notices:
+        click.echo(f"note: {notice}", err=True)
+    return _with_outside(Workspace(state=root, vault=target, settings=settings, home=home))
+
+
+def _check_folders(settings: Settings) -> None:
+    """The templates folder and every extra skill folder exist (exit 3 otherwise).
+
+    A missing skill folder is refused rather than read as empty: its skills' notes would be
+    removed by a sync run where the folder is not (a clone, an unmounted disk).
+    """
     found = settings.templates
     if found is not None and not found.is_dir():
         source = settings.chosen["render.templates"].source
         raise ConfigError(f"templates folder {found} (from {source}): not a folder")
-    for notice in settings.notices:
-        click.echo(f"note: {notice}", err=True)
-    return _with_outside(Workspace(state=root, vault=target, settings=settings, home=home))
+    for folder in settings.skill_folders:
+        if not folder.is_dir():
+            source = settings.chosen["skills.extra_folders"].source
+            raise ConfigError(f"skills folder {folder} (from {source}): not a folder")
 
 
 def _with_outside(ws: Workspace) -> Workspace:

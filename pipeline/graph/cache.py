@@ -42,7 +42,7 @@ from typing import Any
 from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
-from vaultsync.core.settings import Caps
+from vaultsync.core.settings import Caps, Sources
 from vaultsync.extract import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 
@@ -129,7 +129,7 @@ def load_graph(state: Path, fingerprint: str) -> Graph | None:
     return graph
 
 
-def save_graph(state: Path, graph: Graph) -> bool:
+def save_graph(state: Path, graph: Graph, sources: Sources | None = None) -> bool:
     """Write the cache atomically (0600); ``False`` when the state directory is not writable.
 
     A file that already holds this fingerprint is left alone: the same stores, caps and code
@@ -138,12 +138,12 @@ def save_graph(state: Path, graph: Graph) -> bool:
     timestamp tick may keep a store's size and mtime, hence the fingerprint, and only a
     rewrite repairs that.
     """
-    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state):
+    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state, sources):
         return True
     return _replace(graph_path(state), graph_to_json(graph))
 
 
-def _holds(path: Path, fingerprint: str, state: Path) -> bool:
+def _holds(path: Path, fingerprint: str, state: Path, sources: Sources | None) -> bool:
     """Whether ``path`` holds this fingerprint, written well after the stores last changed."""
     head = f'{{"schema":{GRAPH_SCHEMA},"fingerprint":"{fingerprint}",'.encode()
     try:
@@ -153,13 +153,13 @@ def _holds(path: Path, fingerprint: str, state: Path) -> bool:
             written = os.fstat(handle.fileno()).st_mtime_ns
     except OSError:
         return False
-    return not is_racy(_last_change(state), written)
+    return not is_racy(_last_change(state, sources), written)
 
 
-def _last_change(state: Path) -> int:
-    """The newest mtime (ns) among the stores that exist."""
+def _last_change(state: Path, sources: Sources | None) -> int:
+    """The newest mtime (ns) among the stores that exist (``sources``' folders included)."""
     newest = 0
-    for store in source_files(state):
+    for store in source_files(state, sources):
         with contextlib.suppress(OSError):
             newest = max(newest, store.stat().st_mtime_ns)
     return newest

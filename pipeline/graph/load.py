@@ -105,7 +105,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
         records = replace(records, skipped=(moved, *records.skipped))
     known = load_parsed_texts(state)
     built = build_graph(records, caps, fingerprint=fingerprint, known=known)
-    save_graph(state, built.graph)
+    save_graph(state, built.graph, caps.sources)
     save_parsed_texts(state, built.documents, known)
     save_last_good(state, good, known_good)
     return records, built
