@@ -32,6 +32,7 @@ def isolated_git(
         "VAULTSYNC_CACHE_DIR",
         "XDG_CACHE_HOME",
         "CHATCLI_BOARD_PATH",
+        "VAULTSYNC_SKILLS_EXTRA_FOLDERS",
     ):
         monkeypatch.delenv(var, raising=False)
     yield

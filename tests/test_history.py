@@ -20,7 +20,7 @@ SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"  # noqa: S105 - planted, not
 NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 
 
-def everything(repo: pygit2.Repository, tip: pygit2.Oid) -> bytes:
+def everything(repo: pygit2.Repository, tip: pygit2.Oid | str) -> bytes:
     """Every file of every commit from ``tip``, names and bytes."""
     out = []
     for commit in repo.walk(tip):
@@ -81,7 +81,9 @@ def test_purge_keeps_manifests_pointing_at_the_rewritten_blobs(leaked: Path) -> 
     purge(leaked, repo, [SECRET], now=NOW)
     git = pygit2.Repository(str(leaked))
     for commit in git.walk(git.head.target):
-        manifest = load_manifest(commit.tree[MANIFEST].data)  # type: ignore[attr-defined]
+        blob = commit.tree[MANIFEST]
+        assert isinstance(blob, pygit2.Blob)
+        manifest = load_manifest(blob.data)
         for path, entry in manifest.entries.items():
             assert str(commit.tree[path].id) == entry.blob, path
     status = subprocess.run(

@@ -187,8 +187,9 @@ def links_compact(state: str | None) -> None:
     from vaultsync.drawn.store import LinkStore
     from vaultsync.graph import load
 
-    root = workspace(state).state
-    records = load.read_records(root)
+    ws = workspace(state)
+    root = ws.state
+    records = load.read_records(root, ws.caps)
     report = LinkStore(root).compact(
         records.facts, load.every_node_id(records), now=datetime.now(UTC)
     )

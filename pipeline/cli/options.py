@@ -3,21 +3,24 @@
 :func:`workspace` is the one place a command learns where the stores and the vault are and
 which settings apply: the flags given, the environment, then the vault's saved config
 (``.vaultsync/config.toml``, see :mod:`vaultsync.core.config`), then the defaults.  A flag or
-variable that overrides a saved value is said once on stderr.
+variable that overrides a saved value is said once on stderr.  It also fixes, once, the
+store folders read besides the state directory's own (``Caps.sources``): ChatCLI's home
+``contexts/`` and ``sessions/`` when the state directory came from ``CHATCLI_STATE_DIR``, and
+the ``skills.extra_folders``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from vaultsync.core.config import Settings
 from vaultsync.core.errors import ConfigError, UsageError
-from vaultsync.core.settings import Caps, state_dir, vault_dir
+from vaultsync.core.settings import Caps, chatcli_home, state_dir, vault_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,11 +32,14 @@ class Workspace:
     state: Path
     vault: Path
     settings: Settings
+    home: Path | None = None
+    """ChatCLI's home, read too when the state directory came from ``CHATCLI_STATE_DIR``."""
 
     @property
     def caps(self) -> Caps:
-        """The graph's caps."""
-        return self.settings.caps
+        """The graph's caps, with every store folder to read (``Caps.sources``)."""
+        caps = self.settings.caps
+        return replace(caps, sources=replace(caps.sources, home=self.home))
 
     @property
     def templates(self) -> Path | None:
@@ -48,10 +54,10 @@ def workspace(
 
     Raises:
         ConfigError: the saved config or a variable is malformed, or the templates folder
-            is missing.
+            or an extra skills folder is missing.
         UsageError: the vault path names a file.
     """
-    root = state_dir(state)
+    root, home = state_dir(state), chatcli_home(state)
     target = vault_dir(vault, root)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
@@ -59,13 +65,34 @@ def workspace(
 
     flags = {"render.templates": str(templates) if templates is not None else None}
     settings = load_settings(target, flags=flags)
+    _check_folders(settings)
+    for notice in settings.notices:
+        click.echo(f"note: {notice}", err=True)
+    return _with_outside(Workspace(state=root, vault=target, settings=settings, home=home))
+
+
+def _check_folders(settings: Settings) -> None:
+    """The templates folder and every extra skill folder exist (exit 3 otherwise).
+
+    A missing skill folder is refused rather than read as empty: its skills' notes would be
+    removed by a sync run where the folder is not (a clone, an unmounted disk).
+    """
     found = settings.templates
     if found is not None and not found.is_dir():
         source = settings.chosen["render.templates"].source
         raise ConfigError(f"templates folder {found} (from {source}): not a folder")
-    for notice in settings.notices:
-        click.echo(f"note: {notice}", err=True)
-    return Workspace(state=root, vault=target, settings=settings)
+    for folder in settings.skill_folders:
+        if not folder.is_dir():
+            source = settings.chosen["skills.extra_folders"].source
+            raise ConfigError(f"skills folder {folder} (from {source}): not a folder")
+
+
+def _with_outside(ws: Workspace) -> Workspace:
+    """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
+    from vaultsync.extract import outside_fingerprint
+
+    stamp = outside_fingerprint(ws.state, ws.caps.sources)
+    return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
 
 
 def state_option(command: F) -> F:

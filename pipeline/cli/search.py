@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from vaultsync.core.settings import state_dir, vault_dir
+from vaultsync.core.settings import chatcli_home, state_dir, vault_dir
 
 if TYPE_CHECKING:
     from vaultsync.search.model import Document, IndexReport, SearchResult
@@ -227,4 +227,13 @@ def serve(
     from vaultsync.search.server import run
 
     root, state_root = _vault(vault, state)
-    run(root, state_root, host=host, port=port, refresh=refresh, auth=not no_auth, echo=click.echo)
+    run(
+        root,
+        state_root,
+        host=host,
+        port=port,
+        refresh=refresh,
+        auth=not no_auth,
+        echo=click.echo,
+        home=chatcli_home(state),
+    )

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultsync.core.errors import ConfigError
-from vaultsync.core.settings import Caps, cap_fields
+from vaultsync.core.settings import Caps, Sources, cap_fields
 
 CONFIG = ".vaultsync/config.toml"
 """The saved settings, relative to the vault; committed with the manifest."""
@@ -121,10 +121,20 @@ class Settings:
     saved: Mapping[str, Value]
     """The values the config file holds, by key."""
     notices: tuple[str, ...] = ()
+    outside: str = ""
+    """The stat digest of the store files outside the state directory (``Sources``), set by
+    the CLI (``extract.outside_fingerprint``); ``""`` when there are none."""
 
     def as_key(self) -> str:
-        """A stable text of every chosen value: part of the no-op sync's inputs."""
-        return "\n".join(f"{key}={self.chosen[key].value!r}" for key in sorted(self.chosen))
+        """A stable text of every chosen value: part of the no-op sync's inputs.
+
+        It ends with :attr:`outside`, so the no-op sync sees the files in an extra skill folder
+        or ChatCLI's home change, not only those of the state directory.
+        """
+        lines = [f"{key}={self.chosen[key].value!r}" for key in sorted(self.chosen)]
+        if self.outside:
+            lines.append(f"outside={self.outside}")
+        return "\n".join(lines)
 
     def value(self, key: str) -> Value:
         """The chosen value of ``key``."""
@@ -134,7 +144,17 @@ class Settings:
     def caps(self) -> Caps:
         """The graph's caps, with the time zone of its days."""
         limits = {f.name: self._int(f"caps.{f.name}") for f in cap_fields()}
-        return Caps(**limits, timezone=str(self.value("render.timezone")))
+        return Caps(
+            **limits,
+            timezone=str(self.value("render.timezone")),
+            sources=Sources(skills=self.skill_folders),
+        )
+
+    @property
+    def skill_folders(self) -> tuple[Path, ...]:
+        """The skill folders scanned before ``<state>/skills``, in order (absolute)."""
+        found = self.value("skills.extra_folders")
+        return tuple(Path(folder) for folder in found) if isinstance(found, tuple) else ()
 
     @property
     def timezone(self) -> zoneinfo.ZoneInfo:
@@ -183,6 +203,15 @@ OPTIONS: dict[str, Option] = {
             env="VAULTSYNC_TIMEZONE",
             parse=_zone,
             help="time zone of every day boundary and rendered date (IANA name)",
+        ),
+        Option(
+            key="skills.extra_folders",
+            default=(),
+            env="VAULTSYNC_SKILLS_EXTRA_FOLDERS",
+            parse=_words,
+            path=True,
+            help="skill folders scanned before <state>/skills, in order; the first wins on a "
+            "name (a project's .agent/skills)",
         ),
         *_cap_options(),
     )
@@ -261,12 +290,19 @@ def _choose(
 
 def _anchor(pick: Chosen, option: Option, vault: Path) -> Chosen:
     """A saved relative path is relative to the vault; a flag's or variable's to the cwd."""
-    if not option.path or not isinstance(pick.value, str) or not pick.value:
+    if not option.path or not pick.value:
         return pick
-    path = Path(pick.value).expanduser()
-    if not path.is_absolute():
-        path = (vault / path) if pick.source == "config" else Path.cwd() / path
-    return replace(pick, value=os.path.normpath(path))
+    base = vault if pick.source == "config" else Path.cwd()
+    if isinstance(pick.value, tuple):
+        return replace(pick, value=tuple(_absolute(folder, base) for folder in pick.value))
+    if not isinstance(pick.value, str):
+        return pick
+    return replace(pick, value=_absolute(pick.value, base))
+
+
+def _absolute(value: str, base: Path) -> str:
+    path = Path(value).expanduser()
+    return os.path.normpath(path if path.is_absolute() else base / path)
 
 
 def _show(value: object) -> str:

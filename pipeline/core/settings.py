@@ -4,17 +4,44 @@ Every cap defaults to seed 002's value and can be raised in the vault's saved co
 an environment variable (``VAULTSYNC_CAP_<NAME>``; see :mod:`vaultsync.core.config`), so a
 user with a larger memory keeps all of it in the graph.  :class:`Caps` also carries the one
 time zone of every day boundary and rendered date (``render.timezone``, default UTC), since it
-goes wherever the caps go: the graph build, its cache key and the render.
+goes wherever the caps go: the graph build, its cache key and the render.  So do the
+:class:`Sources`, the store folders read besides the state directory's own (chosen at the
+edge, :func:`chatcli_home` and the ``skills.extra_folders`` setting), so the extractor never
+reads the environment to find them.
 """
 
 from __future__ import annotations
 
 import os
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import Field, dataclass, field, fields
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
+
+CHATCLI_HOME = "~/.chatcli"
+"""Where ChatCLI keeps ``contexts/`` and ``sessions/`` whatever ``CHATCLI_STATE_DIR`` says."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sources:
+    """Store folders read besides the state directory's own; chosen once, at the edge."""
+
+    home: Path | None = None
+    """ChatCLI's home (``~/.chatcli``), whose ``contexts/`` and ``sessions/`` are read after
+    the state directory's (same name: the state directory's wins); set only when the state
+    directory came from ``CHATCLI_STATE_DIR`` (:func:`chatcli_home`)."""
+    skills: tuple[Path, ...] = ()
+    """Skill folders scanned before ``<state>/skills``, in order (``skills.extra_folders``);
+    on a name clash the first folder wins, as ChatCLI's project-local ``.agent/skills``."""
+
+    def outside(self, state: Path) -> tuple[Path, ...]:
+        """The folders to read that are not the state directory's own."""
+        folders = [*self.skills]
+        if self.home is not None:
+            folders += [self.home / "sessions", self.home / "contexts"]
+        return tuple(f for f in folders if not f.is_relative_to(state))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +68,8 @@ class Caps:
     timezone: str = field(default="UTC", metadata={"setting": "render.timezone"})
     """The IANA zone of every day boundary (``same_day``, an episode's folder and file name)
     and every rendered time; never the zone of the process that runs."""
+    sources: Sources = field(default_factory=Sources, metadata={"setting": "sources"})
+    """Store folders outside the state directory (not a cap: it goes where the caps go)."""
 
     @property
     def zone(self) -> tzinfo:
@@ -56,17 +85,35 @@ class Caps:
 
 
 def cap_fields() -> tuple[Field[Any], ...]:
-    """The size limits of :class:`Caps` (whole numbers; the time zone is not one)."""
+    """The size limits of :class:`Caps` (whole numbers; the time zone and sources are not)."""
     return tuple(f for f in fields(Caps) if "setting" not in f.metadata)
 
 
-def state_dir(option: str | None, environ: dict[str, str] | None = None) -> Path:
+def state_dir(option: str | None, environ: Mapping[str, str] | None = None) -> Path:
     """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
     env = os.environ if environ is None else environ
     chosen = (
         option or env.get("VAULTSYNC_STATE_DIR") or env.get("CHATCLI_STATE_DIR") or "~/.chatcli"
     )
     return Path(chosen).expanduser()
+
+
+def chatcli_home(option: str | None, environ: Mapping[str, str] | None = None) -> Path | None:
+    """``~/.chatcli`` when the state directory came from ``CHATCLI_STATE_DIR``, else ``None``.
+
+    ChatCLI v1.188 keeps ``contexts/`` and ``sessions/`` under ``~/.chatcli`` whatever
+    ``CHATCLI_STATE_DIR`` says (``cli/ctxmgr/storage.go``, ``cli/session_manager.go``), so a
+    state directory chosen by that variable has them there.  Never with ``--state`` or
+    ``VAULTSYNC_STATE_DIR`` (a CI job must not read the runner's home), and ``None`` when the
+    variable names ``~/.chatcli`` itself.
+    """
+    env = os.environ if environ is None else environ
+    if option or env.get("VAULTSYNC_STATE_DIR") or not env.get("CHATCLI_STATE_DIR"):
+        return None
+    home = Path(CHATCLI_HOME).expanduser()
+    if os.path.realpath(home) == os.path.realpath(state_dir(None, env)):
+        return None
+    return home
 
 
 def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = None) -> Path:

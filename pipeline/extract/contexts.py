@@ -11,7 +11,9 @@ written (backslashes included) and never opened.
 
 Rules the store leaves open, decided here: a context without ``id`` takes its file name, one
 without ``name`` its id; a document without ``Type`` is ``Text`` (ChatCLI's default); when two
-files hold the same id, the one updated last wins.
+files of one folder hold the same id, the one updated last wins.  When the state directory
+came from ``CHATCLI_STATE_DIR``, ChatCLI's home ``~/.chatcli/contexts`` is read too
+(``Sources.home``), after the state directory's, which wins on an id both hold.
 """
 
 from __future__ import annotations
@@ -49,11 +51,20 @@ def _is_context(entry: os.DirEntry[str]) -> bool:
     return entry.name.endswith(".json") and not entry.is_dir()
 
 
-def context_files(state_dir: Path) -> Iterator[Path]:
+def context_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
+    """``<state>/contexts``, then ``<home>/contexts`` when ChatCLI's home is read too."""
+    folders = [state_dir / CONTEXTS]
+    if home is not None and home / CONTEXTS != folders[0]:
+        folders.append(home / CONTEXTS)
+    return tuple(folders)
+
+
+def context_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
     """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
-    for entry in visible_entries(state_dir / CONTEXTS):
-        if _is_context(entry):
-            yield Path(entry.path)
+    for folder in context_folders(state_dir, home):
+        for entry in visible_entries(folder):
+            if _is_context(entry):
+                yield Path(entry.path)
 
 
 def _read_context(path: Path) -> Context | None:
@@ -61,26 +72,36 @@ def _read_context(path: Path) -> Context | None:
     return None if raw is None else _context(as_object(raw, path, ""), path)
 
 
-def read_contexts(state_dir: Path, reading: Reading | None = None) -> tuple[Context, ...]:
+def read_contexts(
+    state_dir: Path, reading: Reading | None = None, *, home: Path | None = None
+) -> tuple[Context, ...]:
     """Contexts sorted by (created_at, id), each with its documents sorted by source.
 
-    A context file that cannot be read (ChatCLI moves it aside and goes on) is skipped through
-    ``reading``, which answers its last good record.
+    With ``home`` (ChatCLI's ``~/.chatcli``, see ``Sources.home``) its ``contexts/`` is read
+    after the state directory's; an id the state directory holds is the state directory's
+    context.  A context file that cannot be read (ChatCLI moves it aside and goes on) is
+    skipped through ``reading``, which answers its last good record.
     """
     reading = reading or Reading(state_dir)
-    folder = state_dir / CONTEXTS
-    entries = reading.entries(folder)
-    if entries is None:
-        contexts = reading.kept_under(folder)
-    else:
-        found = (reading.item(Path(e.path), _read_context) for e in entries if _is_context(e))
-        contexts = [context for context in found if context is not None]
+    contexts: list[Context] = []
+    for folder in context_folders(state_dir, home):
+        known = {context.id for context in contexts}
+        contexts += [c for c in _folder_contexts(folder, reading) if c.id not in known]
     return unique_sorted(
         contexts,
         key=lambda c: c.id,
         sort_key=lambda c: (time_key(c.created_at), c.id),
         rank=lambda c: time_key(c.updated_at),
     )
+
+
+def _folder_contexts(folder: Path, reading: Reading) -> list[Context]:
+    """The contexts of one folder (its last good ones when it cannot be listed)."""
+    entries = reading.entries(folder)
+    if entries is None:
+        return list(reading.kept_under(folder))
+    found = (reading.item(Path(e.path), _read_context) for e in entries if _is_context(e))
+    return [context for context in found if context is not None]
 
 
 def _context(obj: JSONObject, path: Path) -> Context:
@@ -164,6 +185,6 @@ class _Folder:
         )
 
 
-def source_files(state_dir: Path) -> Iterator[Path]:
+def source_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
     """Every file this module reads."""
-    yield from context_files(state_dir)
+    yield from context_files(state_dir, home)

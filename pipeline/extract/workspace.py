@@ -9,7 +9,8 @@
   writes into an autosave's name, ``autosave-YYYYMMDD-HHMMSS`` (its local wall clock,
   ``cli_session_autosave.go``): that is ``Session.saved``, read later in the vault's
   ``render.timezone``.  Every other session (named by the user, ``mcp-<id>`` mirrors) has no
-  time.
+  time.  When the state directory came from ``CHATCLI_STATE_DIR``, ChatCLI's home
+  ``~/.chatcli/sessions`` is read too (``Sources.home``), after the state directory's.
 * **Skills** (§11): ``skills/<name>/SKILL.md`` and legacy ``skills/<name>.md``; entries whose
   name starts with ``.`` are skipped, and so is a folder without ``SKILL.md``.  Front matter is
   split and read by :mod:`vaultsync.core.notes` (``---`` … ``---`` or ``...``; YAML 1.2 by
@@ -26,8 +27,10 @@
   - a file without front matter is a skill named after its folder or file (so is one whose
     opening ``---`` is never closed, which ChatCLI reads whole as YAML and usually skips).
 
-  When two skills claim one name, the entry that sorts first by file name wins, as ChatCLI's
-  scan keeps the first one it reads.
+  Skill folders are scanned in ChatCLI's order: the ``skills.extra_folders`` setting's
+  folders first (a project's ``.agent/skills``, say), in order, then ``<state>/skills``.  When
+  two skills claim one name, the first folder wins, and in one folder the entry that sorts
+  first by file name, as ChatCLI's scan keeps the first one it reads.
 * **Board** (``board.json``, §12): columns go through ChatCLI's alias table.  An empty column is
   ``backlog`` (where a new card starts); an unknown one is kept, trimmed and lowercased.
   The board is where ChatCLI keeps it: ``$CHATCLI_BOARD_PATH`` when set (board.go), else
@@ -36,7 +39,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -101,31 +103,52 @@ def _is_session(entry: os.DirEntry[str]) -> bool:
     return entry.name.endswith(".json") and not entry.is_dir()
 
 
-def session_files(state_dir: Path) -> Iterator[Path]:
+def session_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
+    """``<state>/sessions``, then ``<home>/sessions`` when ChatCLI's home is read too."""
+    folders = [state_dir / SESSIONS]
+    if home is not None and home / SESSIONS != folders[0]:
+        folders.append(home / SESSIONS)
+    return tuple(folders)
+
+
+def session_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
     """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
-    for entry in visible_entries(state_dir / SESSIONS):
-        if _is_session(entry):
-            yield Path(entry.path)
+    for folder in session_folders(state_dir, home):
+        for entry in visible_entries(folder):
+            if _is_session(entry):
+                yield Path(entry.path)
 
 
-def read_sessions(state_dir: Path, reading: Reading | None = None) -> tuple[Session, ...]:
+def read_sessions(
+    state_dir: Path, reading: Reading | None = None, *, home: Path | None = None
+) -> tuple[Session, ...]:
     """Sessions sorted by name: name, title and the time in an autosave name, never the messages.
 
-    A session that cannot be read (torn, not JSON, too deep, not a regular file) is skipped
-    through ``reading``, which answers its last good record.
+    With ``home`` (ChatCLI's ``~/.chatcli``, see ``Sources.home``) its ``sessions/`` is read
+    after the state directory's; a name in both is the state directory's session.  A session
+    that cannot be read (torn, not JSON, too deep, not a regular file) is skipped through
+    ``reading``, which answers its last good record.
     """
     reading = reading or Reading(state_dir)
-    folder = state_dir / SESSIONS
+    found: dict[str, Session] = {}
+    for folder in session_folders(state_dir, home):
+        for session in _folder_sessions(folder, reading):
+            found.setdefault(session.name, session)
+    return tuple(found[name] for name in sorted(found))
+
+
+def _folder_sessions(folder: Path, reading: Reading) -> list[Session]:
+    """The sessions of one folder, by name (its last good ones when it cannot be listed)."""
     entries = reading.entries(folder)
     if entries is None:
-        return tuple(sorted(reading.kept_under(folder), key=lambda s: s.name))
+        return sorted(reading.kept_under(folder), key=lambda s: s.name)
     sessions = []
     for entry in entries:
         if _is_session(entry):
             session = reading.item(Path(entry.path), _session)
             if session is not None:
                 sessions.append(session)
-    return tuple(sorted(sessions, key=lambda s: s.name))
+    return sessions
 
 
 def saved_time(name: str) -> datetime | None:
@@ -158,21 +181,14 @@ def _session(path: Path) -> Session | None:
 # Skills
 
 
-def skill_files(state_dir: Path) -> Iterator[tuple[str, Path]]:
-    """``(default name, path)`` of every skill file, in file-name order."""
-    for entry in visible_entries(state_dir / SKILLS):
-        if entry.is_dir():
-            skill = Path(entry.path) / SKILL_FILE
-            with contextlib.suppress(OSError):
-                if skill.is_file():
-                    yield entry.name, skill
-        elif entry.name.endswith(".md") and entry.is_file():
-            yield entry.name[: -len(".md")], Path(entry.path)
+def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
+    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``."""
+    return (*extra, state_dir / SKILLS)
 
 
-def skill_tree(state_dir: Path) -> Iterator[Path]:
-    """Every visible file under the skills folder, recursively (for the fingerprint)."""
-    stack = [state_dir / SKILLS]
+def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
+    """Every visible file under the skill folders, recursively (for the fingerprint)."""
+    stack = list(skill_folders(state_dir, extra))
     while stack:
         for entry in visible_entries(stack.pop()):
             if entry.is_dir(follow_symlinks=False):
@@ -181,22 +197,26 @@ def skill_tree(state_dir: Path) -> Iterator[Path]:
                 yield Path(entry.path)
 
 
-def read_skills(state_dir: Path, reading: Reading | None = None) -> tuple[Skill, ...]:
-    """Skills sorted by name; on a name clash the first file (by file name) wins.
+def read_skills(
+    state_dir: Path, reading: Reading | None = None, *, extra: tuple[Path, ...] = ()
+) -> tuple[Skill, ...]:
+    """Skills sorted by name; on a name clash the first folder, then the first file, wins.
 
-    A skill ChatCLI would not load (see the module doc), or whose file or folder cannot be
-    read, is skipped through ``reading``, which answers its last good record.
+    The ``extra`` folders are scanned first, in order, then ``<state>/skills`` (ChatCLI scans
+    a project's ``.agent/skills`` before ``~/.chatcli/skills``).  A skill ChatCLI would not
+    load (see the module doc), or whose file or folder cannot be read, is skipped through
+    ``reading``, which answers its last good record.
     """
     reading = reading or Reading(state_dir)
     skills: dict[str, Skill] = {}
-    for skill in _skill_items(state_dir, reading):
-        skills.setdefault(skill.name, skill)
+    for folder in skill_folders(state_dir, extra):
+        for skill in _skill_items(folder, reading):
+            skills.setdefault(skill.name, skill)
     return tuple(skills[name] for name in sorted(skills))
 
 
-def _skill_items(state_dir: Path, reading: Reading) -> Iterator[Skill]:
-    """Every skill read (or kept), in file-name order."""
-    folder = state_dir / SKILLS
+def _skill_items(folder: Path, reading: Reading) -> Iterator[Skill]:
+    """Every skill of one skill folder read (or kept), in file-name order."""
     entries = reading.entries(folder)
     if entries is None:
         yield from reading.kept_under(folder)
@@ -214,7 +234,7 @@ def _skill_items(state_dir: Path, reading: Reading) -> Iterator[Skill]:
             continue
         default_name = entry.name[: -len(".md")] if entry.name.endswith(".md") else entry.name
         skill = reading.item(
-            path, functools.partial(_read_skill, name=default_name, root=state_dir)
+            path, functools.partial(_read_skill, name=default_name, root=folder.parent)
         )
         if skill is not None:
             yield skill
@@ -276,7 +296,7 @@ def _text_list(value: object) -> tuple[str, ...]:
     return tuple(text for text in texts if text)
 
 
-def _skill(meta: Mapping[object, object], default_name: str, path: Path, state_dir: Path) -> Skill:
+def _skill(meta: Mapping[object, object], default_name: str, path: Path, root: Path) -> Skill:
     field_name = "name"
     try:
         name = _text(meta.get("name")) or default_name
@@ -296,7 +316,7 @@ def _skill(meta: Mapping[object, object], default_name: str, path: Path, state_d
         triggers=triggers,
         tags=tags,
         category=category,
-        source_path=path.relative_to(state_dir).as_posix(),
+        source_path=path.relative_to(root).as_posix(),
     )
 
 

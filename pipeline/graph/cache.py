@@ -49,7 +49,7 @@ from typing import Any
 from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
-from vaultsync.core.settings import Caps
+from vaultsync.core.settings import Caps, Sources
 from vaultsync.extract import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 
@@ -85,7 +85,8 @@ def graph_path(state: Path) -> Path:
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
     """Digest of the stores' stat data, the caps, the graph's code and the secret rules' version."""
-    text = f"{code_fingerprint()}:{_rules_version()}\n{caps.as_key()}\n{store_fingerprint(state)}"
+    stores = store_fingerprint(state, caps.sources)
+    text = f"{code_fingerprint()}:{_rules_version()}\n{caps.as_key()}\n{stores}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -137,7 +138,7 @@ def load_graph(state: Path, fingerprint: str) -> Graph | None:
     return graph
 
 
-def save_graph(state: Path, graph: Graph) -> bool:
+def save_graph(state: Path, graph: Graph, sources: Sources | None = None) -> bool:
     """Write the cache atomically (0600); ``False`` when the state directory is not writable.
 
     A file that already holds this fingerprint is left alone: the same stores, caps and code
@@ -146,12 +147,12 @@ def save_graph(state: Path, graph: Graph) -> bool:
     timestamp tick may keep a store's size and mtime, hence the fingerprint, and only a
     rewrite repairs that.
     """
-    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state):
+    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state, sources):
         return True
     return _replace(graph_path(state), graph_to_json(graph))
 
 
-def _holds(path: Path, fingerprint: str, state: Path) -> bool:
+def _holds(path: Path, fingerprint: str, state: Path, sources: Sources | None) -> bool:
     """Whether ``path`` holds this fingerprint, written well after the stores last changed."""
     head = f'{{"schema":{GRAPH_SCHEMA},"fingerprint":"{fingerprint}",'.encode()
     try:
@@ -161,13 +162,13 @@ def _holds(path: Path, fingerprint: str, state: Path) -> bool:
             written = os.fstat(handle.fileno()).st_mtime_ns
     except OSError:
         return False
-    return not is_racy(_last_change(state), written)
+    return not is_racy(_last_change(state, sources), written)
 
 
-def _last_change(state: Path) -> int:
-    """The newest mtime (ns) among the stores that exist."""
+def _last_change(state: Path, sources: Sources | None) -> int:
+    """The newest mtime (ns) among the stores that exist (``sources``' folders included)."""
     newest = 0
-    for store in source_files(state):
+    for store in source_files(state, sources):
         with contextlib.suppress(OSError):
             newest = max(newest, store.stat().st_mtime_ns)
     return newest

@@ -62,7 +62,7 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
         )
     known = load_last_good(state)
     records, good = read_state_keeping(
-        state, last_good=known, limit=caps.store_file_mib * 1024 * 1024
+        state, sources=caps.sources, last_good=known, limit=caps.store_file_mib * 1024 * 1024
     )
     links, problems = links_or_empty(state)
     salt, masks = load_masks(state)
@@ -80,7 +80,10 @@ def exposed(state: Path, caps: Caps) -> frozenset[str]:
     Read as a sync reads the stores (last good values of skipped items included); reads only.
     """
     records, _good = read_state_keeping(
-        state, last_good=load_last_good(state), limit=caps.store_file_mib * 1024 * 1024
+        state,
+        sources=caps.sources,
+        last_good=load_last_good(state),
+        limit=caps.store_file_mib * 1024 * 1024,
     )
     try:
         links: tuple[ExplicitLink, ...] = read_links(state)
@@ -133,7 +136,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
         records = replace(records, skipped=(moved, *records.skipped))
     known = load_parsed_texts(state)
     built = build_graph(records, caps, fingerprint=fingerprint, known=known)
-    save_graph(state, built.graph)
+    save_graph(state, built.graph, caps.sources)
     save_parsed_texts(state, built.documents, known)
     save_last_good(state, good, known_good)
     return records, built

@@ -33,6 +33,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -151,6 +152,7 @@ def create_app(
     allowed_hosts: Iterable[str] | None = None,
     login: BrowserLogin | None = None,
     refresh: float = 0.0,
+    home: Path | None = None,
 ) -> FastAPI:
     """The API over ``vault``'s index; explicit links go to ``state``'s ``links.json``.
 
@@ -161,6 +163,8 @@ def create_app(
         allowed_hosts: when set, requests whose ``Host`` is not one of these get 421.
         login: a browser's one-time login to ``/auth`` (only with a token).
         refresh: seconds between background index refreshes (0: none).
+        home: ChatCLI's home, whose ``contexts/`` and ``sessions/`` the graph reads too
+            (``Sources.home``: the state directory came from ``CHATCLI_STATE_DIR``).
     """
     vault, state = vault.absolute(), state.absolute()
     app = FastAPI(
@@ -259,7 +263,8 @@ def create_app(
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
         # The caps of the vault's saved config (and the environment), as `vaultsync link` uses.
-        graph = current_graph(state, load_settings(vault).caps)
+        caps = load_settings(vault).caps
+        graph = current_graph(state, replace(caps, sources=replace(caps.sources, home=home)))
         source = _graph_note(graph, reader, body.from_)
         target = _graph_note(graph, reader, body.to)
         if source.id == target.id:

@@ -118,6 +118,7 @@ def make_app(
     refresh: float,
     auth: bool = True,
     environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
 ) -> FastAPI:
     """The app ``run`` serves on ``host``, with the token, cookie and host rules applied.
 
@@ -135,7 +136,13 @@ def make_app(
         token = vault_token(vault)
     login = BrowserLogin() if token is not None else None
     app = create_app(
-        vault, state, token=token, allowed_hosts=allowed_hosts(host), login=login, refresh=refresh
+        vault,
+        state,
+        token=token,
+        allowed_hosts=allowed_hosts(host),
+        login=login,
+        refresh=refresh,
+        home=home,
     )
     app.state.login = login
     return app
@@ -182,6 +189,7 @@ def run(
     refresh: float,
     auth: bool = True,
     echo: Callable[[str], None] = print,
+    home: Path | None = None,
 ) -> None:
     """Serve until interrupted (see the module docstring for the rules); ``echo`` the greeting.
 
@@ -190,7 +198,7 @@ def run(
     with _serve_extra():
         import uvicorn  # noqa: PLC0415 - loaded only when serving
 
-    app = make_app(vault, state, host=host, refresh=refresh, auth=auth)
+    app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
     login: BrowserLogin | None = app.state.login
     env_token = bool(os.environ.get(TOKEN_ENV, "").strip())
     config = uvicorn.Config(app, host=host, port=port, log_level="info", proxy_headers=False)

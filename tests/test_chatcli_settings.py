@@ -1,0 +1,282 @@
+"""ChatCLI's settings: its home ``contexts/`` and ``sessions/``, and extra skill folders.
+
+Real files in tmp folders; ``HOME`` is the tmp home of ``conftest.isolated_git``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from vaultsync.cli.options import workspace
+from vaultsync.core.config import read_config, resolve
+from vaultsync.core.settings import Sources, chatcli_home
+from vaultsync.extract import read_state, store_fingerprint
+from vaultsync.vault.config import save_setting
+from vaultsync.vault.quick import sync_inputs
+
+GUARD = 120  # seconds: only a failure guard against a hang, never a timing assertion
+
+
+def session(folder: Path, name: str, title: str) -> Path:
+    """A v2 ChatCLI session file ``folder/sessions/<name>.json``."""
+    path = folder / "sessions" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": 2, "title": title, "chat_history": None}))
+    return path
+
+
+def context(folder: Path, ident: str, name: str) -> Path:
+    """A ChatCLI context file ``folder/contexts/<id>.json`` with one document."""
+    path = folder / "contexts" / f"{ident}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files = [{"Path": "notes.md", "Content": "# Notes\n", "Type": "md"}]
+    path.write_text(json.dumps({"id": ident, "name": name, "files": files}))
+    return path
+
+
+def skill(folder: Path, name: str, description: str) -> Path:
+    """A package skill ``folder/<name>/SKILL.md``."""
+    path = folder / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody.\n")
+    return path
+
+
+def home() -> Path:
+    """ChatCLI's home in the test's HOME."""
+    return Path.home() / ".chatcli"
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    """A state directory elsewhere than ``~/.chatcli``, with one session and one skill."""
+    root = tmp_path / "state"
+    session(root, "named", "From the state directory")
+    skill(root / "skills", "deploy", "from the state directory")
+    return root
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``vaultsync ARGS`` in a real process (with ``env`` added to the environment)."""
+    command = [sys.executable, "-m", "vaultsync", *args]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=GUARD,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def all_notes(vault: Path) -> str:
+    """Every note's text, concatenated."""
+    return "\n".join(p.read_text() for p in sorted(vault.rglob("*.md")))
+
+
+class TestChatCLIHome:
+    def test_home_is_read_only_when_chatcli_state_dir_chose_the_state(self, state: Path) -> None:
+        """``~/.chatcli`` counts only for ``CHATCLI_STATE_DIR``, not ``--state`` or ours."""
+        env = {"CHATCLI_STATE_DIR": str(state)}
+        assert chatcli_home(None, env) == home()
+        assert chatcli_home(str(state), env) is None
+        assert chatcli_home(None, {**env, "VAULTSYNC_STATE_DIR": str(state)}) is None
+        assert chatcli_home(None, {}) is None
+
+    def test_chatcli_state_dir_naming_the_home_reads_it_once(self) -> None:
+        """``CHATCLI_STATE_DIR=~/.chatcli`` is the home itself: no second read."""
+        assert chatcli_home(None, {"CHATCLI_STATE_DIR": str(home())}) is None
+
+    def test_state_from_chatcli_state_dir_picks_up_home_sessions(
+        self, state: Path, tmp_path: Path
+    ) -> None:
+        """A sync whose state came from ``CHATCLI_STATE_DIR`` renders ``~/.chatcli/sessions``."""
+        session(home(), "from-home", "Session kept in the home")
+        vault = tmp_path / "vault"
+        done = run("sync", "--vault", str(vault), env={"CHATCLI_STATE_DIR": str(state)})
+        assert done.returncode == 0, done.stderr
+        text = all_notes(vault)
+        assert "Session kept in the home" in text
+        assert "From the state directory" in text
+
+    def test_state_from_the_state_option_never_reads_the_home(
+        self, state: Path, tmp_path: Path
+    ) -> None:
+        """With ``--state`` (a CI job), the runner's ``~/.chatcli`` is not read."""
+        session(home(), "from-home", "Session kept in the home")
+        vault = tmp_path / "vault"
+        done = run(
+            "sync",
+            "--state",
+            str(state),
+            "--vault",
+            str(vault),
+            env={"CHATCLI_STATE_DIR": str(state)},
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Session kept in the home" not in all_notes(vault)
+
+    def test_the_state_directory_wins_on_a_session_name_in_both(self, state: Path) -> None:
+        """A session name in both folders is the state directory's session."""
+        session(home(), "named", "The home's copy")
+        session(home(), "only-home", "Only in the home")
+        records = read_state(state, sources=Sources(home=home()))
+        assert [(s.name, s.title) for s in records.sessions] == [
+            ("named", "From the state directory"),
+            ("only-home", "Only in the home"),
+        ]
+
+    def test_home_contexts_are_read_and_the_state_wins_on_an_id(self, state: Path) -> None:
+        """``~/.chatcli/contexts`` is read; an id the state directory holds is its own."""
+        context(state, "ctx-1", "State's context")
+        context(home(), "ctx-1", "Home's copy")
+        context(home(), "ctx-2", "Home's context")
+        records = read_state(state, sources=Sources(home=home()))
+        assert sorted(c.name for c in records.contexts) == ["Home's context", "State's context"]
+
+    def test_the_api_links_a_home_session(self, state: Path, tmp_path: Path) -> None:
+        """``serve`` under ``CHATCLI_STATE_DIR`` resolves a ``~/.chatcli`` session's note."""
+        import httpx
+        from helpers import serving
+        from vaultsync.drawn.store import read_links
+        from vaultsync.search.auth import vault_token
+        from vaultsync.search.server import make_app
+
+        session(home(), "from-home", "Session kept in the home")
+        vault = tmp_path / "vault"
+        done = run("sync", "--vault", str(vault), env={"CHATCLI_STATE_DIR": str(state)})
+        assert done.returncode == 0, done.stderr
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={}, home=home())
+        bearer = {"authorization": f"Bearer {vault_token(vault)}"}
+        with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=bearer) as api:
+            body = {"from": "session:named", "to": "session:from-home"}
+            response = api.post("/v1/vault/links", json=body)
+        assert response.status_code == 201, response.text
+        assert [link.target for link in read_links(state)] == ["session:from-home"]
+
+    def test_no_sources_reads_the_state_directory_only(self, state: Path) -> None:
+        """Without ``Sources.home`` the home's sessions are not read."""
+        session(home(), "from-home", "Session kept in the home")
+        assert [s.name for s in read_state(state).sessions] == ["named"]
+
+    def test_a_home_session_changes_the_store_fingerprint(self, state: Path) -> None:
+        """An edited ``~/.chatcli/sessions`` file changes the graph's fingerprint."""
+        path = session(home(), "from-home", "Before")
+        sources = Sources(home=home())
+        before = store_fingerprint(state, sources)
+        path.write_text(json.dumps({"version": 2, "title": "After, longer"}))
+        assert store_fingerprint(state, sources) != before
+
+
+class TestExtraSkillFolders:
+    def test_an_extra_folder_skill_wins_over_the_state_directory(
+        self, state: Path, tmp_path: Path
+    ) -> None:
+        """The first folder wins a name: the project's ``deploy`` over the state's."""
+        project = tmp_path / "project" / ".agent" / "skills"
+        skill(project, "deploy", "from the project")
+        skill(project, "lint", "only in the project")
+        records = read_state(state, sources=Sources(skills=(project,)))
+        assert {s.name: s.description for s in records.skills} == {
+            "deploy": "from the project",
+            "lint": "only in the project",
+        }
+        assert records.skills[0].source_path == "skills/deploy/SKILL.md"
+
+    def test_extra_folders_are_scanned_in_order(self, state: Path, tmp_path: Path) -> None:
+        """Of two extra folders, the first listed wins a name."""
+        first, second = tmp_path / "first", tmp_path / "second"
+        skill(first, "deploy", "first")
+        skill(second, "deploy", "second")
+        records = read_state(state, sources=Sources(skills=(first, second)))
+        assert [s.description for s in records.skills] == ["first"]
+
+    def test_an_invalid_skill_in_an_extra_folder_is_skipped(
+        self, state: Path, tmp_path: Path
+    ) -> None:
+        """An extra folder's skill is read as leniently, and skipped as, a state one."""
+        project = tmp_path / "project"
+        bad = project / "broken" / "SKILL.md"
+        bad.parent.mkdir(parents=True)
+        bad.write_text("---\nname: broken\ndescription: a: b: c\n---\n")
+        records = read_state(state, sources=Sources(skills=(project,)))
+        assert [s.name for s in records.skills] == ["deploy"]
+        assert [s.source for s in records.skipped] == [bad.as_posix()]
+
+    def test_saved_relative_folders_are_relative_to_the_vault(self, tmp_path: Path) -> None:
+        """``skills.extra_folders`` in the config: relative paths start at the vault."""
+        vault = tmp_path / "vault"
+        saved = read_config(b'[skills]\nextra_folders = ["../project/.agent/skills", "/abs"]\n')
+        settings = resolve(saved, vault=vault, environ={})
+        assert settings.skill_folders == (tmp_path / "project/.agent/skills", Path("/abs"))
+        assert settings.caps.sources.skills == settings.skill_folders
+
+    def test_a_comma_separated_variable_names_folders(self, tmp_path: Path) -> None:
+        """``VAULTSYNC_SKILLS_EXTRA_FOLDERS=a,b`` is two folders."""
+        env = {"VAULTSYNC_SKILLS_EXTRA_FOLDERS": "/a, /b"}
+        settings = resolve({}, vault=tmp_path, environ=env)
+        assert settings.skill_folders == (Path("/a"), Path("/b"))
+
+    def test_sync_renders_the_extra_folder_skill(self, state: Path, tmp_path: Path) -> None:
+        """A saved ``skills.extra_folders`` reaches the sync: the project's skill is the note."""
+        project = tmp_path / "project" / ".agent" / "skills"
+        skill(project, "deploy", "from the project")
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        save_setting(vault, "skills.extra_folders", "../project/.agent/skills", commit=False)
+        done = run("sync", "--state", str(state), "--vault", str(vault))
+        assert done.returncode == 0, done.stderr
+        text = all_notes(vault)
+        assert "from the project" in text
+        assert "from the state directory" not in text
+
+    def test_a_missing_extra_folder_is_a_setting_error(self, state: Path, tmp_path: Path) -> None:
+        """A saved skills folder that is not there is exit 3, one line; nothing is removed."""
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        save_setting(vault, "skills.extra_folders", "../nowhere", commit=False)
+        done = run("sync", "--state", str(state), "--vault", str(vault))
+        assert done.returncode == 3
+        assert done.stderr.splitlines()[0].endswith("(from config): not a folder")
+        assert not list(vault.rglob("*.md"))
+
+    def test_a_change_in_an_extra_folder_invalidates_the_no_op_sync(
+        self, state: Path, tmp_path: Path
+    ) -> None:
+        """The quick path's inputs change when a file in an extra skill folder does."""
+        project = tmp_path / "project"
+        path = skill(project, "deploy", "from the project")
+        vault = tmp_path / "vault"
+        vault.mkdir()
+        save_setting(vault, "skills.extra_folders", str(project), commit=False)
+
+        def inputs() -> str:
+            ws = workspace(str(state), str(vault))
+            return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+
+        before = inputs()
+        assert inputs() == before
+        path.write_text("---\nname: deploy\ndescription: edited, and longer\n---\n")
+        assert inputs() != before
+        skill(project, "added", "a new skill")
+        assert len({before, inputs()}) == 2
+
+    def test_a_change_in_home_sessions_invalidates_the_no_op_sync(
+        self, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Under ``CHATCLI_STATE_DIR``, a new ``~/.chatcli/sessions`` file changes the inputs."""
+        monkeypatch.setenv("CHATCLI_STATE_DIR", str(state))
+        vault = tmp_path / "vault"
+
+        def inputs() -> str:
+            ws = workspace(None, str(vault))
+            return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+
+        before = inputs()
+        session(home(), "from-home", "New in the home")
+        assert inputs() != before
