@@ -111,6 +111,8 @@ def run(
     if gitignore_ok and nothing_to_write(decision, rendered):
         save_cache(fs, decision, {}, {}, (), inputs=inputs, waiting=waiting)
         return sync_report(decision, rendered, written={}, removed=())
+    if commit and (found := repo.get()) is not None:
+        found.verify()  # a broken repository stops the sync before any note is written
     intents = write_journal(fs, decision, rendered, gitignore=not gitignore_ok)
     written = write_notes(fs, decision, rendered)
     manifest = write_manifest(fs, decision, rendered, written)

@@ -166,8 +166,6 @@ def sync_vault(
     validate_specs(specs)
     with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
         repo = decide.LazyRepo(vault)
-        if commit and (found := repo.get()) is not None:
-            found.verify()  # a broken repository stops the sync before any note is written
         decision = decide.plan_vault(fs, repo, specs, asked)
         rendered = decide.render(decision.plan)
         rendered = decide.merge(fs, repo, decision, rendered, now_ns=time.time_ns())
