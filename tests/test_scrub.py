@@ -171,3 +171,16 @@ class TestMemo:
 def test_control_characters_never_leave_the_stores() -> None:
     """NUL, ESC, DEL and C1 controls are dropped; tabs and line breaks stay."""
     assert scrub(("ctl\x1b[31mred\x00nul\x7f\x85", "a\tb\r\nc")) == ("ctl[31mrednul", "a\tb\r\nc")
+
+
+def test_private_name_becomes_user_in_every_string() -> None:
+    """The whole name and its capitalised words become ``user``; other words are left alone."""
+    masked = Scrubber(private_name="Ana Ribeiro")(
+        ("Ana Ribeiro owns it", "Ana's lab", "Ribeiro", "Banana and anagram", "Anabel")
+    )
+    assert masked == ("user owns it", "user's lab", "user", "Banana and anagram", "Anabel")
+
+
+def test_private_name_of_short_words_replaces_only_the_whole_name() -> None:
+    """A word under three letters is not replaced alone (``Li`` would hit ``Linux``-free text)."""
+    assert Scrubber(private_name="Li Wu")(("Li Wu wrote", "Li said")) == ("user wrote", "Li said")

@@ -74,12 +74,21 @@ class Scrubber:
     The last good records are the records' own objects, and a text often fills many fields.
     """
 
-    def __init__(self, known: Mapping[str, str | None] | None = None, salt: bytes = b"") -> None:
+    def __init__(
+        self,
+        known: Mapping[str, str | None] | None = None,
+        salt: bytes = b"",
+        *,
+        private_name: str = "",
+    ) -> None:
         """``known``: what an earlier run masked, by :meth:`digest` (``None``: nothing to mask).
 
         With a ``salt``, every text of at least ``MEMO_MIN`` characters is looked up there
         first, and :attr:`learned` collects what this run masked, for the next one.
+        ``private_name``: the profile's name when it is private; it becomes ``user`` in every
+        string (:func:`name_pattern` says which spellings).
         """
+        self._name = name_pattern(private_name)
         self._known = known or {}
         self._salt = salt
         self._texts: dict[str, str] = {}
@@ -101,6 +110,8 @@ class Scrubber:
         if masked is not None:
             return masked
         masked = _printable(self._masked(text))
+        if self._name is not None:
+            masked = self._name.sub(PRIVATE_NAME, masked)
         self._texts[text] = masked
         return masked
 
@@ -154,6 +165,23 @@ class Scrubber:
             if new != old:
                 changes[field.name] = new
         return dataclasses.replace(record, **changes) if changes else record
+
+
+PRIVATE_NAME = "user"
+"""What a private name becomes, everywhere."""
+
+
+def name_pattern(name: str) -> re.Pattern[str] | None:
+    """The spellings of a private name that become ``user`` (``None``: no name).
+
+    The whole name, and each of its words of three letters or more that starts with a capital
+    (``Ana Ribeiro``, ``Ana``, ``Ribeiro``), as whole words, case as written.
+    """
+    words = [w for w in re.split(r"\s+", name.strip()) if len(w) >= 3 and w[:1].isupper()]
+    spellings = sorted({name.strip(), *words} - {""}, key=len, reverse=True)
+    if not spellings:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, spellings)) + r")(?!\w)")
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

@@ -66,7 +66,10 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
     )
     links, problems = links_or_empty(state)
     salt, masks = load_masks(state)
-    masked = Scrubber(masks, salt)  # the last good values are the records' own objects
+    profile = records.profile
+    private_name = profile.name if profile is not None and profile.name_private else ""
+    # the last good values are the records' own objects
+    masked = Scrubber(masks, salt, private_name=private_name)
     records = masked(replace(records, links=links, skipped=records.skipped + problems))
     skipped = remember_warnings(state, records.skipped)
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
