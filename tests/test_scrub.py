@@ -182,5 +182,5 @@ def test_private_name_becomes_user_in_every_string() -> None:
 
 
 def test_private_name_of_short_words_replaces_only_the_whole_name() -> None:
-    """A word under three letters is not replaced alone (``Li`` would hit ``Linux``-free text)."""
+    """A word under three letters is never replaced alone: only the whole name is."""
     assert Scrubber(private_name="Li Wu")(("Li Wu wrote", "Li said")) == ("user wrote", "Li said")
