@@ -5,7 +5,8 @@ the steps (user actions, syncs, expectations) run in a fresh sandbox.
 Steps (paths relative to the sandbox; the vault is ``vault`` unless the scenario says otherwise;
 ``outside/precious.md`` always exists next to it):
 
-* ``sync``: ``notes`` {path: text} (the whole set the stores produce), optional ``force``,
+* ``sync``: ``notes`` {path: text} (the whole set the stores produce), optional ``node``
+  {path: node id} (the same id at another path is the stores moving a note), ``force``,
   ``commit``; ``expect`` compares the report (path lists, ``unchanged``, ``commit`` made or not,
   ``manifest_problem`` present or not) or ``raises`` names the error class;
 * ``write`` {path: text}, ``delete`` [paths], ``symlink`` {link: target}, ``git`` (CLI ``args``
@@ -43,8 +44,9 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
 REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted", "merged")
 
 
-def _specs(notes: dict[str, str]) -> list[NoteSpec]:
-    return [make_spec(path, text) for path, text in notes.items()]
+def _specs(notes: dict[str, str], nodes: dict[str, str] | None = None) -> list[NoteSpec]:
+    """The notes, each with its node id (``note:<path>`` unless ``nodes`` names one)."""
+    return [make_spec(path, text, node=(nodes or {}).get(path, "")) for path, text in notes.items()]
 
 
 def _outside(sandbox: Path, vault: Path) -> dict[str, bytes | str]:
@@ -92,9 +94,12 @@ def _sync(step: Step, sandbox: Path, vault: Path) -> None:
     }
     if "raises" in step:
         with pytest.raises(getattr(errors, step["raises"])):
-            sync_vault(vault, _specs(step["notes"]), **call)
+            sync_vault(vault, _specs(step["notes"], step.get("node")), **call)
     else:
-        _check_report(sync_vault(vault, _specs(step["notes"]), **call), step.get("expect", {}))
+        _check_report(
+            sync_vault(vault, _specs(step["notes"], step.get("node")), **call),
+            step.get("expect", {}),
+        )
     assert _outside(sandbox, vault) == before, "a sync changed something outside the vault"
 
 

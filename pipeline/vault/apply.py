@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vaultsync.core.config import CONFIG
@@ -202,7 +202,7 @@ def write_journal(
             intents[step.path] = Entry(
                 node=step.spec.node_id, key=step.spec.key, blob=blob, wrote=wrote
             )
-    intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE)))
+    intents.update(dict.fromkeys(decision.plan.paths(Action.REMOVE, Action.MOVED)))
     # A followed move: the old path leaves git, the note joins it at its new path.
     for old, new in decision.renamed.items():
         intents[old] = None
@@ -223,9 +223,25 @@ def write_notes(fs: VaultFS, decision: Decision, rendered: Rendered) -> Written:
     """
     removes = decision.plan.paths(Action.REMOVE)
     applied = fs.apply(rendered.writes, removes, decision.disk)
+    carried = _carried(decision, rendered, applied)
+    if carried:  # only now: the merged note is durable at its new path
+        then = fs.apply({}, carried, decision.disk)
+        applied = replace(applied, removed=(*applied.removed, *then.removed))
     outcome: dict[str, str | None] = {**rendered.same, **dict.fromkeys(applied.removed)}
     outcome.update({p: rendered.blobs[p] for p in applied.written})
     return Written(applied=applied, outcome=outcome)
+
+
+def _carried(decision: Decision, rendered: Rendered, applied: Applied) -> list[str]:
+    """The old paths of the notes the stores moved whose edit was merged and written anew."""
+    return [
+        step.source
+        for step in decision.plan.steps
+        if step.source
+        and step.path in applied.written
+        and (merged := rendered.merges.get(step.path)) is not None
+        and merged.clean
+    ]
 
 
 def write_manifest(

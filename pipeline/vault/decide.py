@@ -299,15 +299,19 @@ def merge(
     merges: dict[str, MergeOutcome] = {}
     by_path = {s.path: s for s in plan.steps}
     for path in steps:
-        state = by_path[path].state
+        step = by_path[path]
+        mine = step.source or path  # a note the stores moved: the user's file is at its old path
         # A file still as the last sync saw or wrote it is not being saved by an editor.
-        known = path in seen and seen[path][0] == state.stat
-        busy = not known and now_ns - state.stat[1] < BUSY_NS
-        merges[path], data = _merge_step(fs, found, by_path[path], busy=busy)
-        if data is not None and merges[path].blob == by_path[path].state.blob:
+        known = mine in seen and seen[mine][0] == step.state.stat
+        busy = not known and now_ns - step.state.stat[1] < BUSY_NS
+        merges[path], data = _merge_step(fs, found, step, busy=busy)
+        if step.source and data is None:  # not merged: the new note as rendered, the edit stays
+            data = step.spec.render() if step.spec is not None else None
+            merges[path] = replace(merges[path], clean=False, blob="")
+        if data is not None and merges[path].blob == step.state.blob and not step.source:
             same[path] = merges[path].blob
         elif data is not None:
-            writes[path], blobs[path] = data, merges[path].blob
+            writes[path], blobs[path] = data, blob_id(data)
     return Rendered(writes=writes, blobs=blobs, same=same, merges=merges)
 
 
@@ -322,7 +326,7 @@ def _merge_step(
     assert step.spec is not None and step.prior is not None  # noqa: S101 - merge steps have both
     theirs = step.spec.render()
     outcome = MergeOutcome(theirs=blob_id(theirs))
-    ours = fs.read(step.path)
+    ours = fs.read(step.source or step.path)
     if ours is None or blob_id(ours) != step.state.blob:
         return replace(outcome, waiting="it changed during the sync"), None
     repo.store_blobs({outcome.theirs: theirs})

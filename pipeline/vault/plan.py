@@ -19,7 +19,11 @@ Per path, one action:
 * ``conflict``: the path is taken by a file the engine never wrote (never touched, even under
   ``force``), by a folder or symlink, lies behind a symlink, or collides with another note by case;
 * ``released``: the user took the note over (``vaultsync release``): never written or removed
-  again, even under ``force``.
+  again, even under ``force``;
+* ``moved``: the stores moved a note the user edited (a card changed column): the new path's
+  step is a ``merge`` whose ``source`` is the old path; the old file is removed once the merged
+  note is written at the new path (a merge that is not clean writes the new note as rendered
+  and leaves the edited file where it was, so no byte is lost).
 
 ``force`` applies to every path; ``force_paths`` to the named ones only.
 
@@ -83,6 +87,7 @@ class Action(StrEnum):
     REMOVE = "remove"
     CONFLICT = "conflict"
     RELEASED = "released"
+    MOVED = "moved"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +100,8 @@ class Step:
     state: FileState = ABSENT
     prior: Entry | None = None
     reason: str = ""
+    source: str = ""
+    """A merge into a note the stores moved: the old path, whose file is "ours"."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -333,6 +340,7 @@ def plan_sync(
             steps.append(found[0])
             if found[1] is not None:
                 keep[path] = found[1]
+    steps = _stores_moves(steps, keep) if not force else steps
     steps.sort(key=lambda s: s.path)
     return Plan(
         steps=tuple(steps),
@@ -341,6 +349,33 @@ def plan_sync(
         released=manifest.released,
         chosen=frozenset(p for p, e in manifest.entries.items() if e.chosen),
     )
+
+
+def _stores_moves(steps: list[Step], keep: dict[str, Entry]) -> list[Step]:
+    """Pair each edited note the stores no longer produce with its node's new path."""
+    edited = {
+        keep[s.path].node: s
+        for s in steps
+        if s.action is Action.KEEP_EDITED
+        and s.spec is None
+        and s.path in keep
+        and keep[s.path].node
+    }
+    if not edited:
+        return steps
+    out: list[Step] = []
+    moved: set[str] = set()
+    for step in steps:
+        old = edited.get(step.spec.node_id) if step.spec and step.action is Action.CREATE else None
+        if old is None:
+            out.append(step)
+            continue
+        base = keep[old.path]  # what vaultsync last wrote at the old path: the merge base
+        out.append(replace(step, action=Action.MERGE, state=old.state, prior=base, source=old.path))
+        moved.add(old.path)
+    return [
+        replace(s, action=Action.MOVED, prior=keep[s.path]) if s.path in moved else s for s in out
+    ]
 
 
 def _produced_step(
@@ -410,11 +445,17 @@ def _merged_entry(
     step: Step, result: MergeOutcome | None, outcome: Mapping[str, str | None]
 ) -> Entry | None:
     """The entry a merge step leaves, or None to keep ``prior`` (no merge, or a lost write)."""
-    if result is None or result.waiting or step.spec is None or step.prior is None:
+    if result is None or step.spec is None or step.prior is None:
         return None
-    if not result.clean:  # waits on `vaultsync resolve`; a later store change merges again
+    if step.source:  # a note the stores moved: a new note at its new path, merged or not
+        written = result.blob if result.clean else result.theirs
+    elif result.waiting:
+        return None
+    elif not result.clean:  # waits on `vaultsync resolve`; a later store change merges again
         return replace(step.prior, key=step.spec.key, theirs=result.theirs)
-    if outcome.get(step.path) != result.blob:
+    else:
+        written = result.blob
+    if outcome.get(step.path) != written:
         return None
     return Entry(node=step.spec.node_id, key=step.spec.key, blob=result.theirs)
 
@@ -438,6 +479,10 @@ def next_manifest(
             merged = _merged_entry(step, (merges or {}).get(step.path), outcome)
             if merged is not None:
                 entries[step.path] = merged
+            continue
+        if step.action is Action.MOVED:
+            if step.path in outcome and outcome[step.path] is None:  # removed: merged elsewhere
+                entries.pop(step.path, None)
             continue
         if step.action not in (Action.CREATE, Action.UPDATE, Action.REMOVE):
             continue

@@ -115,6 +115,23 @@ def pending(plan: Plan, rendered: Rendered, manifest: Manifest) -> tuple[str, ..
     return tuple(sorted(lines))
 
 
+def _kept_edited(
+    plan: Plan, merged: set[str], removed: Sequence[str] | None, changed: frozenset[str]
+) -> tuple[str, ...]:
+    """The edited notes left as the user wrote them: kept, not merged, or changed meanwhile."""
+    moved_to = {s.path for s in plan.steps if s.source}
+    return tuple(
+        sorted(
+            {
+                *plan.paths(Action.KEEP_EDITED),
+                *(set(plan.paths(Action.MERGE)) - merged - moved_to),
+                *(set(plan.paths(Action.MOVED)) - set(removed or ())),
+                *changed,
+            }
+        )
+    )
+
+
 def sync_report(
     decision: Decision,
     rendered: Rendered,
@@ -143,15 +160,7 @@ def sync_report(
         ),
         removed=tuple(plan.paths(Action.REMOVE) if removed is None else removed),
         unchanged=len(plan.paths(Action.UNCHANGED)) + len(rendered.same),
-        kept_edited=tuple(
-            sorted(
-                {
-                    *plan.paths(Action.KEEP_EDITED),
-                    *(set(plan.paths(Action.MERGE)) - merged),
-                    *(set(skipped) - appeared),
-                }
-            )
-        ),
+        kept_edited=_kept_edited(plan, merged, removed, frozenset(skipped) - appeared),
         kept_deleted=plan.paths(Action.KEEP_DELETED),
         conflicts=conflicts(plan, appeared, rendered),
         commit=commit,
