@@ -91,7 +91,7 @@ def scan(
     for count, commit in enumerate(walker):
         if count >= max_commits:
             break
-        tree = _vault_tree(repo, commit)
+        tree = repo.vault_tree(commit)
         paths = _tree_paths(tree) if tree is not None else ()
         hits = [p for p, obj in paths if _holds(pattern, p, obj, seen)]
         if hits and _introduces(repo, commit, hits):
@@ -114,8 +114,8 @@ def _introduces(repo: VaultRepo, commit: pygit2.Commit, paths: list[str]) -> boo
     """Whether ``commit`` wrote one of ``paths`` (a file its parent did not have as is)."""
     if not commit.parents:
         return True
-    parent = _vault_tree(repo, commit.parents[0])
-    tree = _vault_tree(repo, commit)
+    parent = repo.vault_tree(commit.parents[0])
+    tree = repo.vault_tree(commit)
     assert tree is not None  # noqa: S101 - the caller found paths in it
     for path in paths:
         before = _lookup(parent, path)
@@ -131,16 +131,6 @@ def _lookup(tree: pygit2.Tree | None, path: str) -> str | None:
         return str(tree[path].id)
     except KeyError:
         return None
-
-
-def _vault_tree(repo: VaultRepo, commit: pygit2.Commit) -> pygit2.Tree | None:
-    if not repo.prefix:
-        return commit.tree
-    try:
-        obj = commit.tree[repo.prefix[:-1]]
-    except KeyError:
-        return None
-    return obj if isinstance(obj, pygit2.Tree) else None
 
 
 class _Rewriter:

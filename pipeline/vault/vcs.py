@@ -200,7 +200,8 @@ class VaultRepo:
 
     # -- history ----------------------------------------------------------------------------
 
-    def _vault_tree(self, commit: pygit2.Commit) -> pygit2.Tree | None:
+    def vault_tree(self, commit: pygit2.Commit) -> pygit2.Tree | None:
+        """The vault folder's tree in ``commit`` (``None``: the vault is not in it)."""
         if not self.prefix:
             return commit.tree
         try:
@@ -211,8 +212,8 @@ class VaultRepo:
 
     def _changes(self, commit: pygit2.Commit, wanted: set[str]) -> Iterator[tuple[str, str | None]]:
         """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
-        new = self._vault_tree(commit)
-        old = self._vault_tree(commit.parents[0]) if commit.parents else None
+        new = self.vault_tree(commit)
+        old = self.vault_tree(commit.parents[0]) if commit.parents else None
         if (old is None and new is None) or (
             old is not None and new is not None and old.id == new.id
         ):
@@ -248,7 +249,7 @@ class VaultRepo:
     def last_sync_manifest(self, *, max_commits: int = MAX_COMMITS) -> bytes | None:
         """The manifest the newest sync commit holds (to rebuild a lost one's path list)."""
         for commit, is_sync in self._walk(max_commits):
-            tree = self._vault_tree(commit) if is_sync else None
+            tree = self.vault_tree(commit) if is_sync else None
             if tree is not None and MANIFEST in tree:
                 blob = tree[MANIFEST]
                 return blob.data if isinstance(blob, pygit2.Blob) else None
@@ -286,7 +287,7 @@ class VaultRepo:
 
     def _manifest_blobs(self, commit: pygit2.Commit) -> Mapping[str, str]:
         """Path → blob id as the manifest of ``commit`` records them (empty: none readable)."""
-        tree = self._vault_tree(commit)
+        tree = self.vault_tree(commit)
         blob = tree[MANIFEST] if tree is not None and MANIFEST in tree else None
         if not isinstance(blob, pygit2.Blob):
             return {}
@@ -392,7 +393,7 @@ class VaultRepo:
         head = (
             None
             if self.repo.head_is_unborn
-            else self._vault_tree(self.repo.head.peel(pygit2.Commit))
+            else self.vault_tree(self.repo.head.peel(pygit2.Commit))
         )
         out = {}
         for path, disk_blob in edited.items():
