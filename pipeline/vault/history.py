@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pygit2
 from pygit2 import IndexEntry
-from pygit2.enums import FileMode, SortMode
+from pygit2.enums import DeltaStatus, FileMode, SortMode
 from vaultsync.core.errors import UsageError, VaultWriteError
 from vaultsync.core.redact import mask
 from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatCache, blob_id
@@ -67,20 +67,13 @@ def _commit_time(commit: pygit2.Commit) -> datetime:
     return datetime.fromtimestamp(commit.commit_time, zone).astimezone(UTC)
 
 
-def _tree_paths(tree: pygit2.Tree, prefix: str = "") -> Iterable[tuple[str, pygit2.Object]]:
-    for entry in tree:
-        path = f"{prefix}{entry.name}"
-        if entry.type_str == "tree":
-            sub = entry if isinstance(entry, pygit2.Tree) else None
-            yield from _tree_paths(sub, f"{path}/") if sub is not None else ()
-        else:
-            yield path, entry
-
-
 def scan(
     repo: VaultRepo, values: Iterable[str], *, max_commits: int = MAX_COMMITS
 ) -> tuple[Exposure, ...]:
-    """The commits from ``HEAD`` whose vault files (names or bytes) hold one of ``values``."""
+    """The commits from ``HEAD`` that wrote a vault file whose name or bytes hold a value.
+
+    Each commit is compared with its first parent, so a file is read once, when it appears.
+    """
     pattern = _pattern(values)
     git = repo.repo
     if pattern is None or git.head_is_unborn:
@@ -91,46 +84,39 @@ def scan(
     for count, commit in enumerate(walker):
         if count >= max_commits:
             break
-        tree = repo.vault_tree(commit)
-        paths = _tree_paths(tree) if tree is not None else ()
-        hits = [p for p, obj in paths if _holds(pattern, p, obj, seen)]
-        if hits and _introduces(repo, commit, hits):
-            found.append(
-                Exposure(commit=str(commit.id), when=_commit_time(commit), paths=tuple(hits))
-            )
+        hits = [p for p, oid in _written(repo, commit) if _holds(git, pattern, p, oid, seen)]
+        if hits:
+            when = _commit_time(commit)
+            found.append(Exposure(commit=str(commit.id), when=when, paths=tuple(hits)))
     return tuple(found)
 
 
+def _written(repo: VaultRepo, commit: pygit2.Commit) -> list[tuple[str, pygit2.Oid]]:
+    """The vault files ``commit`` added or changed, with their blob ids."""
+    new = repo.vault_tree(commit)
+    if new is None:
+        return []
+    old = repo.vault_tree(commit.parents[0]) if commit.parents else None
+    diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
+    return [
+        (d.new_file.path, d.new_file.id)
+        for d in diff.deltas
+        if d.status in (DeltaStatus.ADDED, DeltaStatus.MODIFIED, DeltaStatus.RENAMED)
+    ]
+
+
 def _holds(
-    pattern: re.Pattern[bytes], path: str, obj: pygit2.Object, seen: dict[str, bool]
+    git: pygit2.Repository,
+    pattern: re.Pattern[bytes],
+    path: str,
+    oid: pygit2.Oid,
+    seen: dict[str, bool],
 ) -> bool:
-    key = str(obj.id)
+    key = str(oid)
     if key not in seen:
-        seen[key] = isinstance(obj, pygit2.Blob) and pattern.search(obj.data) is not None
+        blob = git.get(oid)
+        seen[key] = isinstance(blob, pygit2.Blob) and pattern.search(blob.data) is not None
     return seen[key] or pattern.search(path.encode("utf-8")) is not None
-
-
-def _introduces(repo: VaultRepo, commit: pygit2.Commit, paths: list[str]) -> bool:
-    """Whether ``commit`` wrote one of ``paths`` (a file its parent did not have as is)."""
-    if not commit.parents:
-        return True
-    parent = repo.vault_tree(commit.parents[0])
-    tree = repo.vault_tree(commit)
-    assert tree is not None  # noqa: S101 - the caller found paths in it
-    for path in paths:
-        before = _lookup(parent, path)
-        if before is None or before != _lookup(tree, path):
-            return True
-    return False
-
-
-def _lookup(tree: pygit2.Tree | None, path: str) -> str | None:
-    if tree is None:
-        return None
-    try:
-        return str(tree[path].id)
-    except KeyError:
-        return None
 
 
 class _Rewriter:
