@@ -108,7 +108,11 @@ def test_renamed_note_is_followed(synced: tuple[Path, Path]) -> None:
     """Story 2: a rename with Obsidian's link rewrites freezes nothing and is followed."""
     state, vault = synced
     assert obsidian_rename(vault, "Projects/skiff.md", "Projects/Skiff (boat).md") >= 10
-    sync(state, vault)
+    synced_json = json.loads(sync(state, vault, "--json"))
+    assert synced_json["renamed"] == [
+        {"from": "Projects/skiff.md", "to": "Projects/Skiff (boat).md"}
+    ]
+    assert synced_json["kept_edited"] == [] and synced_json["skipped"] == []
     _code, status, _ = run("status", "--state", str(state), "--vault", str(vault), "--json")
     report = json.loads(status)
     assert (report["edited"], report["deleted"], report["conflicts"]) == ([], [], [])

@@ -140,10 +140,10 @@ def sync(
     if not (force or dry_run) and _nothing_to_do(ws.vault, inputs, as_json=as_json):
         return
     forced = frozenset(vault_relative(ws.vault, p) for p in paths)
-    report = _full_sync(
+    report, skipped = _full_sync(
         ws, inputs, force=force, forced=forced, yes=yes, commit=not no_commit, dry_run=dry_run
     )
-    _print_sync(report, ws.vault, as_json=as_json, verbose=verbose or dry_run)
+    _print_sync(report, ws.vault, skipped, as_json=as_json, verbose=verbose or dry_run)
     if not dry_run and report.changed:
         _refresh_search_index(ws.vault)
 
@@ -157,7 +157,7 @@ def _full_sync(
     yes: bool,
     commit: bool,
     dry_run: bool,
-) -> SyncReport:
+) -> tuple[SyncReport, tuple[Skipped, ...]]:
     """Build every note (moves followed) and sync; ``forced``: the notes ``--force`` names."""
     from vaultsync.vault.sync import sync_vault
 
@@ -165,7 +165,7 @@ def _full_sync(
     everything = force and not forced
     if everything and not dry_run:
         _confirm_force(ws.vault, notes, yes=yes)
-    return sync_vault(
+    report = sync_vault(
         ws.vault,
         notes.specs,
         moves=notes.moves,
@@ -176,6 +176,7 @@ def _full_sync(
         dry_run=dry_run,
         inputs="" if dry_run else inputs,
     )
+    return report, notes.skipped
 
 
 def _nothing_to_do(vault: Path, inputs: str, *, as_json: bool) -> bool:
@@ -189,14 +190,22 @@ def _nothing_to_do(vault: Path, inputs: str, *, as_json: bool) -> bool:
     return True
 
 
-def _print_sync(report: SyncReport, target: Path, *, as_json: bool, verbose: bool) -> None:
+def _print_sync(
+    report: SyncReport,
+    target: Path,
+    skipped: tuple[Skipped, ...],
+    *,
+    as_json: bool,
+    verbose: bool,
+) -> None:
     """The sync's report: JSON, or its few lines (none when nothing needs saying)."""
     from vaultsync.cli.views import sync_json, sync_lines
 
     if sys.stderr.isatty():
         click.echo("\r\033[K", err=True, nl=False)
     if as_json:
-        click.echo(json.dumps(sync_json(report, target), ensure_ascii=False, indent=2))
+        data = {**sync_json(report, target), "skipped": skipped_data(skipped)}
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     for line in sync_lines(report, target, verbose=verbose):
         click.echo(line)

@@ -160,6 +160,7 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
         lines.append("finished the work of an interrupted sync")
     if report.manifest_problem:
         lines.append(f"warning: manifest unusable ({report.manifest_problem}); existing files kept")
+    lines.extend(f"followed your move: {old} → {new}" for old, new in report.renamed)
     lines.extend(f"merged the stores' changes into your edit: {p}" for p in report.merged)
     for path in report.kept_edited:
         lines.append(f"kept (edited by you): {path}")
@@ -188,6 +189,7 @@ def sync_json(report: SyncReport, vault: Path) -> dict[str, Any]:
         "unchanged": report.unchanged,
         "kept_edited": list(report.kept_edited),
         "kept_deleted": list(report.kept_deleted),
+        "renamed": [{"from": old, "to": new} for old, new in report.renamed],
         "merge_waiting": [{"path": c.path, "reason": c.reason} for c in report.merge_waiting],
         "conflicts": [{"path": c.path, "reason": c.reason} for c in report.conflicts],
         "recovered": report.recovered,

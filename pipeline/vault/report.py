@@ -37,6 +37,8 @@ class SyncReport:
     merge_waiting: tuple[Conflict, ...] = ()
     """Merges left for a later sync, and why (the file was being saved)."""
     kept_deleted: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
+    """The user's moves this sync followed: (old path, new path), by old path."""
     conflicts: tuple[Conflict, ...] = ()
     commit: str = ""
     manifest_problem: str = ""
@@ -162,6 +164,7 @@ def sync_report(
         unchanged=len(plan.paths(Action.UNCHANGED)) + len(rendered.same),
         kept_edited=_kept_edited(plan, merged, removed, frozenset(skipped) - appeared),
         kept_deleted=plan.paths(Action.KEEP_DELETED),
+        renamed=tuple(sorted(decision.renamed.items())),
         conflicts=conflicts(plan, appeared, rendered),
         commit=commit,
         manifest_problem=decision.manifest.problem,
