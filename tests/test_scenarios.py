@@ -6,7 +6,8 @@ Steps (paths relative to the sandbox; the vault is ``vault`` unless the scenario
 ``outside/precious.md`` always exists next to it):
 
 * ``sync``: ``notes`` {path: text} (the whole set the stores produce), optional ``node``
-  {path: node id} (the same id at another path is the stores moving a note), ``force``,
+  {path: node id} (the same id at another path is the stores moving a note), ``follow_moves``
+  (find the user's moves first and keep their paths, as the CLI does), ``force``,
   ``commit``; ``expect`` compares the report (path lists, ``unchanged``, ``commit`` made or not,
   ``manifest_problem`` present or not) or ``raises`` names the error class;
 * ``write`` {path: text}, ``delete`` [paths], ``symlink`` {link: target}, ``git`` (CLI ``args``
@@ -28,6 +29,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from vaultsync.core import errors
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault.manifest import MANIFEST, load_manifest
 from vaultsync.vault.resolve import Choice, release, resolve
-from vaultsync.vault.sync import SyncReport, sync_vault, vault_status
+from vaultsync.vault.sync import SyncReport, sync_vault, vault_moves, vault_status
 from vaultsync.vault.vcs import EditOrigin
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
@@ -87,17 +89,22 @@ Step = dict[str, Any]
 
 def _sync(step: Step, sandbox: Path, vault: Path) -> None:
     before = _outside(sandbox, vault)
-    call = {
+    specs = _specs(step["notes"], step.get("node"))
+    call: dict[str, Any] = {
         "force": step.get("force", False),
         "commit": step.get("commit", True),
         "clock": lambda: FIXED_TIME,
     }
+    if step.get("follow_moves"):  # as the CLI does: the user's moves found, their paths kept
+        moves = vault_moves(vault)
+        call["moves"] = moves
+        specs = [replace(s, path=moves.chosen.get(s.node_id, s.path)) for s in specs]
     if "raises" in step:
         with pytest.raises(getattr(errors, step["raises"])):
-            sync_vault(vault, _specs(step["notes"], step.get("node")), **call)
+            sync_vault(vault, specs, **call)
     else:
         _check_report(
-            sync_vault(vault, _specs(step["notes"], step.get("node")), **call),
+            sync_vault(vault, specs, **call),
             step.get("expect", {}),
         )
     assert _outside(sandbox, vault) == before, "a sync changed something outside the vault"
