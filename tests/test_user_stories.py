@@ -201,3 +201,23 @@ def test_check_fails_while_a_note_cannot_be_written(synced: tuple[Path, Path]) -
     assert code == 1
     assert "conflict Topics/brand new topic.md: a file vaultsync did not write is there" in out
     assert (vault / "Topics" / "brand new topic.md").read_text() == "mine\n"
+
+
+def test_sync_warns_when_a_newly_masked_secret_is_in_history(synced: tuple[Path, Path]) -> None:
+    """A secret first masked now but committed in clear before: sync names the commit."""
+    state, vault = synced
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8I9j0"
+    git = ["git", "-C", str(vault)]
+    (vault / "old-note.md").write_text(f"an older vaultsync wrote {token} here\n")
+    subprocess.run([*git, "add", "old-note.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "an old sync"], check=True)
+    leaked = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    subprocess.run([*git, "rm", "-q", "old-note.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "gone"], check=True)
+    topics = state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data[0]["summary"] = f"rotate {token} soon"
+    topics.write_text(json.dumps(data))
+    code, _out, err = run("sync", "--state", str(state), "--vault", str(vault))
+    assert code == 0 and leaked[:10] in err and "vaultsync history" in err
+    assert token not in (vault / "Home.md").read_text()

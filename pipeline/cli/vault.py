@@ -146,6 +146,16 @@ def sync(
     _print_sync(report, ws.vault, skipped, as_json=as_json, verbose=verbose or dry_run)
     if not dry_run and report.changed:
         _refresh_search_index(ws.vault)
+    if not dry_run:
+        _history_check(ws)
+
+
+def _history_check(ws: Workspace) -> None:
+    """After a run that masked a text for the first time, look for it in the vault's history."""
+    from vaultsync.graph.cache import take_history_check
+
+    if take_history_check(ws.state) and (text := _exposed_text(_exposed_commits(ws))):
+        click.echo(text, err=True)
 
 
 def _full_sync(

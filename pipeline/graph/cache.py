@@ -246,6 +246,26 @@ def save_masks(
     return _replace(cache_dir(state) / "masked-texts.json", json.dumps(data).encode())
 
 
+HISTORY_CHECK = "history-check-due"
+"""Left in the cache folder when a run masked a text it had not masked before: a secret that an
+earlier sync may have committed in clear (a new rule, a new vaultsync), so the next ``sync``
+looks for it in the vault's history once (``vault.history``)."""
+
+
+def mark_history_check(state: Path) -> None:
+    """Ask the next sync to look for the stores' secrets in the vault's history."""
+    _replace(cache_dir(state) / HISTORY_CHECK, b"")
+
+
+def take_history_check(state: Path) -> bool:
+    """Whether a history check was asked for (the request is consumed)."""
+    try:
+        (cache_dir(state) / HISTORY_CHECK).unlink()
+    except OSError:
+        return False
+    return True
+
+
 def _warn_key(skipped: Skipped) -> str:
     return f"{skipped.source}|{skipped.digest}|{skipped.where}|{skipped.what}"
 

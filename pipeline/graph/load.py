@@ -33,6 +33,7 @@ from vaultsync.graph.cache import (
     load_last_good,
     load_masks,
     load_parsed_texts,
+    mark_history_check,
     remember_warnings,
     save_graph,
     save_last_good,
@@ -74,6 +75,8 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
     skipped = remember_warnings(state, records.skipped)
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
     save_masks(state, salt, masked.learned, masks)
+    if any(value is not None and digest not in masks for digest, value in masked.learned.items()):
+        mark_history_check(state)  # newly masked: an earlier sync may have committed it in clear
     return replace(records, skipped=skipped), masked_good, known
 
 
