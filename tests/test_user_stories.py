@@ -211,7 +211,8 @@ def test_sync_warns_when_a_newly_masked_secret_is_in_history(synced: tuple[Path,
     (vault / "old-note.md").write_text(f"an older vaultsync wrote {token} here\n")
     subprocess.run([*git, "add", "old-note.md"], check=True)
     subprocess.run([*git, "commit", "-qm", "an old sync"], check=True)
-    leaked = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    leaked = head.stdout
     subprocess.run([*git, "rm", "-q", "old-note.md"], check=True)
     subprocess.run([*git, "commit", "-qm", "gone"], check=True)
     topics = state / "memory" / "topics.json"
