@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin, format_time
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.core.redact import redact
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.links.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
-from vaultsync.render.yamlfm import FieldValue, clean_fields
+from vaultsync.render.yamlfm import FieldValue, clean_fields, property_time
 from vaultsync.renderers.records import RecordIndex
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "metadata_items",
     "obsidian_tag",
     "prepare_text",
+    "relation_property",
     "resolved_targets",
 ]
 
@@ -257,6 +258,19 @@ def links_of(node_id: str, inputs: RenderInputs) -> list[LinkItem]:
     return items
 
 
+def relation_property(node_id: str, inputs: RenderInputs, rel: str) -> str | None:
+    """``"[[Folder/Note]]"`` for the note ``node_id`` links to by ``rel`` (the first by path).
+
+    A link-typed property: Obsidian draws it in the graph, Dataview reads it as a link.
+    """
+    paths = sorted(
+        path
+        for link in inputs.graph.links_from(node_id)
+        if link.rel == rel and (path := inputs.link_path(link.target)) is not None
+    )
+    return format_wikilink(paths[0]) if paths else None
+
+
 def sorted_notes(node_ids: Iterable[str], inputs: RenderInputs) -> list[LinkItem]:
     """Links to the notes ``node_ids`` that have files, sorted by title then path."""
     items = []
@@ -413,7 +427,7 @@ def base_context(
         ]
     )
     front_matter = tuple(
-        (key, format_time(value, inputs.zone) if isinstance(value, datetime) else value)
+        (key, property_time(value, inputs.zone) if isinstance(value, datetime) else value)
         for key, value in front_matter
     )
     return NoteContext(

@@ -26,6 +26,7 @@ from vaultsync.renderers.base import (
     fence_for,
     normalize_newlines,
     one_line,
+    relation_property,
     rewrite_links,
     trim_block,
 )
@@ -105,7 +106,7 @@ def document_body(record: DocumentRecord, node_id: str, inputs: RenderInputs) ->
 
 
 def context(node: Node, inputs: RenderInputs) -> DocumentContext:
-    """Front matter: source (the path as stored), context (its name)."""
+    """Front matter: source (the path as stored), context (a link), context name."""
     record = inputs.records.get(node.id, DocumentRecord)
     if record is None:
         return DocumentContext(
@@ -120,7 +121,11 @@ def context(node: Node, inputs: RenderInputs) -> DocumentContext:
     base = base_context(
         node,
         inputs,
-        [("source", record.document.source), ("context", record.context.name)],
+        [
+            ("source", record.document.source),
+            ("context", relation_property(node.id, inputs, "part_of")),
+            ("context_name", record.context.name),
+        ],
     )
     body, truncated = document_body(record, node.id, inputs)
     return DocumentContext(

@@ -129,7 +129,7 @@ class TestEveryNote:
 
 class TestFrontMatter:
     def test_fact_fields(self, vault: dict[str, bytes]) -> None:
-        """The seed's fact fields; confidence a quoted string; the title as alias."""
+        """The seed's fact fields; confidence a number, the project a link; the title as alias."""
         meta, _ = parse_note(
             vault["Facts/architecture/Orbital streams telemetry over gRPC with mTLS (ab37259d).md"]
         )
@@ -139,11 +139,12 @@ class TestFrontMatter:
             "aliases": ["Orbital streams telemetry over gRPC with mTLS."],
             "tags": ["architecture", "grpc", "security"],
             "category": "architecture",
-            "confidence": "0.70",
+            "confidence": 0.7,
             "provenance": "extraction",
+            "project": "[[Projects/orbital]]",
             "source_project": "/repo/orbital",
-            "created": "2026-10-24T12:00:00Z",
-            "last_accessed": "2026-10-24T12:00:00Z",
+            "created": "2026-10-24T12:00:00",
+            "last_accessed": "2026-10-24T12:00:00",
         }
 
     def test_empty_values_omitted(self, vault: dict[str, bytes]) -> None:
@@ -156,14 +157,26 @@ class TestFrontMatter:
     @pytest.mark.parametrize(
         ("prefix", "fields"),
         [
-            ("Topics/telemetry", {"mentions": 7, "first_seen": "2026-09-24T12:00:00Z"}),
+            ("Topics/telemetry", {"mentions": 7, "first_seen": "2026-09-24T12:00:00"}),
             ("Projects/orbital", {"path": "/repo/orbital", "technologies": ["go", "postgres"]}),
-            ("Episodes/", {"date": "2026-10-24T21:30:00Z", "project": "/repo/orbital"}),
-            ("Board/", {"column": "doing", "assignee": "ops", "updated": "2026-10-24T12:00:00Z"}),
+            (
+                "Episodes/",
+                {
+                    "date": "2026-10-24",
+                    "time": "2026-10-24T21:30:00",
+                    "project": "[[Projects/orbital]]",
+                    "project_path": "/repo/orbital",
+                },
+            ),
+            ("Board/", {"column": "doing", "assignee": "ops", "updated": "2026-10-24T12:00:00"}),
             ("Contexts/handbook/handbook.md", {"mode": "knowledge", "files": 4}),
             (
                 "Contexts/handbook/guide/setup",
-                {"source": "docs/guide/setup.md", "context": "handbook"},
+                {
+                    "source": "docs/guide/setup.md",
+                    "context": "[[Contexts/handbook/handbook]]",
+                    "context_name": "handbook",
+                },
             ),
         ],
     )
@@ -628,7 +641,7 @@ class TestTemplates:
         records, graph, resolver = sample()
         vault = render_vault(records, graph, resolver, tmp_path)
         fact = note(vault, "Facts/architecture")
-        assert "> Custom fact, 10 fields.\n\nOrbital streams" in fact
+        assert "> Custom fact, 11 fields.\n\nOrbital streams" in fact
         assert (
             vault["Projects/orbital.md"]
             == render_vault(records, graph, resolver)["Projects/orbital.md"]
@@ -698,7 +711,8 @@ class TestTimeZone:
         notes = {spec.path: spec.render() for spec in specs}
         (episode,) = [p for p in notes if p.startswith("Episodes/")]
         assert episode.startswith("Episodes/2026/2026-10-25 ")  # 21:30Z is 11:30 next day there
-        assert parse_note(notes[episode])[0]["date"] == "2026-10-25T11:30:00+14:00"
+        assert parse_note(notes[episode])[0]["date"] == "2026-10-25"
+        assert parse_note(notes[episode])[0]["time"] == "2026-10-25T11:30:00"
         _, body = parse_note(notes["Board/doing/Rotate TLS certs (card-4).md"])
         assert "- 2026-10-25T02:00:00+14:00 · backlog → doing · by ana\n" in body
 
@@ -714,7 +728,7 @@ class TestTimeZone:
 
     @pytest.mark.parametrize(
         ("zone", "shown"),
-        [("UTC", "2026-10-19T15:42:10Z"), ("Europe/Lisbon", "2026-10-19T15:42:10+01:00")],
+        [("UTC", "2026-10-19T15:42:10"), ("Europe/Lisbon", "2026-10-19T15:42:10")],
     )
     def test_autosave_saved_is_its_name_read_in_the_zone(self, zone: str, shown: str) -> None:
         """An autosave's saved time is the wall clock in its name, in render.timezone."""
