@@ -105,7 +105,11 @@ class NoteContext(TypedDict):
     """One line; the ``# heading``."""
     path: str
     front_matter: tuple[tuple[str, FieldValue], ...]
+    """The properties in order, as ``(key, value)`` pairs; what ``m.front_matter`` writes."""
+    properties: dict[str, FieldValue]
+    """The same properties by key: ``properties.confidence``, ``properties.created``."""
     links: list[LinkItem]
+    """The note's outgoing links, sorted; what ``m.links`` writes under ``## Links``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -436,6 +440,7 @@ def base_context(
         title=rewrite_links(one_line(node.title), node.id, inputs) or node.id,
         path=path,
         front_matter=front_matter,
+        properties=dict(front_matter),
         links=links_of(node.id, inputs),
     )
 
