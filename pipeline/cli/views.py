@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.model import Graph, Node
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
@@ -175,8 +176,9 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
 
 
 def sync_json(report: SyncReport, vault: Path) -> dict[str, Any]:
-    """A sync's report as plain data (``sync --json``)."""
+    """A sync's report as plain data (``sync --json``; schema: ``cli.schemas.SYNC``)."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "vault": str(vault),
         "changed": report.changed,
         "dry_run": report.dry_run,
@@ -233,8 +235,9 @@ def status_text(report: StatusReport, vault: Path) -> str:
 
 
 def status_json(report: StatusReport, vault: Path) -> dict[str, Any]:
-    """The status as plain data."""
+    """The status as plain data (``status --json``; schema: ``cli.schemas.STATUS``)."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "vault": str(vault),
         "edited": [
             {
