@@ -105,3 +105,35 @@ def test_unknown_kind_is_a_usage_error() -> None:
     done = vaultsync("templates", "show", "facts")
     assert done.returncode == 2
     assert "'facts' is not one of 'card'" in done.stderr
+
+
+def test_syntax_error_names_file_and_line(demo_state: Path, tmp_path: Path) -> None:
+    """A broken override is exit 5 with one line naming its file and line."""
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "fact.md.j2").write_text("{% if content %}\n{{ content\n", encoding="utf-8")
+    done = vaultsync(
+        "sync", "--state", str(demo_state), "--vault", str(tmp_path / "v"),
+        "--templates", str(folder), "--dry-run",
+    )  # fmt: skip
+    assert done.returncode == 5
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"error: template {folder / 'fact.md.j2'}, line ")
+
+
+def test_stray_template_is_a_warning(demo_state: Path, tmp_path: Path) -> None:
+    """A template file no kind uses (a misspelt name) is a warning; parts (``_x.j2``) are not."""
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    for name in ("facts.md.j2", "_parts.j2", "fact.md.j2"):
+        (folder / name).write_text("{{ title }}\n", encoding="utf-8")
+    done = vaultsync(
+        "sync", "--state", str(demo_state), "--vault", str(tmp_path / "v"),
+        "--templates", str(folder), "--dry-run",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {folder / 'facts.md.j2'}: no note uses this template"
+        " (`vaultsync templates list` names them)"
+    ]

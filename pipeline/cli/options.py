@@ -8,6 +8,7 @@ variable that overrides a saved value is said once on stderr.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,7 +66,25 @@ def workspace(
         raise ConfigError(f"templates folder {found} (from {source}): not a folder")
     for notice in settings.notices:
         click.echo(f"note: {notice}", err=True)
+    if found is not None:
+        _warn_stray_templates(found)
     return Workspace(state=root, vault=target, settings=settings)
+
+
+def _warn_stray_templates(folder: Path) -> None:
+    """One warning per template file of ``folder`` that matches no kind (a misspelt name).
+
+    A name starting with ``_`` is a part another template may include, never stray.
+    """
+    builtin = {entry.name for entry in importlib.resources.files("vaultsync.templates").iterdir()}
+    for name in sorted(path.name for path in folder.glob("*.j2")):
+        if name in builtin or name.startswith("_"):
+            continue
+        click.echo(
+            f"warning: {folder / name}: no note uses this template "
+            "(`vaultsync templates list` names them)",
+            err=True,
+        )
 
 
 def state_option(command: F) -> F:
