@@ -28,6 +28,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.notes import first_heading
 from vaultsync.core.redact import redact
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.links.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
@@ -42,6 +43,7 @@ __all__ = [
     "Renderer",
     "Resolver",
     "base_context",
+    "leading_h1",
     "link_to",
     "metadata_items",
     "obsidian_tag",
@@ -210,17 +212,17 @@ def _label(title: str) -> str:
 def link_to(path_without_md: str, title: str) -> str:
     """``[[path|title]]`` that reads back as written, whatever the title holds.
 
-    A ``|`` in the title becomes ``¦``; brackets become parentheses and backticks quotes when
-    they would end the link early or turn part of it into code.
+    A ``|`` in the title becomes ``¦`` and brackets parentheses (Dataview's link grammar takes
+    no ``[`` or ``]`` in a label: ``[[Board/x|[doing] y]]`` is no link to it); backticks become
+    quotes when they would turn part of the link into code.
     """
-    label = _label(title)
+    label = _label(title).replace("[", "(").replace("]", ")")
     if not label:
         return format_wikilink(path_without_md)
     try:
         return format_wikilink(path_without_md, label=label)
     except ValueError:
-        safe = label.replace("[", "(").replace("]", ")").replace("`", "'")
-        return format_wikilink(path_without_md, label=safe)
+        return format_wikilink(path_without_md, label=label.replace("`", "'"))
 
 
 def relation_words(rel: str) -> str:
@@ -364,6 +366,27 @@ def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
         return ""
     text = trim_block(rewrite_links(normalize_newlines(text), source_id, inputs))
     return close_open_fence(text)
+
+
+_SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$", re.MULTILINE)
+
+
+def leading_h1(text: str) -> tuple[str, str] | None:
+    """``(heading, rest)`` when ``text`` starts with a level-1 heading (``#`` or ``===``).
+
+    The note then uses the text's own heading as its ``# heading`` (one H1 per note); the
+    rest keeps its heading levels.
+    """
+    heading = first_heading(text, fences=fenced_blocks(text), max_level=1)
+    if heading is None or heading.start != 0 or heading.level != 1 or not one_line(heading.text):
+        return None
+    if text.lstrip(" ").startswith("#"):
+        line_end = text.find("\n")
+    else:
+        underline = _SETEXT_H1.search(text)
+        line_end = text.find("\n", underline.start()) if underline else -1
+    rest = "" if line_end < 0 else text[line_end + 1 :]
+    return one_line(heading.text), trim_block(rest)
 
 
 def _target_candidates(text: str) -> Iterable[str]:

@@ -9,7 +9,14 @@ from collections.abc import Iterable
 from datetime import date
 
 from vaultsync.core.model import JournalNote, Node
-from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
+from vaultsync.renderers.base import (
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    leading_h1,
+    prepare_text,
+)
 
 TEMPLATE = "journal.md.j2"
 
@@ -42,7 +49,10 @@ def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
 
 
 def context(node: Node, inputs: RenderInputs) -> JournalContext:
-    """Front matter: date (the day, or the first day of the week or month), period, source."""
+    """Front matter: date (the day, or the first day of the week or month), period, source.
+
+    A text that starts with an H1 gives the note its heading (one H1 per note).
+    """
     note = inputs.records.get(node.id, JournalNote)
     period, _, label = node.id.partition(":")[2].partition(":")
     if note is None:
@@ -52,9 +62,11 @@ def context(node: Node, inputs: RenderInputs) -> JournalContext:
         inputs,
         [("date", period_start(note.label)), ("period", note.period), ("source", note.source_path)],
     )
-    return JournalContext(
-        **base, period=note.period, label=note.label, text=prepare_text(note.text, node.id, inputs)
-    )
+    text = prepare_text(note.text, node.id, inputs)
+    own = leading_h1(text)
+    if own is not None:
+        base["title"], text = own
+    return JournalContext(**base, period=note.period, label=note.label, text=text)
 
 
 RENDERER = Renderer(template=TEMPLATE, context=context, texts=texts)

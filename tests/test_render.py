@@ -456,11 +456,11 @@ class TestStoreFieldsShown:
 
 class TestDocuments:
     def test_source_line_and_front_matter_as_code(self, vault: dict[str, bytes]) -> None:
-        """The > Source line, then the document's own front matter as a yaml block."""
+        """The document's own H1 as the heading, the > Source line, its front matter as yaml."""
         text = note(vault, "Contexts/handbook/guide/setup")
         assert (
-            "\n> Source: handbook :: docs/guide/setup.md\n\n"
-            "```yaml\ntitle: Getting set up\n```\n\n# Setup\n" in text
+            "\n# Setup\n\n> Source: handbook :: docs/guide/setup.md\n\n"
+            "```yaml\ntitle: Getting set up\n```\n\nSee " in text
         )
 
     def test_code_in_a_longer_fence(self, vault: dict[str, bytes]) -> None:
@@ -662,7 +662,7 @@ class TestTemplates:
     def test_shared_macro_override_reaches_every_kind(self, tmp_path: Path) -> None:
         """Overriding _macros.j2 changes every note template's fingerprint."""
         source = (Path(__file__).parent.parent / "templates" / "_macros.j2").read_text()
-        (tmp_path / "_macros.j2").write_text(source.replace("No links yet.", "Nothing yet."))
+        (tmp_path / "_macros.j2").write_text(source.replace("No outgoing links;", "Nothing;"))
         assert template_fingerprint(make_environment(), "card.md.j2") != template_fingerprint(
             make_environment(tmp_path), "card.md.j2"
         )

@@ -23,6 +23,8 @@ from samples import parse_note, render_vault, sample
 from vaultsync.core.settings import Caps
 from vaultsync.graph.build import build_graph
 from vaultsync.graph.load import read_records
+from vaultsync.links.codespans import fenced_blocks
+from vaultsync.renderers.base import link_to
 
 ROOT = Path(__file__).resolve().parent.parent
 JS_MODULES = ROOT / ".venv" / "js" / "node_modules"
@@ -124,3 +126,48 @@ def test_the_old_forms_fail_the_real_grammars() -> None:
     """The probe tells the forms apart: six fraction digits and "0.70" are not typed."""
     reads = _node_reads(["2026-10-20T08:31:12.045100Z", "0.70", "2026-10-20T08:31:12"])
     assert [r["dataview_date"] for r in reads] == [False, False, True]
+
+
+_WIKILINK = re.compile(r"\[\[(?:[^\]\n]|\](?!\]))*\]\]")
+
+
+def listed_links(files: dict[str, bytes]) -> list[str]:
+    """Every wikilink vaultsync writes in a list: ``## Links`` lines and Home's entries."""
+    found = []
+    for path, data in files.items():
+        text = data.decode()
+        section = text if path == "Home.md" else text.partition("\n## Links\n")[2]
+        for line in section.splitlines():
+            if line.startswith("- "):
+                found.extend(_WIKILINK.findall(line))
+    return found
+
+
+@pytest.mark.external
+@pytest.mark.parametrize("name", ["demo", "sample"])
+def test_dataview_reads_every_listed_link(vaults: dict[str, dict[str, bytes]], name: str) -> None:
+    """Dataview's link grammar reads each listed link as a link to its exact path."""
+    links = listed_links(vaults[name])
+    assert links
+    for written, read in zip(links, _node_reads(links), strict=True):
+        assert read["link"] == written[2:-2].partition("|")[0], written
+
+
+@pytest.mark.external
+def test_bracketed_titles_stay_links() -> None:
+    """A title with brackets (``[doing] …``) gives a label Dataview still reads as a link."""
+    written = link_to("Board/doing/Rotate (card-4)", "[doing] Rotate [TLS] certs")
+    assert written == "[[Board/doing/Rotate (card-4)|(doing) Rotate (TLS) certs]]"
+    (read,) = _node_reads([written])
+    assert read["link"] == "Board/doing/Rotate (card-4)"
+
+
+@pytest.mark.parametrize("name", ["demo", "sample"])
+def test_one_h1_per_note(vaults: dict[str, dict[str, bytes]], name: str) -> None:
+    """Every note has exactly one level-1 heading outside code (its own, when it has one)."""
+    for path, data in vaults[name].items():
+        text = data.decode()
+        fences = fenced_blocks(text)
+        starts = [m.start() for m in re.finditer(r"^# \S", text, re.MULTILINE)]
+        outside = [s for s in starts if not any(a <= s < b for a, b in fences)]
+        assert len(outside) == 1, path
