@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
@@ -75,6 +75,9 @@ class RenderInputs:
     resolver: Resolver
     zone: tzinfo = UTC
     """``render.timezone``: every rendered time is written in it."""
+    memo: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+    """What a renderer derives once per render from the inputs (a context's document index);
+    filled on first use, never read before it is derived from these inputs."""
 
     def link_path(self, node_id: str) -> str | None:
         """The vault path of a note without ``.md`` (what a wikilink names), if it has one."""

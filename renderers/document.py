@@ -32,6 +32,7 @@ from vaultsync.renderers.base import (
     rewrite_links,
     trim_block,
 )
+from vaultsync.renderers.doclinks import context_documents, rewrite_document_links
 from vaultsync.renderers.records import DocumentRecord
 
 TEMPLATE = "document.md.j2"
@@ -119,8 +120,10 @@ def document_body(record: DocumentRecord, node_id: str, inputs: RenderInputs) ->
     text = normalize_newlines(record.document.content)
     text, truncated = _cut(text, MAX_BYTES)
     if is_markdown(record.document.source.replace("\\", "/")):
-        text = trim_block(rewrite_links(_front_matter_as_code(text), node_id, inputs))
-        return close_open_fence(text), truncated
+        text = rewrite_links(_front_matter_as_code(text), node_id, inputs)
+        documents = context_documents(record.context, inputs)
+        text = rewrite_document_links(text, record.document.source, documents, inputs)
+        return close_open_fence(trim_block(text)), truncated
     body = text.rstrip("\n")
     fence = fence_for(body)
     return f"{fence}{language_of(record.document.type)}\n{body}\n{fence}", truncated
