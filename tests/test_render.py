@@ -36,6 +36,7 @@ from vaultsync.core.model import (
     Session,
 )
 from vaultsync.core.redact import mask
+from vaultsync.core.scrub import scrub
 from vaultsync.core.settings import Caps
 from vaultsync.extract.workspace import saved_time
 from vaultsync.graph.build import build_graph
@@ -228,7 +229,12 @@ class TestFrontMatter:
         (path,) = [p for p in files if p.startswith("Facts/")]
         meta, _ = parse_note(files[path])
         assert yaml.safe_load(files[path].decode().split("\n---\n")[0][4:]) == meta
-        expected = {"category": category, "provenance": provenance, "source_project": source}
+        shown = scrub(records).facts[0]  # masked, control characters dropped, as a sync does
+        expected = {
+            "category": shown.category,
+            "provenance": shown.provenance,
+            "source_project": shown.source_project,
+        }
         assert {k: meta.get(k, "") for k in expected} == expected
         assert meta["tags"] == sorted({obsidian_tag(label) for label in labels} - {""})
         assert all("\n" not in alias for alias in meta["aliases"])
