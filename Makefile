@@ -5,7 +5,7 @@ STAMP   := $(VENV)/.installed
 DEMO    := fixtures/stores/demo
 VIEW    := .typecheck/vaultsync
 
-.PHONY: vault test check lint typecheck typecheck-view fmt bench bench-large crash clean
+.PHONY: vault test check js-parsers lint typecheck typecheck-view fmt bench bench-large crash clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,8 +25,21 @@ test: $(STAMP)
 	@echo "make test: tests marked 'external' (outside programs) are skipped; make check runs them"
 	$(BIN)/pytest -q -m 'not slow and not external'
 
+# The date and link grammars the front matter is tested against (tests/test_typed_properties.py,
+# marked external): luxon from npm and Dataview's published package (npm pack; a full install
+# of it does not work), under .venv/js.  Without npm the test is skipped, saying so.
+JS      := $(VENV)/js
+
+js-parsers: $(JS)/.installed
+$(JS)/.installed: $(STAMP)
+	-mkdir -p $(JS)/node_modules && cd $(JS) && npm install --no-save --silent luxon@3.7.2 \
+	  && npm pack --silent obsidian-dataview@0.5.68 \
+	  && mkdir -p node_modules/obsidian-dataview \
+	  && tar -xzf obsidian-dataview-0.5.68.tgz -C node_modules/obsidian-dataview \
+	    --strip-components=1 && touch .installed
+
 # What CI runs: lint, types, then the whole suite.
-check: lint typecheck
+check: lint typecheck $(JS)/.installed
 	$(BIN)/pytest -q -m 'not slow'
 
 # ruff, the formatter, radon's cyclomatic complexity (at most 15 per function) and the

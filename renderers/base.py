@@ -23,15 +23,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin, format_time
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.notes import first_heading
 from vaultsync.core.redact import redact
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.links.wikilinks import WikiLink, format_wikilink, rewrite_wikilinks
-from vaultsync.render.yamlfm import FieldValue, clean_fields
+from vaultsync.render.yamlfm import FieldValue, clean_fields, property_time
 from vaultsync.renderers.records import RecordIndex
 
 __all__ = [
@@ -42,10 +43,12 @@ __all__ = [
     "Renderer",
     "Resolver",
     "base_context",
+    "leading_h1",
     "link_to",
     "metadata_items",
     "obsidian_tag",
     "prepare_text",
+    "relation_property",
     "resolved_targets",
 ]
 
@@ -72,6 +75,9 @@ class RenderInputs:
     resolver: Resolver
     zone: tzinfo = UTC
     """``render.timezone``: every rendered time is written in it."""
+    memo: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+    """What a renderer derives once per render from the inputs (a context's document index);
+    filled on first use, never read before it is derived from these inputs."""
 
     def link_path(self, node_id: str) -> str | None:
         """The vault path of a note without ``.md`` (what a wikilink names), if it has one."""
@@ -104,7 +110,11 @@ class NoteContext(TypedDict):
     """One line; the ``# heading``."""
     path: str
     front_matter: tuple[tuple[str, FieldValue], ...]
+    """The properties in order, as ``(key, value)`` pairs; what ``m.front_matter`` writes."""
+    properties: dict[str, FieldValue]
+    """The same properties by key: ``properties.confidence``, ``properties.created``."""
     links: list[LinkItem]
+    """The note's outgoing links, sorted; what ``m.links`` writes under ``## Links``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -205,17 +215,17 @@ def _label(title: str) -> str:
 def link_to(path_without_md: str, title: str) -> str:
     """``[[path|title]]`` that reads back as written, whatever the title holds.
 
-    A ``|`` in the title becomes ``¦``; brackets become parentheses and backticks quotes when
-    they would end the link early or turn part of it into code.
+    A ``|`` in the title becomes ``¦`` and brackets parentheses (Dataview's link grammar takes
+    no ``[`` or ``]`` in a label: ``[[Board/x|[doing] y]]`` is no link to it); backticks become
+    quotes when they would turn part of the link into code.
     """
-    label = _label(title)
+    label = _label(title).replace("[", "(").replace("]", ")")
     if not label:
         return format_wikilink(path_without_md)
     try:
         return format_wikilink(path_without_md, label=label)
     except ValueError:
-        safe = label.replace("[", "(").replace("]", ")").replace("`", "'")
-        return format_wikilink(path_without_md, label=safe)
+        return format_wikilink(path_without_md, label=label.replace("`", "'"))
 
 
 def relation_words(rel: str) -> str:
@@ -255,6 +265,19 @@ def links_of(node_id: str, inputs: RenderInputs) -> list[LinkItem]:
             items.append(item)
     items.sort(key=lambda i: (i.get("rel", ""), i["title"].casefold(), i["path"]))
     return items
+
+
+def relation_property(node_id: str, inputs: RenderInputs, rel: str) -> str | None:
+    """``"[[Folder/Note]]"`` for the note ``node_id`` links to by ``rel`` (the first by path).
+
+    A link-typed property: Obsidian draws it in the graph, Dataview reads it as a link.
+    """
+    paths = sorted(
+        path
+        for link in inputs.graph.links_from(node_id)
+        if link.rel == rel and (path := inputs.link_path(link.target)) is not None
+    )
+    return format_wikilink(paths[0]) if paths else None
 
 
 def sorted_notes(node_ids: Iterable[str], inputs: RenderInputs) -> list[LinkItem]:
@@ -348,6 +371,27 @@ def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
     return close_open_fence(text)
 
 
+_SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$", re.MULTILINE)
+
+
+def leading_h1(text: str) -> tuple[str, str] | None:
+    """``(heading, rest)`` when ``text`` starts with a level-1 heading (``#`` or ``===``).
+
+    The note then uses the text's own heading as its ``# heading`` (one H1 per note); the
+    rest keeps its heading levels.
+    """
+    heading = first_heading(text, fences=fenced_blocks(text), max_level=1)
+    if heading is None or heading.start != 0 or heading.level != 1 or not one_line(heading.text):
+        return None
+    if text.lstrip(" ").startswith("#"):
+        line_end = text.find("\n")
+    else:
+        underline = _SETEXT_H1.search(text)
+        line_end = text.find("\n", underline.start()) if underline else -1
+    rest = "" if line_end < 0 else text[line_end + 1 :]
+    return one_line(heading.text), trim_block(rest)
+
+
 def _target_candidates(text: str) -> Iterable[str]:
     """Every target a wikilink of ``text`` may name, a superset of ``parse_wikilinks``'s.
 
@@ -413,7 +457,7 @@ def base_context(
         ]
     )
     front_matter = tuple(
-        (key, format_time(value, inputs.zone) if isinstance(value, datetime) else value)
+        (key, property_time(value, inputs.zone) if isinstance(value, datetime) else value)
         for key, value in front_matter
     )
     return NoteContext(
@@ -422,6 +466,7 @@ def base_context(
         title=rewrite_links(one_line(node.title), node.id, inputs) or node.id,
         path=path,
         front_matter=front_matter,
+        properties=dict(front_matter),
         links=links_of(node.id, inputs),
     )
 

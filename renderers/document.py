@@ -17,6 +17,7 @@ import re
 
 from vaultsync.core.model import Node
 from vaultsync.graph.documents import is_markdown
+from vaultsync.links.codespans import fenced_blocks
 from vaultsync.renderers.base import (
     NoteContext,
     Renderer,
@@ -24,11 +25,14 @@ from vaultsync.renderers.base import (
     base_context,
     close_open_fence,
     fence_for,
+    leading_h1,
     normalize_newlines,
     one_line,
+    relation_property,
     rewrite_links,
     trim_block,
 )
+from vaultsync.renderers.doclinks import context_documents, rewrite_document_links
 from vaultsync.renderers.records import DocumentRecord
 
 TEMPLATE = "document.md.j2"
@@ -92,20 +96,44 @@ def _front_matter_as_code(text: str) -> str:
     return f"{fence}yaml\n{block}{fence}\n{'' if rest.startswith(chr(10)) else chr(10)}{rest}"
 
 
+def own_heading(body: str) -> tuple[str, str] | None:
+    """The H1 a Markdown body starts with (after its front matter shown as code) and the rest.
+
+    The note then has one H1, the document's own; its front matter block stays first.
+    """
+    own = leading_h1(body)
+    if own is not None:
+        return own
+    blocks = fenced_blocks(body)
+    if not blocks or blocks[0][0] != 0 or not body.split("\n", 1)[0].endswith("yaml"):
+        return None
+    head, tail = body[: blocks[0][1]].rstrip(), body[blocks[0][1] :]
+    own = leading_h1(trim_block(tail))
+    if own is None:
+        return None
+    heading, rest = own
+    return heading, f"{head}\n\n{rest}" if rest else head
+
+
 def document_body(record: DocumentRecord, node_id: str, inputs: RenderInputs) -> tuple[str, bool]:
     """The printable body of a document and whether it was cut."""
     text = normalize_newlines(record.document.content)
     text, truncated = _cut(text, MAX_BYTES)
     if is_markdown(record.document.source.replace("\\", "/")):
-        text = trim_block(rewrite_links(_front_matter_as_code(text), node_id, inputs))
-        return close_open_fence(text), truncated
+        text = rewrite_links(_front_matter_as_code(text), node_id, inputs)
+        documents = context_documents(record.context, inputs)
+        text = rewrite_document_links(text, record.document.source, documents, inputs)
+        return close_open_fence(trim_block(text)), truncated
     body = text.rstrip("\n")
     fence = fence_for(body)
     return f"{fence}{language_of(record.document.type)}\n{body}\n{fence}", truncated
 
 
 def context(node: Node, inputs: RenderInputs) -> DocumentContext:
-    """Front matter: source (the path as stored), context (its name)."""
+    """Front matter: source (the path as stored), context (a link), context name.
+
+    A Markdown document that starts with an H1 gives the note its heading (one H1 per note).
+    """
     record = inputs.records.get(node.id, DocumentRecord)
     if record is None:
         return DocumentContext(
@@ -120,9 +148,16 @@ def context(node: Node, inputs: RenderInputs) -> DocumentContext:
     base = base_context(
         node,
         inputs,
-        [("source", record.document.source), ("context", record.context.name)],
+        [
+            ("source", record.document.source),
+            ("context", relation_property(node.id, inputs, "part_of")),
+            ("context_name", record.context.name),
+        ],
     )
     body, truncated = document_body(record, node.id, inputs)
+    own = own_heading(body) if is_markdown(record.document.source.replace("\\", "/")) else None
+    if own is not None:
+        base["title"], body = own
     return DocumentContext(
         **base,
         context_name=one_line(record.context.name),

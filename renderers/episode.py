@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vaultsync.core.model import Episode, Node
+from vaultsync.render.yamlfm import property_date
 from vaultsync.renderers.base import (
     NoteContext,
     Renderer,
@@ -12,6 +13,7 @@ from vaultsync.renderers.base import (
     base_context,
     one_line,
     prepare_text,
+    relation_property,
 )
 
 TEMPLATE = "episode.md.j2"
@@ -32,14 +34,20 @@ def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
 
 
 def context(node: Node, inputs: RenderInputs) -> EpisodeContext:
-    """Front matter: date, project (the workspace path), source."""
+    """Front matter: date (the day), time, project (a link), project path (as stored), source."""
     episode = inputs.records.get(node.id, Episode)
     if episode is None:
         return EpisodeContext(**base_context(node, inputs), summary="", outcome="", refs=[])
     base = base_context(
         node,
         inputs,
-        [("date", episode.date), ("project", episode.project), ("source", episode.source)],
+        [
+            ("date", property_date(episode.date, inputs.zone)),
+            ("time", episode.date),
+            ("project", relation_property(node.id, inputs, "in_project")),
+            ("project_path", episode.project),
+            ("source", episode.source),
+        ],
     )
     return EpisodeContext(
         **base,

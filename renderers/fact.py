@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vaultsync.core.model import Fact, Node
-from vaultsync.renderers.base import NoteContext, Renderer, RenderInputs, base_context, prepare_text
+from vaultsync.renderers.base import (
+    NoteContext,
+    Renderer,
+    RenderInputs,
+    base_context,
+    prepare_text,
+    relation_property,
+)
 
 TEMPLATE = "fact.md.j2"
 
@@ -23,9 +30,10 @@ def texts(node: Node, inputs: RenderInputs) -> Iterable[str]:
 
 
 def context(node: Node, inputs: RenderInputs) -> FactContext:
-    """The fact's context; unset confidence (0) is left out, others read ``"0.70"``.
+    """The fact's context; unset confidence (0) is left out, others are numbers (``0.7``).
 
-    Front matter: category, confidence, provenance, source project, created, last accessed.
+    Front matter: category, confidence, provenance, project (a link to the project note),
+    source project (the path as stored), created, last accessed.
     """
     fact = inputs.records.get(node.id, Fact)
     if fact is None:
@@ -35,8 +43,9 @@ def context(node: Node, inputs: RenderInputs) -> FactContext:
         inputs,
         [
             ("category", fact.category),
-            ("confidence", f"{fact.confidence:.2f}" if fact.confidence else None),
+            ("confidence", round(fact.confidence, 4) if fact.confidence else None),
             ("provenance", fact.provenance),
+            ("project", relation_property(node.id, inputs, "in_project")),
             ("source_project", fact.source_project),
             ("created", fact.created_at),
             ("last_accessed", fact.last_accessed),

@@ -44,6 +44,8 @@ class HomeContext(TypedDict):
     title: str
     path: str
     front_matter: tuple[tuple[str, FieldValue], ...]
+    properties: dict[str, FieldValue]
+    """The same properties by key."""
     card: str
     sections: list[HomeSection]
 
@@ -80,14 +82,16 @@ def context(inputs: RenderInputs, path: str) -> HomeContext:
             notes = _journal_order(notes)
         if notes:
             sections.append(HomeSection(heading=heading, notes=notes))
+    front_matter = clean_fields(
+        [("vaultsync_id", "home"), ("kind", "home"), ("aliases", ()), ("tags", ())]
+    )
     return HomeContext(
         node_id="",
         kind="home",
         title="Home",
         path=path,
-        front_matter=clean_fields(
-            [("vaultsync_id", "home"), ("kind", "home"), ("aliases", ()), ("tags", ())]
-        ),
+        front_matter=front_matter,
+        properties=dict(front_matter),
         card=context_card(inputs),
         sections=sections,
     )

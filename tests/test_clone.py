@@ -30,9 +30,9 @@ STORES = {
     "chatcli-v1188": ROOT / "fixtures" / "stores" / "chatcli-v1188",
 }
 SAVED_ZONE = "Europe/Lisbon"
-AUTOSAVES = {  # Lisbon is UTC+1 until 25 October 2026, then UTC
-    "demo": ("autosave-20261019-154210", "2026-10-19T15:42:10+01:00"),
-    "chatcli-v1188": ("autosave-20261026-101512", "2026-10-26T10:15:12Z"),
+AUTOSAVES = {  # the wall clock of the name, in the saved zone (properties carry no offset)
+    "demo": ("autosave-20261019-154210", "2026-10-19T15:42:10"),
+    "chatcli-v1188": ("autosave-20261026-101512", "2026-10-26T10:15:12"),
 }
 FIRST_MACHINE = {"TZ": "America/Los_Angeles", "LANG": "en_US.UTF-8", "LC_ALL": "en_US.UTF-8"}
 OTHER_MACHINES = {
@@ -138,7 +138,7 @@ def test_check_green_and_sync_changes_nothing(
 
 
 def test_saved_zone_is_the_clone_zone(origin: tuple[str, Path], tmp_path: Path) -> None:
-    """An autosave's time is its name read in the saved zone (Lisbon's offset of that day)."""
+    """An autosave's time is the wall clock of its name in the saved zone, not the machine's."""
     repo = clone(origin, tmp_path, machine(tmp_path, "any", OTHER_MACHINES["kiritimati-de"]))
     name, shown = AUTOSAVES[origin[0]]
     note = (repo / f"vault/Sessions/{name}.md").read_text(encoding="utf-8")

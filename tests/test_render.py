@@ -130,7 +130,7 @@ class TestEveryNote:
 
 class TestFrontMatter:
     def test_fact_fields(self, vault: dict[str, bytes]) -> None:
-        """The seed's fact fields; confidence a quoted string; the title as alias."""
+        """The seed's fact fields; confidence a number, the project a link; the title as alias."""
         meta, _ = parse_note(
             vault["Facts/architecture/Orbital streams telemetry over gRPC with mTLS (ab37259d).md"]
         )
@@ -140,11 +140,12 @@ class TestFrontMatter:
             "aliases": ["Orbital streams telemetry over gRPC with mTLS."],
             "tags": ["architecture", "grpc", "security"],
             "category": "architecture",
-            "confidence": "0.70",
+            "confidence": 0.7,
             "provenance": "extraction",
+            "project": "[[Projects/orbital]]",
             "source_project": "/repo/orbital",
-            "created": "2026-10-24T12:00:00Z",
-            "last_accessed": "2026-10-24T12:00:00Z",
+            "created": "2026-10-24T12:00:00",
+            "last_accessed": "2026-10-24T12:00:00",
         }
 
     def test_empty_values_omitted(self, vault: dict[str, bytes]) -> None:
@@ -157,14 +158,26 @@ class TestFrontMatter:
     @pytest.mark.parametrize(
         ("prefix", "fields"),
         [
-            ("Topics/telemetry", {"mentions": 7, "first_seen": "2026-09-24T12:00:00Z"}),
+            ("Topics/telemetry", {"mentions": 7, "first_seen": "2026-09-24T12:00:00"}),
             ("Projects/orbital", {"path": "/repo/orbital", "technologies": ["go", "postgres"]}),
-            ("Episodes/", {"date": "2026-10-24T21:30:00Z", "project": "/repo/orbital"}),
-            ("Board/", {"column": "doing", "assignee": "ops", "updated": "2026-10-24T12:00:00Z"}),
+            (
+                "Episodes/",
+                {
+                    "date": "2026-10-24",
+                    "time": "2026-10-24T21:30:00",
+                    "project": "[[Projects/orbital]]",
+                    "project_path": "/repo/orbital",
+                },
+            ),
+            ("Board/", {"column": "doing", "assignee": "ops", "updated": "2026-10-24T12:00:00"}),
             ("Contexts/handbook/handbook.md", {"mode": "knowledge", "files": 4}),
             (
                 "Contexts/handbook/guide/setup",
-                {"source": "docs/guide/setup.md", "context": "handbook"},
+                {
+                    "source": "docs/guide/setup.md",
+                    "context": "[[Contexts/handbook/handbook]]",
+                    "context_name": "handbook",
+                },
             ),
         ],
     )
@@ -216,9 +229,12 @@ class TestFrontMatter:
         (path,) = [p for p in files if p.startswith("Facts/")]
         meta, _ = parse_note(files[path])
         assert yaml.safe_load(files[path].decode().split("\n---\n")[0][4:]) == meta
-        # What the store boundary lets through (control characters dropped, secrets masked).
-        raw = {"category": category, "provenance": provenance, "source_project": source}
-        expected = {k: scrub(v) for k, v in raw.items()}
+        shown = scrub(records).facts[0]  # masked, control characters dropped, as a sync does
+        expected = {
+            "category": shown.category,
+            "provenance": shown.provenance,
+            "source_project": shown.source_project,
+        }
         assert {k: meta.get(k, "") for k in expected} == expected
         assert meta["tags"] == sorted({obsidian_tag(label) for label in labels} - {""})
         assert all("\n" not in alias for alias in meta["aliases"])
@@ -446,11 +462,11 @@ class TestStoreFieldsShown:
 
 class TestDocuments:
     def test_source_line_and_front_matter_as_code(self, vault: dict[str, bytes]) -> None:
-        """The > Source line, then the document's own front matter as a yaml block."""
+        """The document's own H1 as the heading, the > Source line, its front matter as yaml."""
         text = note(vault, "Contexts/handbook/guide/setup")
         assert (
-            "\n> Source: handbook :: docs/guide/setup.md\n\n"
-            "```yaml\ntitle: Getting set up\n```\n\n# Setup\n" in text
+            "\n# Setup\n\n> Source: handbook :: docs/guide/setup.md\n\n"
+            "```yaml\ntitle: Getting set up\n```\n\nSee " in text
         )
 
     def test_code_in_a_longer_fence(self, vault: dict[str, bytes]) -> None:
@@ -631,7 +647,7 @@ class TestTemplates:
         records, graph, resolver = sample()
         vault = render_vault(records, graph, resolver, tmp_path)
         fact = note(vault, "Facts/architecture")
-        assert "> Custom fact, 10 fields.\n\nOrbital streams" in fact
+        assert "> Custom fact, 11 fields.\n\nOrbital streams" in fact
         assert (
             vault["Projects/orbital.md"]
             == render_vault(records, graph, resolver)["Projects/orbital.md"]
@@ -652,7 +668,7 @@ class TestTemplates:
     def test_shared_macro_override_reaches_every_kind(self, tmp_path: Path) -> None:
         """Overriding _macros.j2 changes every note template's fingerprint."""
         source = (Path(__file__).parent.parent / "templates" / "_macros.j2").read_text()
-        (tmp_path / "_macros.j2").write_text(source.replace("No links yet.", "Nothing yet."))
+        (tmp_path / "_macros.j2").write_text(source.replace("No outgoing links;", "Nothing;"))
         assert template_fingerprint(make_environment(), "card.md.j2") != template_fingerprint(
             make_environment(tmp_path), "card.md.j2"
         )
@@ -701,7 +717,8 @@ class TestTimeZone:
         notes = {spec.path: spec.render() for spec in specs}
         (episode,) = [p for p in notes if p.startswith("Episodes/")]
         assert episode.startswith("Episodes/2026/2026-10-25 ")  # 21:30Z is 11:30 next day there
-        assert parse_note(notes[episode])[0]["date"] == "2026-10-25T11:30:00+14:00"
+        assert parse_note(notes[episode])[0]["date"] == "2026-10-25"
+        assert parse_note(notes[episode])[0]["time"] == "2026-10-25T11:30:00"
         _, body = parse_note(notes["Board/doing/Rotate TLS certs (card-4).md"])
         assert "- 2026-10-25T02:00:00+14:00 · backlog → doing · by ana\n" in body
 
@@ -717,7 +734,7 @@ class TestTimeZone:
 
     @pytest.mark.parametrize(
         ("zone", "shown"),
-        [("UTC", "2026-10-19T15:42:10Z"), ("Europe/Lisbon", "2026-10-19T15:42:10+01:00")],
+        [("UTC", "2026-10-19T15:42:10"), ("Europe/Lisbon", "2026-10-19T15:42:10")],
     )
     def test_autosave_saved_is_its_name_read_in_the_zone(self, zone: str, shown: str) -> None:
         """An autosave's saved time is the wall clock in its name, in render.timezone."""

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaultsync.core.model import ZERO_TIME
 from vaultsync.core.notes import load_yaml
-from vaultsync.render.yamlfm import clean_fields, yaml_scalar, yaml_str
+from vaultsync.render.yamlfm import (
+    clean_fields,
+    property_date,
+    property_time,
+    yaml_scalar,
+    yaml_str,
+)
 
 TRICKY = [
     "yes",
@@ -112,11 +119,18 @@ class TestYamlScalar:
         assert yaml_scalar(True) == "true"
         assert yaml_scalar("7") == '"7"'
 
-    def test_datetime_is_a_quoted_rfc3339_string(self) -> None:
-        """A timestamp reads back as the same string everywhere (not a datetime)."""
-        text = yaml_scalar(datetime(2026, 10, 24, 12, 0, tzinfo=UTC))
-        assert text == '"2026-10-24T12:00:00Z"'
-        assert pyyaml_load(f"k: {text}") == {"k": "2026-10-24T12:00:00Z"}
+    def test_datetime_is_a_quoted_property_time(self) -> None:
+        """A timestamp is Obsidian's Date & time form, read back as a string (not a datetime)."""
+        text = yaml_scalar(datetime(2026, 10, 24, 12, 0, 0, 45100, tzinfo=UTC))
+        assert text == '"2026-10-24T12:00:00"'
+        assert pyyaml_load(f"k: {text}") == {"k": "2026-10-24T12:00:00"}
+
+    def test_property_time_in_zone(self) -> None:
+        """A time is the wall clock of the render zone, whole seconds, without a suffix."""
+        moment = datetime(2026, 10, 24, 23, 30, 5, 999999, tzinfo=UTC)
+        assert property_time(moment, ZoneInfo("Europe/Berlin")) == "2026-10-25T01:30:05"
+        assert property_date(moment, ZoneInfo("Europe/Berlin")) == "2026-10-25"
+        assert property_date(moment) == "2026-10-24"
 
     def test_non_finite_float(self) -> None:
         """NaN and infinities are written as strings rather than YAML-specific spellings."""

@@ -112,17 +112,17 @@ def leaves(vault: str | None, state: str | None, as_json: bool) -> None:
     type=click.IntRange(min=0),
     default=q.DEFAULT_HUB_DEGREE,
     show_default=True,
-    help="Fewest distinct neighbours (either direction) of a hub.",
+    help="Fewest distinct neighbors (either direction) of a hub.",
 )
 @_options
 def hubs(minimum: int, vault: str | None, state: str | None, as_json: bool) -> None:
-    """Notes with at least --min distinct neighbours, most connected first."""
+    """Notes with at least --min distinct neighbors, most connected first."""
     found = q.hubs(_model(vault, state), minimum)
     _emit(
         as_json,
         lambda: [v.idea_json(i) for i in found],
         lambda: v.ideas_text(
-            f"Hubs — {minimum} or more neighbours", found, f"No note has {minimum} neighbours."
+            f"Hubs — {minimum} or more neighbors", found, f"No note has {minimum} neighbors."
         ),
     )
 
@@ -181,7 +181,7 @@ def state_command(
 @query.command()
 @_options
 def maturity(vault: str | None, state: str | None, as_json: bool) -> None:
-    """Notes by distinct neighbours: isolated (0), sparse (1-3), connected (4+)."""
+    """Notes by distinct neighbors: isolated (0), sparse (1-3), connected (4+)."""
     bands = q.by_maturity(_model(vault, state))
     _emit(as_json, lambda: v.maturity_json(bands), lambda: v.maturity_text(bands))
 

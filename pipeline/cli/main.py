@@ -80,6 +80,7 @@ class _TopGroup(_Group):
         "registry": "vaultsync.cli.search:registry",
         "serve": "vaultsync.cli.search:serve",
         "bench": "vaultsync.cli.bench:bench_group",
+        "templates": "vaultsync.cli.templates:templates",
     }
 
 

@@ -11,6 +11,7 @@ the ``skills.extra_folders``.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -68,6 +69,8 @@ def workspace(
     _check_folders(settings)
     for notice in settings.notices:
         click.echo(f"note: {notice}", err=True)
+    if settings.templates is not None:
+        _warn_stray_templates(settings.templates)
     return _with_outside(Workspace(state=root, vault=target, settings=settings, home=home))
 
 
@@ -93,6 +96,22 @@ def _with_outside(ws: Workspace) -> Workspace:
 
     stamp = outside_fingerprint(ws.state, ws.caps.sources)
     return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
+
+
+def _warn_stray_templates(folder: Path) -> None:
+    """One warning per template file of ``folder`` that matches no kind (a misspelt name).
+
+    A name starting with ``_`` is a part another template may include, never stray.
+    """
+    builtin = {entry.name for entry in importlib.resources.files("vaultsync.templates").iterdir()}
+    for name in sorted(path.name for path in folder.glob("*.j2")):
+        if name in builtin or name.startswith("_"):
+            continue
+        click.echo(
+            f"warning: {folder / name}: no note uses this template "
+            "(`vaultsync templates list` names them)",
+            err=True,
+        )
 
 
 def state_option(command: F) -> F:

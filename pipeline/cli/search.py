@@ -218,7 +218,7 @@ def registry(
 def serve(
     host: str, port: int, refresh: float, no_auth: bool, vault: str | None, state: str | None
 ) -> None:
-    """Serve the vault API (seed 003) over HTTP; OpenAPI at /openapi.json, docs at /docs.
+    """Serve the vault API over HTTP; OpenAPI at /openapi.json, docs at /docs.
 
     Every request needs the vault's token (Authorization: Bearer, from .vaultsync/api-token or
     $VAULTSYNC_API_TOKEN); a browser opens the one-time URL printed at start.

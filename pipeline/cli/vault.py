@@ -21,6 +21,7 @@ from vaultsync.cli.options import (
     vault_option,
     workspace,
 )
+from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.errors import SkippedStores, UsageError, VaultStale, VaultsyncError
 from vaultsync.core.settings import state_dir, vault_dir
 
@@ -196,7 +197,8 @@ def _nothing_to_do(vault: Path, inputs: str, *, as_json: bool) -> bool:
     if not unchanged_since_last_sync(vault, inputs):
         return False
     if as_json:
-        click.echo(json.dumps({"vault": str(vault), "changed": False, "quick": True}))
+        quick = {"vault": str(vault), "changed": False, "quick": True}
+        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **quick}))
     return True
 
 
@@ -362,6 +364,7 @@ def check(
     differences = check_vault(target, notes.specs, notes.moves, keep_gone=bool(skipped))
     if as_json:
         data = {
+            "schema_version": SCHEMA_VERSION,
             "vault": str(target),
             "in_sync": not differences,
             "differences": list(differences),

@@ -9,11 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.model import Graph, Node
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
 from vaultsync.vault.report import StatusReport, SyncReport
 from vaultsync.vault.vcs import EditOrigin
+
+
+def plural(count: int, word: str) -> str:
+    """``1 note``, ``2 notes``: a count with its noun (every noun here takes an ``s``)."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _label(node: Node) -> str:
@@ -31,7 +37,7 @@ def _relations(neighbour: Neighbour) -> str:
 
 
 def local_graph_text(view: LocalGraph) -> str:
-    """``Local graph of "<title>" (<id>):`` then neighbours and the second hop."""
+    """``Local graph of "<title>" (<id>):`` then neighbors and the second hop."""
     lines = [f'Local graph of "{view.subject.title}" ({view.subject.id}):']
     if not view.neighbours:
         lines.append("  (no connected notes yet)")
@@ -54,7 +60,7 @@ def local_graph_json(view: LocalGraph) -> dict[str, Any]:
     """The local graph as plain data."""
     return {
         "note": _node_json(view.subject),
-        "neighbours": [
+        "neighbors": [
             {
                 **_node_json(n.node),
                 "relations": [
@@ -80,11 +86,12 @@ def map_text(graph: Graph) -> str:
     if not graph.nodes:
         return "The knowledge graph is empty so far."
     counts = " · ".join(f"{kind.value} {count}" for kind, count in counts_by_kind(graph))
-    lines = [f"Knowledge graph: {len(graph.nodes)} notes, {len(graph.links)} links", f"  {counts}"]
+    sizes = f"{plural(len(graph.nodes), 'note')}, {plural(len(graph.links), 'link')}"
+    lines = [f"Knowledge graph: {sizes}", f"  {counts}"]
     top = hubs(graph)
     if top:
         lines.append("Hubs:")
-        lines.extend(f"  - {_label(h.node)}  ({h.degree} neighbours)" for h in top)
+        lines.extend(f"  - {_label(h.node)}  ({h.degree} neighbors)" for h in top)
     return "\n".join(lines)
 
 
@@ -176,8 +183,9 @@ def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
 
 
 def sync_json(report: SyncReport, vault: Path) -> dict[str, Any]:
-    """A sync's report as plain data (``sync --json``)."""
+    """A sync's report as plain data (``sync --json``; schema: ``cli.schemas.SYNC``)."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "vault": str(vault),
         "changed": report.changed,
         "dry_run": report.dry_run,
@@ -226,7 +234,7 @@ def status_text(report: StatusReport, vault: Path) -> str:
         lines.extend(f"  - {c.path}: {c.reason}" for c in report.conflicts)
     work = [line for line in report.pending if not line.startswith("conflict ")]
     if work:
-        lines.append(f"a sync would change {len(work)} notes (run `vaultsync sync`)")
+        lines.append(f"a sync would change {plural(len(work), 'note')} (run `vaultsync sync`)")
     elif report.pending:
         lines.append("waiting on you: `vaultsync resolve` each conflict above")
     else:
@@ -235,8 +243,9 @@ def status_text(report: StatusReport, vault: Path) -> str:
 
 
 def status_json(report: StatusReport, vault: Path) -> dict[str, Any]:
-    """The status as plain data."""
+    """The status as plain data (``status --json``; schema: ``cli.schemas.STATUS``)."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "vault": str(vault),
         "edited": [
             {

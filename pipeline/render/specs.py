@@ -154,6 +154,9 @@ def template_fingerprint(env: jinja2.Environment, name: str) -> str:
         try:
             source, filename, _ = loader.get_source(env, current)
             references = meta.find_referenced_templates(env.parse(source, current, filename))
+        except jinja2.TemplateSyntaxError as err:
+            place = f"{err.filename or current}, line {err.lineno}"
+            raise TemplateError(f"template {place} (used by {name!r}): {err.message}") from err
         except jinja2.TemplateError as err:
             raise TemplateError(f"template {current!r} (used by {name!r}): {err}") from err
         digest.update(f"{current}\0{source}\0".encode())

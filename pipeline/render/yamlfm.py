@@ -10,8 +10,14 @@ Contract: a value written with :func:`yaml_scalar` reads back as the same value 
   one is read as a line break, then folded to a space), and the characters YAML does not allow
   raw (DEL, C1 controls, BOM, noncharacters, lone surrogates) become ``\uXXXX``.
 * Integers and floats are written bare — only values that *are* numbers; ``bool`` as
-  ``true``/``false``; datetimes as quoted RFC 3339 strings (a bare timestamp reads back as a
-  ``datetime`` in one parser and a string in another).
+  ``true``/``false``; datetimes by :func:`property_time`, quoted (a bare timestamp reads back
+  as a ``datetime`` in one parser and a string in another).
+* **Times are typed properties** (:func:`property_time`): ``2026-10-20T08:31:12`` — the wall
+  clock in ``render.timezone`` (UTC unless configured), whole seconds, no zone suffix.  That is
+  the form Obsidian's *Date & time* property stores (it has no zone) and a form Dataview's date
+  grammar (luxon ISO, at most 3 fraction digits, whole value) reads as a date; both read a
+  zone-less time as the viewer's local time, so set ``render.timezone`` to yours.  Calendar
+  days (``date`` of journal notes and episodes) are ``YYYY-MM-DD`` (:func:`property_date`).
 * :func:`clean_fields` drops empty values (``None``, ``""``, empty lists, the zero time) so the
   templates never write ``key: ""``; the list-valued keys ``aliases`` and ``tags`` are kept,
   empty or not, as Obsidian's default properties.
@@ -26,15 +32,17 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, date, datetime, tzinfo
 
-from vaultsync.core.model import ZERO_TIME, format_time
+from vaultsync.core.model import ZERO_TIME, in_zone
 
 __all__ = [
     "ALWAYS_KEPT",
     "FieldValue",
     "clean_fields",
     "is_yaml_list",
+    "property_date",
+    "property_time",
     "yaml_scalar",
     "yaml_str",
 ]
@@ -54,6 +62,22 @@ _NAMED = {"\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
     return _NAMED.get(char) or f"\\u{ord(char):04x}"
+
+
+def property_time(moment: datetime, zone: tzinfo = UTC) -> str:
+    """``moment`` as a Date & time property: ``YYYY-MM-DDTHH:MM:SS`` in ``zone``, no suffix.
+
+    The fraction is dropped (Obsidian stores none; Dataview reads at most 3 digits).
+    """
+    shown = in_zone(moment, zone) if moment.tzinfo is not None else moment
+    return shown.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
+
+
+def property_date(moment: datetime | date, zone: tzinfo = UTC) -> str:
+    """The calendar day of ``moment`` (in ``zone`` for a time) as a Date property."""
+    if isinstance(moment, datetime):
+        moment = (in_zone(moment, zone) if moment.tzinfo is not None else moment).date()
+    return moment.isoformat()
 
 
 def yaml_str(text: str) -> str:
@@ -77,7 +101,7 @@ def yaml_scalar(value: object) -> str:
             return yaml_str(repr(value))
         return repr(value)
     if isinstance(value, datetime):
-        return yaml_str(format_time(value))
+        return yaml_str(property_time(value))
     msg = f"not a front-matter scalar: {type(value).__name__}"
     raise TypeError(msg)
 

@@ -37,6 +37,7 @@ from datetime import datetime
 
 from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
+from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, LazyRepo, Rendered
 from vaultsync.vault.manifest import (
     CACHE,
@@ -253,7 +254,7 @@ def write_manifest(
     sync's commit.
     """
     entries, deleted = next_manifest(decision.plan, written.outcome, rendered.merges)
-    data = dump_manifest(entries, deleted, decision.plan.released)
+    data = dump_manifest(entries, deleted, decision.plan.released, render_format=RENDER_FORMAT)
     if data != decision.controls.manifest_bytes:
         fs.write_control(MANIFEST, data)
     return NewManifest(entries=entries, deleted=deleted, data=data)
@@ -281,8 +282,27 @@ def commit_changes(
         fs, decision, rendered=rendered, intents=intents, written=written, manifest=manifest
     )
     when = clock() if clock is not None else None
-    sha = found.commit(changes, fingerprint=blob_id(manifest.data), when=when, known=known)
+    sha = found.commit(
+        changes,
+        fingerprint=blob_id(manifest.data),
+        when=when,
+        known=known,
+        subject=format_change_subject(decision, changes),
+    )
     return Committed(repo=found, sha=sha or "", changes=changes, known=known)
+
+
+def format_change_subject(decision: Decision, changes: Mapping[str, bytes | None]) -> str:
+    """``render format N`` when this sync rewrites notes of an older format, else ``""``.
+
+    A vault without a usable manifest (new, or lost) has no format to change from.
+    """
+    old = decision.manifest
+    if old.lost or old.render_format >= RENDER_FORMAT:
+        return ""
+    if not any(path in old.entries for path in changes):
+        return ""
+    return f"render format {RENDER_FORMAT}"
 
 
 def _change_set(

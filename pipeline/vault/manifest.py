@@ -125,6 +125,9 @@ class Manifest:
     """Why it is corrupt, for the report."""
     fingerprint: str = ""
     """Blob id of the bytes read (``""`` when missing): compared with a sync commit's trailer."""
+    render_format: int = 1
+    """The render format of the notes it records (``render.specs.RENDER_FORMAT``); 1 when
+    the manifest names none (written before formats were recorded)."""
 
     @property
     def lost(self) -> bool:
@@ -182,11 +185,13 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     for name, paths in (("deleted", raw_deleted), ("released", raw_released)):
         if not _safe_paths(paths):
             return _corrupt(f"bad path in {name}", fingerprint)
+    render_format = doc.get("render_format", 1)
     return Manifest(
         entries=MappingProxyType(entries),
         deleted=frozenset(raw_deleted),
         released=frozenset(raw_released),
         fingerprint=fingerprint,
+        render_format=render_format if type(render_format) is int else 1,
     )
 
 
@@ -224,12 +229,16 @@ def _entry_json(entry: Entry) -> str:
 
 
 def dump_manifest(
-    entries: Mapping[str, Entry], deleted: frozenset[str], released: frozenset[str] = frozenset()
+    entries: Mapping[str, Entry],
+    deleted: frozenset[str],
+    released: frozenset[str] = frozenset(),
+    *,
+    render_format: int = 1,
 ) -> bytes:
     """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline.
 
-    ``released`` is written only when some note was released, so older manifests keep their
-    bytes.
+    ``released`` is written only when some note was released, and ``render_format`` only
+    when it is not 1, so older manifests keep their bytes.
     """
     rows = [f"    {_quote(p)}: {_entry_json(e)}" for p, e in sorted(entries.items())]
     gone = ["    " + _quote(p) for p in sorted(deleted)]
@@ -238,6 +247,7 @@ def dump_manifest(
     freed = ",\n".join("    " + _quote(p) for p in sorted(released))
     text = (
         f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n"
+        + (f"  {_line('render_format', render_format)},\n" if render_format != 1 else "")
         + ('  "entries": {\n' + body + "\n  },\n" if rows else '  "entries": {},\n')
         + ('  "deleted": [\n' + listed + "\n  ]" if gone else '  "deleted": []')
         + (',\n  "released": [\n' + freed + "\n  ]\n" if released else "\n")

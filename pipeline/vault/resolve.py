@@ -142,7 +142,7 @@ def _commit(
         released, deleted = released | {path}, deleted - {path}
     else:
         entries[path] = entry
-    data = dump_manifest(entries, deleted, released)
+    data = dump_manifest(entries, deleted, released, render_format=manifest.render_format)
     fs.write_control(MANIFEST, data)
     changes: dict[str, bytes | None] = {MANIFEST: data}
     if note is not None:
