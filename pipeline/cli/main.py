@@ -64,6 +64,7 @@ class _Group(click.Group):
 class _TopGroup(_Group):
     lazy: ClassVar[dict[str, str]] = {
         "sync": "vaultsync.cli.vault:sync",
+        "watch": "vaultsync.cli.watch:watch",
         "status": "vaultsync.cli.vault:status",
         "check": "vaultsync.cli.vault:check",
         "path": "vaultsync.cli.vault:path",

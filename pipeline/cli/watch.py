@@ -1,0 +1,125 @@
+"""``vaultsync watch``: follow the stores and sync seconds after they change, until stopped.
+
+The stores are polled through their stat data (``vault.quick.sync_inputs``, the same digest
+the no-op ``sync`` compares), which costs a few thousand ``stat`` calls per look and survives
+ChatCLI's write-temp-then-rename by construction; the schedule is :mod:`vaultsync.core.debounce`'s.
+Each sync is the ``vaultsync sync`` command itself, run in this process: the same lock, the
+same output (one line when something changed, nothing otherwise), the same warnings.  A sync
+that fails is one ``warning:`` line and a retry with back-off; SIGINT and SIGTERM stop the
+watcher after the current step, with exit 0.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+
+import click
+from vaultsync.cli.options import Workspace, state_option, templates_option, vault_option, workspace
+from vaultsync.core import debounce
+from vaultsync.core.errors import VaultsyncError
+
+OFF_VALUES = frozenset({"0", "false", "no", "off"})
+
+
+@click.command()
+@state_option
+@vault_option
+@templates_option
+@click.pass_context
+def watch(ctx: click.Context, state: str | None, vault: str | None, templates: Path | None) -> None:
+    """Keep the vault in sync: a sync seconds after the stores change, until stopped.
+
+    Timings are saved settings (`vaultsync config set watch.debounce_s 5`): the first sync
+    `watch.first_s` after the start, then `watch.debounce_s` after the stores go quiet, at most
+    `watch.max_wait_s` after the first change.  Quiet like cron: one line per sync that
+    changed something.  SIGINT/SIGTERM stop it (exit 0).  CHATCLI_MEMORY_VAULT=false: off.
+    """
+    from vaultsync.vault.watching import watcher_lock
+
+    if os.environ.get("CHATCLI_MEMORY_VAULT", "").strip().lower() in OFF_VALUES:
+        click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
+        return
+    ws = workspace(state, vault, templates=templates)
+    stop = _stop_on_signals()
+    with watcher_lock(ws.vault):
+        _loop(ctx, ws, templates, stop)
+
+
+def _stop_on_signals() -> threading.Event:
+    """An event set by SIGINT or SIGTERM: the loop ends after its current step."""
+    stop = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return stop
+
+
+def timings(ws: Workspace) -> debounce.Timings:
+    """The watcher's timings from the chosen settings."""
+    seconds = ws.settings.seconds
+    return debounce.Timings(
+        first_s=seconds("watch.first_s"),
+        debounce_s=seconds("watch.debounce_s"),
+        max_wait_s=seconds("watch.max_wait_s"),
+        poll_s=seconds("watch.poll_s"),
+    )
+
+
+def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threading.Event) -> None:
+    """Look, sync when due, wait ``poll_s``; until ``stop`` is set."""
+    clock = timings(ws)
+    schedule = debounce.start(time.monotonic(), clock)
+    while not stop.is_set():
+        seen = _fingerprint(ws)
+        schedule = debounce.observe(schedule, seen, time.monotonic(), clock)
+        if debounce.due(schedule, time.monotonic()):
+            if _sync(ctx, ws, templates):
+                schedule = debounce.synced(schedule, seen)
+            else:
+                schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
+        stop.wait(clock.poll_s)
+
+
+def _fingerprint(ws: Workspace) -> str:
+    """What a sync's bytes depend on, from stat data (``""`` when the stores cannot be read)."""
+    from vaultsync.vault.quick import sync_inputs
+
+    try:
+        return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    except OSError:
+        return ""
+
+
+def _sync(ctx: click.Context, ws: Workspace, templates: Path | None) -> bool:
+    """Run ``vaultsync sync`` once; a failure is one warning line (and ``False``)."""
+    from vaultsync.cli.vault import sync
+
+    try:
+        ctx.invoke(
+            sync,
+            state=str(ws.state),
+            vault=str(ws.vault),
+            templates=templates,
+            force=False,
+            yes=False,
+            no_commit=False,
+            dry_run=False,
+            verbose=False,
+            as_json=False,
+            paths=(),
+        )
+    except VaultsyncError as error:
+        click.echo(f"warning: sync failed, will retry: {error.message}", err=True)
+        return False
+    except Exception as error:  # a long-running watcher outlives any one sync
+        click.echo(f"warning: sync failed, will retry: {type(error).__name__}: {error}", err=True)
+        return False
+    return True

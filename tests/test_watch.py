@@ -1,0 +1,184 @@
+"""`vaultsync watch`: a real watcher process follows a store, warns on a broken one, stops clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+import pytest
+from vaultsync.core import debounce
+
+WAIT_S = 60.0
+"""How long a test waits for the watcher before failing (a bound, never a measured speed)."""
+
+FAST = {"watch.first_s": "0.1", "watch.debounce_s": "0.3", "watch.poll_s": "0.1"}
+
+
+def vaultsync(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a child process and wait for it."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultsync", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=WAIT_S,
+    )
+
+
+def wait_for(what: Callable[[], bool], *, label: str) -> None:
+    """Poll ``what`` until it holds; fail after ``WAIT_S``."""
+    deadline = time.monotonic() + WAIT_S
+    while not what():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {label}")
+        time.sleep(0.05)
+
+
+@dataclass
+class Watcher:
+    state: Path
+    vault: Path
+    proc: subprocess.Popen[bytes]
+    out: Path
+    err: Path
+
+    def committed(self, path: str) -> str:
+        """The text of ``path`` at the vault's HEAD ("" before the first commit)."""
+        try:
+            repo = pygit2.Repository(str(self.vault))
+            blob = repo.revparse_single(f"HEAD:{path}")
+        except (pygit2.GitError, KeyError):
+            return ""
+        assert isinstance(blob, pygit2.Blob)
+        return blob.data.decode()
+
+    def stop(self) -> int:
+        """SIGTERM, then its exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=WAIT_S)
+
+
+@pytest.fixture
+def watcher(demo_state: Path, tmp_path: Path) -> Iterator[Watcher]:
+    """A `vaultsync watch` child on a copy of the demo store, with fast saved timings."""
+    vault = tmp_path / "vault"
+    for key, value in FAST.items():
+        done = vaultsync("config", "set", "--vault", str(vault), key, value)
+        assert done.returncode == 0, done.stderr
+    out, err = tmp_path / "watch.out", tmp_path / "watch.err"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "vaultsync", "watch", "--state", str(demo_state),
+             "--vault", str(vault)],
+            stdout=stdout,
+            stderr=stderr,
+        )  # fmt: skip
+    running = Watcher(state=demo_state, vault=vault, proc=proc, out=out, err=err)
+    yield running
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def edit_topic(state: Path, summary: str) -> None:
+    """Rewrite the telemetry topic's summary the way ChatCLI does (temp file, then rename)."""
+    path = state / "memory" / "topics.json"
+    topics = json.loads(path.read_text())
+    topics[0]["summary"] = summary
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(topics, indent=2))
+    temp.replace(path)
+
+
+def test_follows_a_store_change_and_stops_on_sigterm(watcher: Watcher) -> None:
+    """The first sync, then a store change synced and committed; SIGTERM exits 0, quietly."""
+    wait_for(lambda: "OTLP pipeline" in watcher.committed("Topics/telemetry.md"), label="sync")
+    edit_topic(watcher.state, "Collectors now ship traces through the watched gateway")
+    wait_for(
+        lambda: "watched gateway" in watcher.committed("Topics/telemetry.md"),
+        label="the change committed",
+    )
+    assert watcher.stop() == 0
+    lines = watcher.out.read_text().splitlines()
+    assert len(lines) == 2  # one line per sync that changed something
+    assert all(line.startswith("synced ") for line in lines)
+    assert "Traceback" not in watcher.err.read_text()
+
+
+def test_broken_store_is_one_warning_and_the_watcher_goes_on(watcher: Watcher) -> None:
+    """A broken store file is the sync's one warning line; a later fix is synced."""
+    wait_for(lambda: "OTLP pipeline" in watcher.committed("Topics/telemetry.md"), label="sync")
+    topics = watcher.state / "memory" / "topics.json"
+    good = topics.read_text()
+    topics.write_text("{ not json")
+    wait_for(lambda: "topics.json" in watcher.err.read_text(), label="the warning")
+    topics.write_text(good)
+    edit_topic(watcher.state, "Fixed store, synced again")
+    wait_for(
+        lambda: "Fixed store" in watcher.committed("Topics/telemetry.md"), label="the fix synced"
+    )
+    assert watcher.stop() == 0
+    err = watcher.err.read_text()
+    assert "Traceback" not in err
+    assert next(line for line in err.splitlines() if "topics.json" in line).startswith("warning: ")
+
+
+def test_one_watcher_per_vault(watcher: Watcher) -> None:
+    """A second watcher on the same vault is refused with one line and exit 7."""
+    wait_for(lambda: bool(watcher.committed("Home.md")), label="sync")
+    second = vaultsync("watch", "--state", str(watcher.state), "--vault", str(watcher.vault))
+    assert second.returncode == 7
+    assert second.stderr.startswith("error: ") and "another `vaultsync watch`" in second.stderr
+    assert watcher.stop() == 0
+
+
+def test_off_by_variable(tmp_path: Path) -> None:
+    """CHATCLI_MEMORY_VAULT=false: the watcher says so and exits 0 without writing."""
+    env = {**os.environ, "CHATCLI_MEMORY_VAULT": "false"}
+    done = vaultsync("watch", "--state", str(tmp_path), "--vault", str(tmp_path / "v"), env=env)
+    assert done.returncode == 0
+    assert "automatic sync is off" in done.stderr
+    assert not (tmp_path / "v").exists()
+
+
+TIMINGS = debounce.Timings(first_s=10, debounce_s=5, max_wait_s=60, poll_s=1)
+
+
+def test_schedule_first_sync_after_start() -> None:
+    """The first sync is due first_s after the start, whatever the stores hold."""
+    schedule = debounce.observe(debounce.start(0, TIMINGS), "a", 0, TIMINGS)
+    assert not debounce.due(schedule, 9.9)
+    assert debounce.due(schedule, 10)
+
+
+def test_schedule_debounces_and_caps_a_burst() -> None:
+    """A change waits debounce_s of quiet; a burst is synced at most max_wait_s after it began."""
+    schedule = debounce.synced(debounce.Schedule(), "a")
+    schedule = debounce.observe(schedule, "b", 100, TIMINGS)
+    assert not debounce.due(schedule, 104) and debounce.due(schedule, 105)
+    for second in range(100, 200, 2):
+        schedule = debounce.observe(schedule, f"c{second}", second, TIMINGS)
+        if debounce.due(schedule, second):
+            break
+    assert second == 160
+
+
+def test_schedule_backs_off_after_failures() -> None:
+    """Each failure doubles the wait before the retry, up to the cap."""
+    schedule = debounce.synced(debounce.Schedule(), "a")
+    waits = []
+    for _ in range(10):
+        schedule = debounce.failed(schedule, "a", 0, TIMINGS)
+        assert schedule.due_at is not None
+        waits.append(schedule.due_at)
+    assert waits[:4] == [5, 10, 20, 40]
+    assert waits[-1] == debounce.MAX_BACKOFF_S
