@@ -79,6 +79,7 @@ class _TopGroup(_Group):
         "search": "vaultsync.cli.search:search",
         "registry": "vaultsync.cli.search:registry",
         "serve": "vaultsync.cli.search:serve",
+        "mcp": "vaultsync.cli.assistant:mcp_command",
         "bench": "vaultsync.cli.bench:bench_group",
     }
 

@@ -1,0 +1,119 @@
+"""`vaultsync mcp`: the SDK's own stdio client drives every tool of a real server process."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from vaultsync.cli.main import cli
+
+Session = Callable[[ClientSession], Awaitable[Any]]
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The demo store and its vault, synced once for the module (the tools only read it)."""
+    from helpers import demo_builder
+
+    root = tmp_path_factory.mktemp("mcp")
+    state, vault = root / "state", root / "vault"
+    demo_builder().main(["--out", str(state), "--quiet"])
+    done = CliRunner().invoke(cli, ["sync", "--state", str(state), "--vault", str(vault)])
+    assert done.exit_code == 0, done.stderr
+    return state, vault
+
+
+def session(synced: tuple[Path, Path], body: Session) -> Any:
+    """Start `vaultsync mcp` as a child, initialize an SDK client session, run ``body``."""
+    state, vault = synced
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULTSYNC_", "CHATCLI_"))}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "vaultsync", "mcp", "--state", str(state), "--vault", str(vault)],
+        env=env,
+    )
+
+    async def run() -> Any:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            return await body(client)
+
+    return anyio.run(run)
+
+
+async def call(client: ClientSession, tool: str, **arguments: Any) -> tuple[bool, Any]:
+    """Call a tool: (is it an error, its structured answer or its error text)."""
+    result = await client.call_tool(tool, arguments)
+    if result.is_error:
+        first = result.content[0]
+        return True, getattr(first, "text", "")
+    return False, result.structured_content
+
+
+def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
+    """Initialize, list the tools, and call each one on the demo vault."""
+    state, _ = synced
+
+    async def body(client: ClientSession) -> dict[str, Any]:
+        listed = await client.list_tools()
+        answers: dict[str, Any] = {"tools": sorted(t.name for t in listed.tools)}
+        answers["search"] = await call(client, "search", query="orbital", kinds=["project"])
+        answers["read"] = await call(client, "read_note", note="[[orbital]]")
+        answers["links"] = await call(client, "note_links", note="Projects/orbital.md")
+        answers["neighbors"] = await call(client, "neighbors", note="orbital")
+        answers["link"] = await call(
+            client, "link", source="telemetry security", target="orbital", rel="about"
+        )
+        answers["drawn"] = await call(client, "neighbors", note="telemetry security")
+        answers["unlink"] = await call(
+            client, "unlink", source="telemetry security", target="orbital"
+        )
+        return answers
+
+    answers = session(synced, body)
+    assert answers["tools"] == ["link", "neighbors", "note_links", "read_note", "search", "unlink"]
+    error, found = answers["search"]
+    assert not error and [h["id"] for h in found["hits"]] == ["project:orbital"]
+    error, note = answers["read"]
+    assert not error and note["path"] == "Projects/orbital.md" and "orbital" in note["text"]
+    error, links = answers["links"]
+    assert not error and links["backlinks"] and all("context" in b for b in links["backlinks"])
+    error, view = answers["neighbors"]
+    assert not error and view["note"]["id"] == "project:orbital" and view["neighbours"]
+    assert answers["link"] == (
+        False,
+        {"status": "added", "source": "topic:telemetry security", "target": "project:orbital",
+         "rel": "about", "note": ""},
+    )  # fmt: skip
+    drawn_rels = [r for n in answers["drawn"][1]["neighbours"] for r in n["relations"]]
+    assert {"rel": "about", "direction": "out", "origin": "user", "weight": 2} in drawn_rels
+    assert answers["unlink"][1]["removed"][0]["rel"] == "about"
+    stored = json.loads((state / "memory" / "links.json").read_text())
+    assert all(link.get("deleted") or link["rel"] != "about" for link in stored["links"])
+
+
+def test_errors_are_tool_errors_and_the_server_goes_on(synced: tuple[Path, Path]) -> None:
+    """A bad reference is a one-line tool error; an ambiguous one lists candidates; then more."""
+
+    async def body(client: ClientSession) -> list[tuple[bool, Any]]:
+        return [
+            await call(client, "read_note", note="no such note anywhere"),
+            await call(client, "link", source="troubleshooting", target="orbital"),
+            await call(client, "search", query="   "),
+            await call(client, "read_note", note="project:orbital"),
+        ]
+
+    missing, ambiguous, empty, after = session(synced, body)
+    assert missing[0] and "no note matches" in missing[1] and "\n" not in missing[1]
+    assert ambiguous[0] and "could mean" in ambiguous[1] and ambiguous[1].count("doc:") >= 2
+    assert empty[0] and "empty" in empty[1]
+    assert not after[0] and after[1]["id"] == "project:orbital"
