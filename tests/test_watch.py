@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -15,6 +16,9 @@ from pathlib import Path
 import pygit2
 import pytest
 from vaultsync.core import debounce
+from vaultsync.search.index import update_index
+from vaultsync.search.model import SearchQuery
+from vaultsync.search.reader import IndexReader
 
 WAIT_S = 60.0
 """How long a test waits for the watcher before failing (a bound, never a measured speed)."""
@@ -99,24 +103,16 @@ def edit_topic(state: Path, summary: str) -> None:
     temp.replace(path)
 
 
-def test_follows_a_store_change_and_stops_on_sigterm(watcher: Watcher) -> None:
-    """The first sync, then a store change synced and committed; SIGTERM exits 0, quietly."""
+def test_follows_stores_and_edits_through_a_burst(watcher: Watcher) -> None:
+    """Store changes synced and committed, a broken store one warning, user edits indexed only."""
     wait_for(lambda: "OTLP pipeline" in watcher.committed("Topics/telemetry.md"), label="sync")
-    edit_topic(watcher.state, "Collectors now ship traces through the watched gateway")
+    update_index(watcher.vault)  # the search index exists once someone searched
+    for n in range(3):  # a burst of ChatCLI writes
+        edit_topic(watcher.state, f"Collectors ship traces through the watched gateway {n}")
     wait_for(
-        lambda: "watched gateway" in watcher.committed("Topics/telemetry.md"),
-        label="the change committed",
+        lambda: "watched gateway 2" in watcher.committed("Topics/telemetry.md"),
+        label="the burst committed",
     )
-    assert watcher.stop() == 0
-    lines = watcher.out.read_text().splitlines()
-    assert len(lines) == 2  # one line per sync that changed something
-    assert all(line.startswith("synced ") for line in lines)
-    assert "Traceback" not in watcher.err.read_text()
-
-
-def test_broken_store_is_one_warning_and_the_watcher_goes_on(watcher: Watcher) -> None:
-    """A broken store file is the sync's one warning line; a later fix is synced."""
-    wait_for(lambda: "OTLP pipeline" in watcher.committed("Topics/telemetry.md"), label="sync")
     topics = watcher.state / "memory" / "topics.json"
     good = topics.read_text()
     topics.write_text("{ not json")
@@ -126,15 +122,44 @@ def test_broken_store_is_one_warning_and_the_watcher_goes_on(watcher: Watcher) -
     wait_for(
         lambda: "Fixed store" in watcher.committed("Topics/telemetry.md"), label="the fix synced"
     )
+    head = pygit2.Repository(str(watcher.vault)).head.target
+    (watcher.vault / "Mine.md").write_text("# Mine\n\nzanzibarquux lives here\n")
+    wait_for(lambda: indexed(watcher.vault, "zanzibarquux"), label="the edit indexed")
     assert watcher.stop() == 0
-    err = watcher.err.read_text()
+    assert pygit2.Repository(str(watcher.vault)).head.target == head  # the edit is not synced
+    out, err = watcher.out.read_text().splitlines(), watcher.err.read_text()
+    assert out and all(line.startswith("synced ") for line in out)  # one line per sync
     assert "Traceback" not in err
     assert next(line for line in err.splitlines() if "topics.json" in line).startswith("warning: ")
 
 
+def indexed(vault: Path, word: str) -> bool:
+    """Whether the search index (read as it is, not updated) finds ``word``."""
+    reader = IndexReader(vault)
+    try:
+        return bool(reader.search(SearchQuery(text=word)).hits)
+    finally:
+        reader.close()
+
+
+def lock_held(path: Path) -> bool:
+    """Whether another process holds an ``flock`` on ``path``."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def test_one_watcher_per_vault(watcher: Watcher) -> None:
     """A second watcher on the same vault is refused with one line and exit 7."""
-    wait_for(lambda: bool(watcher.committed("Home.md")), label="sync")
+    wait_for(lambda: lock_held(watcher.vault / ".vaultsync" / "watch.lock"), label="the lock")
     second = vaultsync("watch", "--state", str(watcher.state), "--vault", str(watcher.vault))
     assert second.returncode == 7
     assert second.stderr.startswith("error: ") and "another `vaultsync watch`" in second.stderr

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 from vaultsync.cli.options import Workspace, state_option, vault_option, workspace
-from vaultsync.core.errors import NoteReferenceError, UsageError, VaultsyncError
+from vaultsync.core.errors import ConfigError, NoteReferenceError, UsageError, VaultsyncError
 
 T = TypeVar("T")
 
@@ -225,7 +225,7 @@ def mcp_command(state: str | None, vault: str | None) -> None:
     try:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError:
-        raise UsageError(
+        raise ConfigError(
             "vaultsync mcp needs the MCP SDK", hint="pip install 'vaultsync[mcp]'"
         ) from None
     ws = workspace(state, vault)

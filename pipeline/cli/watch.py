@@ -3,6 +3,8 @@
 The stores are polled through their stat data (``vault.quick.sync_inputs``, the same digest
 the no-op ``sync`` compares), which costs a few thousand ``stat`` calls per look and survives
 ChatCLI's write-temp-then-rename by construction; the schedule is :mod:`vaultsync.core.debounce`'s.
+The vault itself is not watched for syncs (a user edit never triggers a rewrite); an existing
+search index is refreshed from it every ``watch.debounce_s``, so edits are found at once.
 Each sync is the ``vaultsync sync`` command itself, run in this process: the same lock, the
 same output (one line when something changed, nothing otherwise), the same warnings.  A sync
 that fails is one ``warning:`` line and a retry with back-off; SIGINT and SIGTERM stop the
@@ -77,7 +79,9 @@ def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threa
     """Look, sync when due, wait ``poll_s``; until ``stop`` is set."""
     clock = timings(ws)
     schedule = debounce.start(time.monotonic(), clock)
+    index = _IndexKeeper(ws.vault, every_s=clock.debounce_s)
     while not stop.is_set():
+        index.refresh(time.monotonic())
         seen = _fingerprint(ws)
         schedule = debounce.observe(schedule, seen, time.monotonic(), clock)
         if debounce.due(schedule, time.monotonic()):
@@ -86,6 +90,37 @@ def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threa
             else:
                 schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
         stop.wait(clock.poll_s)
+
+
+class _IndexKeeper:
+    """Keeps an existing search index current with the user's own edits in the vault.
+
+    Every ``every_s`` seconds, a stat walk (``search.index.update_index``; only changed notes
+    are read) — the edits are indexed without a sync, and no edit ever triggers a rewrite.
+    A failure is said once, until it changes.
+    """
+
+    def __init__(self, vault: Path, *, every_s: float) -> None:
+        self.vault, self.every_s = vault, every_s
+        self.next_at = 0.0
+        self.said = ""
+
+    def refresh(self, now: float) -> None:
+        from vaultsync.search.database import index_path
+
+        if now < self.next_at or not index_path(self.vault).exists():
+            return
+        self.next_at = now + self.every_s
+        from vaultsync.search.index import update_index
+
+        try:
+            update_index(self.vault, wait=0.0)
+            problem = ""
+        except VaultsyncError as error:
+            problem = error.message
+        if problem and problem != self.said:
+            click.echo(f"warning: search index not updated: {problem}", err=True)
+        self.said = problem
 
 
 def _fingerprint(ws: Workspace) -> str:
