@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -207,3 +208,27 @@ def test_schedule_backs_off_after_failures() -> None:
         waits.append(schedule.due_at)
     assert waits[:4] == [5, 10, 20, 40]
     assert waits[-1] == debounce.MAX_BACKOFF_S
+
+
+UNIT = Path(__file__).parent.parent / "contrib" / "vaultsync-watch.service"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_systemd_unit_verifies(tmp_path: Path) -> None:
+    """contrib's user unit passes `systemd-analyze verify --user`."""
+    home, runtime = tmp_path / "home", tmp_path / "run"
+    (home / ".local" / "bin").mkdir(parents=True)
+    runtime.mkdir(mode=0o700)
+    (home / ".local" / "bin" / "vaultsync").symlink_to(Path(sys.executable).parent / "vaultsync")
+    unit = tmp_path / UNIT.name
+    unit.write_bytes(UNIT.read_bytes())
+    env = {**os.environ, "HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
+    done = subprocess.run(
+        ["systemd-analyze", "verify", "--user", str(unit)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr
