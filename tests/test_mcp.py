@@ -72,6 +72,7 @@ def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
         answers["unlink"] = await call(
             client, "unlink", source="telemetry security", target="orbital"
         )
+        answers["recent"] = await call(client, "recent_changes", limit=5)
         answers["missing"] = await call(client, "read_note", note="no such note anywhere")
         answers["ambiguous"] = await call(client, "link", source="troubleshooting", target="x")
         answers["empty"] = await call(client, "search", query="   ")
@@ -86,7 +87,13 @@ def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
 
 def check_reads(answers: dict[str, Any]) -> None:
     """The read-only tools answer from the demo vault."""
-    assert answers["tools"] == ["link", "neighbors", "note_links", "read_note", "search", "unlink"]
+    assert answers["tools"] == [
+        "link", "neighbors", "note_links", "read_note", "recent_changes", "search", "unlink"
+    ]  # fmt: skip
+    error, recent = answers["recent"]
+    assert not error and recent["changes"][0]["by"] == "sync"
+    first = recent["changes"][-1]  # the first sync: many notes, the first 50 listed
+    assert len(first["paths"]) == 50 and first["more_paths"] > 0
     error, found = answers["search"]
     assert not error and [h["id"] for h in found["hits"]] == ["project:orbital"]
     error, note = answers["read"]

@@ -198,6 +198,15 @@ def test_schedule_debounces_and_caps_a_burst() -> None:
     assert second == 160
 
 
+def test_schedule_wakes_when_the_sync_falls_due() -> None:
+    """The wait before the next look ends when the sync is due, never later."""
+    schedule = debounce.observe(debounce.synced(debounce.Schedule(), "a"), "b", 100, TIMINGS)
+    assert debounce.pause(schedule, 100, TIMINGS) == TIMINGS.poll_s
+    assert debounce.pause(schedule, 104.75, TIMINGS) == 0.25
+    assert debounce.pause(schedule, 106, TIMINGS) == 0
+    assert debounce.pause(debounce.synced(schedule, "b"), 106, TIMINGS) == TIMINGS.poll_s
+
+
 def test_schedule_backs_off_after_failures() -> None:
     """Each failure doubles the wait before the retry, up to the cap."""
     schedule = debounce.synced(debounce.Schedule(), "a")

@@ -1,11 +1,12 @@
 """``vaultsync mcp``: the vault and its graph for AI assistants, over the Model Context Protocol.
 
 An MCP server on stdio (the official ``mcp`` SDK's ``MCPServer``) with tools to search the
-vault, read a note, show a note's links, walk the graph around a note and draw or remove a
-link.  Every answer is built by the code the matching command uses, so it says what the
-command says: ``search`` and ``links`` read the search index (``vaultsync.search``), brought
-up to date first; ``neighbors`` reads the graph (``vaultsync.graph.query``); ``link`` and
-``unlink`` go through the link store with the same strict references as ``vaultsync link``.
+vault, read a note, show a note's links, walk the graph around a note, list the vault's recent
+commits and draw or remove a link.  Every answer is built by the code the matching command
+uses, so it says what the command says: ``search`` and ``links`` read the search index
+(``vaultsync.search``), brought up to date first; ``neighbors`` reads the graph
+(``vaultsync.graph.query``); ``recent_changes`` the vault's git log (``vault.vcs``); ``link``
+and ``unlink`` go through the link store with the same strict references as ``vaultsync link``.
 What the server returns comes from the vault and the graph, masked before either was written:
 it never reads a store's raw text.  The vault is only read; the only writes are ``links.json``
 (under its lock) and the index and graph caches.  A ``VaultsyncError`` becomes an MCP tool
@@ -127,6 +128,26 @@ class VaultTools:
         current = self._graph()
         return local_graph_json(local_graph(current, find_note(current, reference).id))
 
+    def recent(self, limit: int) -> dict[str, Any]:
+        """The vault's newest commits (syncs and the user's), each with the notes it changed."""
+        from vaultsync.vault.vcs import VaultRepo
+
+        repo = VaultRepo.open(self.ws.vault, create=False)
+        changes = repo.recent_changes(max(1, min(limit, 100))) if repo is not None else ()
+        return {
+            "changes": [
+                {
+                    "commit": c.commit,
+                    "when": c.when,
+                    "summary": c.summary,
+                    "by": "sync" if c.sync else "user",
+                    "paths": list(c.paths),
+                    "more_paths": c.more,
+                }
+                for c in changes
+            ]
+        }
+
     def link(self, source: str, target: str, rel: str, note: str) -> dict[str, Any]:
         """Draw a link, with the refusals of ``vaultsync link`` (ambiguity lists candidates)."""
         from vaultsync.drawn.store import LinkStore
@@ -197,6 +218,12 @@ def build_server(ws: Workspace) -> Any:
     def neighbors(note: str) -> dict[str, Any]:
         """The local graph of a note, two hops: neighbours with relation and direction."""
         return tools.neighbors(note)
+
+    @server.tool(name="recent_changes")
+    @_tool_errors
+    def recent_changes(limit: int = 10) -> dict[str, Any]:
+        """The vault's newest commits (vaultsync's syncs and your own), with the notes changed."""
+        return tools.recent(limit)
 
     @server.tool(name="link")
     @_tool_errors

@@ -89,7 +89,7 @@ def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threa
                 schedule = debounce.synced(schedule, seen)
             else:
                 schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
-        stop.wait(clock.poll_s)
+        stop.wait(debounce.pause(schedule, time.monotonic(), clock))
 
 
 class _IndexKeeper:

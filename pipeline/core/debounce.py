@@ -60,6 +60,13 @@ def due(schedule: Schedule, now: float) -> bool:
     return schedule.due_at is not None and now >= schedule.due_at
 
 
+def pause(schedule: Schedule, now: float, timings: Timings) -> float:
+    """How long to wait before the next look: ``poll_s``, or less when the sync falls due sooner."""
+    if schedule.due_at is None:
+        return timings.poll_s
+    return max(0.0, min(timings.poll_s, schedule.due_at - now))
+
+
 def synced(schedule: Schedule, fingerprint: str) -> Schedule:
     """After a sync that started with the stores at ``fingerprint``: nothing pending.
 
