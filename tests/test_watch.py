@@ -198,6 +198,14 @@ def test_schedule_debounces_and_caps_a_burst() -> None:
     assert second == 160
 
 
+def test_schedule_counts_quiet_from_the_write() -> None:
+    """A known write time starts the quiet period, but never more than poll_s before the look."""
+    synced = debounce.synced(debounce.Schedule(), "a")
+    assert debounce.observe(synced, "b", 100, TIMINGS, 99.4).due_at == 104.4
+    assert debounce.observe(synced, "b", 100, TIMINGS, 50).due_at == 104
+    assert debounce.observe(synced, "b", 100, TIMINGS, 200).due_at == 105
+
+
 def test_schedule_wakes_when_the_sync_falls_due() -> None:
     """The wait before the next look ends when the sync is due, never later."""
     schedule = debounce.observe(debounce.synced(debounce.Schedule(), "a"), "b", 100, TIMINGS)

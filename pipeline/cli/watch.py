@@ -82,8 +82,9 @@ def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threa
     index = _IndexKeeper(ws.vault, every_s=clock.debounce_s)
     while not stop.is_set():
         index.refresh(time.monotonic())
-        seen = _fingerprint(ws)
-        schedule = debounce.observe(schedule, seen, time.monotonic(), clock)
+        seen, now = _fingerprint(ws), time.monotonic()
+        changed_at = _changed_at(ws.state, now) if seen != schedule.seen else None
+        schedule = debounce.observe(schedule, seen, now, clock, changed_at)
         if debounce.due(schedule, time.monotonic()):
             if _sync(ctx, ws, templates):
                 schedule = debounce.synced(schedule, seen)
@@ -131,6 +132,24 @@ def _fingerprint(ws: Workspace) -> str:
         return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     except OSError:
         return ""
+
+
+def _changed_at(state: Path, now: float) -> float | None:
+    """When the newest store file was written, on the monotonic clock (``None``: no file).
+
+    Read only when the fingerprint changed: a second stat walk, rare by construction.
+    """
+    from vaultsync.extract import source_files
+
+    newest = 0
+    for path in source_files(state):
+        try:
+            newest = max(newest, path.stat().st_mtime_ns)
+        except OSError:
+            continue
+    if not newest:
+        return None
+    return now - (time.time() - newest / 1e9)
 
 
 def _sync(ctx: click.Context, ws: Workspace, templates: Path | None) -> bool:

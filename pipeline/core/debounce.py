@@ -42,14 +42,26 @@ def start(now: float, timings: Timings) -> Schedule:
     return Schedule(burst_from=now, due_at=now + timings.first_s)
 
 
-def observe(schedule: Schedule, fingerprint: str, now: float, timings: Timings) -> Schedule:
-    """The schedule after looking at the stores: a new fingerprint moves the sync back."""
+def observe(
+    schedule: Schedule,
+    fingerprint: str,
+    now: float,
+    timings: Timings,
+    changed_at: float | None = None,
+) -> Schedule:
+    """The schedule after looking at the stores: a new fingerprint moves the sync back.
+
+    ``changed_at``: when the change was made, if known (the newest file's mtime), so the
+    quiet period counts from the write rather than from this look; kept within the last
+    ``poll_s`` (a clock step or a copied old file cannot move the sync far).
+    """
     if fingerprint == schedule.seen:
         return schedule
     if not schedule.seen and schedule.due_at is not None:  # the first look, at start
         return replace(schedule, seen=fingerprint)
-    burst_from = now if schedule.burst_from is None else schedule.burst_from
-    due_at = min(now + timings.debounce_s, burst_from + timings.max_wait_s)
+    when = now if changed_at is None else min(now, max(changed_at, now - timings.poll_s))
+    burst_from = when if schedule.burst_from is None else schedule.burst_from
+    due_at = min(when + timings.debounce_s, burst_from + timings.max_wait_s)
     if schedule.failures:  # a retry waits out its back-off, changes or not
         due_at = max(due_at, schedule.due_at or due_at)
     return replace(schedule, seen=fingerprint, burst_from=burst_from, due_at=due_at)
