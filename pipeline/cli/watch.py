@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 import click
+from vaultsync.cli import process
 from vaultsync.cli.options import Workspace, state_option, templates_option, vault_option, workspace
 from vaultsync.core import debounce
 from vaultsync.core.errors import VaultsyncError
@@ -46,6 +47,9 @@ def watch(ctx: click.Context, state: str | None, vault: str | None, templates: P
     if os.environ.get("CHATCLI_MEMORY_VAULT", "").strip().lower() in OFF_VALUES:
         click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
         return
+    # Not a one-shot run: a big sync must not freeze the heap (its graph would never be
+    # collected, sync after sync) nor leave through os._exit (see cli.process).
+    process.one_shot = False
     ws = workspace(state, vault, templates=templates)
     stop = _stop_on_signals()
     with watcher_lock(ws.vault):
