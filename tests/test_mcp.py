@@ -73,6 +73,10 @@ def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
             client, "unlink", source="telemetry security", target="orbital"
         )
         answers["recent"] = await call(client, "recent_changes", limit=5)
+        templates = await client.list_resource_templates()
+        answers["templates"] = [t.uri_template for t in templates.resource_templates]
+        read = await client.read_resource("vault://note/Projects/orbital.md")
+        answers["resource"] = getattr(read.contents[0], "text", "")
         answers["missing"] = await call(client, "read_note", note="no such note anywhere")
         answers["ambiguous"] = await call(client, "link", source="troubleshooting", target="x")
         answers["empty"] = await call(client, "search", query="   ")
@@ -90,6 +94,8 @@ def check_reads(answers: dict[str, Any]) -> None:
     assert answers["tools"] == [
         "link", "neighbors", "note_links", "read_note", "recent_changes", "search", "unlink"
     ]  # fmt: skip
+    assert answers["templates"] == ["vault://note/{+note}"]
+    assert answers["resource"] == answers["read"][1]["text"]
     error, recent = answers["recent"]
     assert not error and recent["changes"][0]["by"] == "sync"
     first = recent["changes"][-1]  # the first sync: many notes, the first 50 listed

@@ -38,13 +38,24 @@ def _tool_errors(fn: Callable[..., T]) -> Callable[..., T]:
     """A ``VaultsyncError`` in a tool becomes the MCP tool error with its one-line message."""
     from mcp.server.mcpserver.exceptions import ToolError
 
+    return _errors_as(ToolError, fn)
+
+
+def _resource_errors(fn: Callable[..., T]) -> Callable[..., T]:
+    """A ``VaultsyncError`` reading a resource becomes the MCP resource error, one line."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    return _errors_as(ResourceError, fn)
+
+
+def _errors_as(kind: type[Exception], fn: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> T:
         try:
             return fn(*args, **kwargs)
         except VaultsyncError as error:
             hint = f" (hint: {error.hint})" if error.hint else ""
-            raise ToolError(f"{error.message}{hint}") from None
+            raise kind(f"{error.message}{hint}") from None
 
     return run
 
@@ -236,6 +247,17 @@ def build_server(ws: Workspace) -> Any:
     def unlink(source: str, target: str, rel: str | None = None) -> dict[str, Any]:
         """Remove the links you drew between source and target (one relation, or all)."""
         return tools.unlink(source, target, rel)
+
+    @server.resource(
+        "vault://note/{+note}",
+        name="note",
+        description="A note's text: vault://note/ then a vault path or a note id.",
+        mime_type="text/markdown",
+    )
+    @_resource_errors
+    def note_resource(note: str) -> str:
+        """The text of a note, after its front matter."""
+        return str(tools.read(note)["text"])
 
     return server
 
