@@ -73,6 +73,8 @@ def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
             client, "unlink", source="telemetry security", target="orbital"
         )
         answers["recent"] = await call(client, "recent_changes", limit=5)
+        answers["health"] = await call(client, "health", query="hubs")
+        answers["bad_health"] = await call(client, "health", query="vibes")
         templates = await client.list_resource_templates()
         answers["templates"] = [t.uri_template for t in templates.resource_templates]
         read = await client.read_resource("vault://note/Projects/orbital.md")
@@ -92,10 +94,14 @@ def test_every_tool_over_stdio(synced: tuple[Path, Path]) -> None:
 def check_reads(answers: dict[str, Any]) -> None:
     """The read-only tools answer from the demo vault."""
     assert answers["tools"] == [
-        "link", "neighbors", "note_links", "read_note", "recent_changes", "search", "unlink"
+        "health", "link", "neighbors", "note_links", "read_note", "recent_changes", "search",
+        "unlink",
     ]  # fmt: skip
     assert answers["templates"] == ["vault://note/{+note}"]
     assert answers["resource"] == answers["read"][1]["text"]
+    error, health = answers["health"]
+    assert not error and health["query"] == "hubs" and health["answer"]
+    assert answers["bad_health"][0] and "one of: orphans" in answers["bad_health"][1]
     error, recent = answers["recent"]
     assert not error and recent["changes"][0]["by"] == "sync"
     first = recent["changes"][-1]  # the first sync: many notes, the first 50 listed

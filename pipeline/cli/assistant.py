@@ -139,6 +139,31 @@ class VaultTools:
         current = self._graph()
         return local_graph_json(local_graph(current, find_note(current, reference).id))
 
+    def health(self, question: str) -> dict[str, Any]:
+        """One of the knowledge model's health queries, as ``vaultsync query … --json``."""
+        from vaultsync.knowledge import queries as q
+        from vaultsync.knowledge import views as v
+        from vaultsync.knowledge.scan import load_model
+
+        def ideas(found: Any) -> list[Any]:
+            return [v.idea_json(i) for i in found]
+
+        answers: dict[str, Callable[[Any], Any]] = {
+            "orphans": lambda m: ideas(q.orphans(m)),
+            "leaves": lambda m: ideas(q.leaves(m)),
+            "hubs": lambda m: ideas(q.hubs(m, q.DEFAULT_HUB_DEGREE)),
+            "unsourced": lambda m: ideas(q.unsourced(m)),
+            "claims-without-sources": lambda m: v.claims_json(q.claims_without_sources(m)),
+            "sources": lambda m: v.sources_json(q.sources_by_reference_count(m)),
+            "maturity": lambda m: v.maturity_json(q.by_maturity(m)),
+            "questions": lambda m: v.questions_json(q.unanswered_questions(m)),
+            "unresolved": lambda m: v.unresolved_json(q.unresolved_links(m)),
+        }
+        if question not in answers:
+            raise UsageError(f"unknown health query {question!r}; one of: {', '.join(answers)}")
+        model = load_model(self.ws.vault).model
+        return {"query": question, "answer": answers[question](model)}
+
     def recent(self, limit: int) -> dict[str, Any]:
         """The vault's newest commits (syncs and the user's), each with the notes it changed."""
         from vaultsync.vault.vcs import VaultRepo
@@ -229,6 +254,16 @@ def build_server(ws: Workspace) -> Any:
     def neighbors(note: str) -> dict[str, Any]:
         """The local graph of a note, two hops: neighbours with relation and direction."""
         return tools.neighbors(note)
+
+    @server.tool(name="health")
+    @_tool_errors
+    def health(query: str = "orphans") -> dict[str, Any]:
+        """A health query of the knowledge model, as `vaultsync query` answers it.
+
+        query: orphans, leaves, hubs, unsourced, claims-without-sources, sources, maturity,
+        questions or unresolved.
+        """
+        return tools.health(query)
 
     @server.tool(name="recent_changes")
     @_tool_errors
