@@ -62,6 +62,16 @@ def wait_moved(vault: Path, before: str, timeout: float = 300) -> float:
     return time.monotonic() - start
 
 
+def wait_quiet(pid: int, timeout: float = 600) -> None:
+    """Until ``pid`` used under 10 % of a core over one second."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(1)
+        if cpu_seconds(pid) - before < 0.1:
+            return
+
+
 def main() -> None:
     """Measure and print one line per figure."""
     parser = argparse.ArgumentParser()
@@ -80,7 +90,8 @@ def main() -> None:
         watcher = subprocess.Popen(
             [*VAULTSYNC, "watch", *where], stdout=subprocess.DEVNULL, env=env
         )
-        time.sleep(12)  # the first sync (10 s after start) finds nothing to do
+        time.sleep(11)  # the first sync comes 10 s after the start
+        wait_quiet(watcher.pid)  # it may be a full one (notes written within the racy window)
         start_cpu, start = cpu_seconds(watcher.pid), time.monotonic()
         time.sleep(args.idle)
         idle = (cpu_seconds(watcher.pid) - start_cpu) / (time.monotonic() - start)

@@ -13,6 +13,7 @@ watcher after the current step, with exit 0.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -47,9 +48,6 @@ def watch(ctx: click.Context, state: str | None, vault: str | None, templates: P
     if os.environ.get("CHATCLI_MEMORY_VAULT", "").strip().lower() in OFF_VALUES:
         click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
         return
-    # Not a one-shot run: a big sync must not freeze the heap (its graph would never be
-    # collected, sync after sync) nor leave through os._exit (see cli.process).
-    process.one_shot = False
     ws = workspace(state, vault, templates=templates)
     stop = _stop_on_signals()
     with watcher_lock(ws.vault):
@@ -180,4 +178,20 @@ def _sync(ctx: click.Context, ws: Workspace, templates: Path | None) -> bool:
     except Exception as error:  # a long-running watcher outlives any one sync
         click.echo(f"warning: sync failed, will retry: {type(error).__name__}: {error}", err=True)
         return False
+    finally:
+        _after_big_run()
     return True
+
+
+def _after_big_run() -> None:
+    """Undo what a big sync did for a one-shot process (``cli.process.big_run``).
+
+    The sync froze its heap for the collector's sake (faster by far at 100,000 notes) and
+    marked the process to leave through ``os._exit``; the watcher lives on, so the frozen
+    objects go back to the collector (the sync's graph is garbage now) and it exits normally.
+    """
+    if not process.leave_fast:
+        return
+    gc.unfreeze()
+    gc.collect()  # now, between syncs, rather than during the next one
+    process.leave_fast = False
