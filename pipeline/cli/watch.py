@@ -28,6 +28,8 @@ from vaultsync.core import debounce
 from vaultsync.core.errors import VaultsyncError
 
 OFF_VALUES = frozenset({"0", "false", "no", "off"})
+INDEX_DUTY = 50
+"""The search index is refreshed at most every 50 times as long as a refresh takes."""
 
 
 @click.command()
@@ -100,7 +102,8 @@ class _IndexKeeper:
 
     Every ``every_s`` seconds, a stat walk (``search.index.update_index``; only changed notes
     are read) — the edits are indexed without a sync, and no edit ever triggers a rewrite.
-    A failure is said once, until it changes.
+    On a big vault the walks are spaced so they take at most 1/:data:`INDEX_DUTY` of the
+    time.  A failure is said once, until it changes.
     """
 
     def __init__(self, vault: Path, *, every_s: float) -> None:
@@ -113,7 +116,6 @@ class _IndexKeeper:
 
         if now < self.next_at or not index_path(self.vault).exists():
             return
-        self.next_at = now + self.every_s
         from vaultsync.search.index import update_index
 
         try:
@@ -121,6 +123,8 @@ class _IndexKeeper:
             problem = ""
         except VaultsyncError as error:
             problem = error.message
+        took = time.monotonic() - now
+        self.next_at = now + max(self.every_s, took * INDEX_DUTY)
         if problem and problem != self.said:
             click.echo(f"warning: search index not updated: {problem}", err=True)
         self.said = problem
