@@ -199,20 +199,21 @@ def test_schedule_debounces_and_caps_a_burst() -> None:
 
 
 def test_schedule_counts_quiet_from_the_write() -> None:
-    """A known write time starts the quiet period, but never more than poll_s before the look."""
+    """A known write time starts the quiet period, never before the previous look (or poll_s)."""
     synced = debounce.synced(debounce.Schedule(), "a")
-    assert debounce.observe(synced, "b", 100, TIMINGS, 99.4).due_at == 104.4
-    assert debounce.observe(synced, "b", 100, TIMINGS, 50).due_at == 104
-    assert debounce.observe(synced, "b", 100, TIMINGS, 200).due_at == 105
+    assert debounce.observe(synced, "b", 100, TIMINGS, changed_at=99.4).due_at == 104.4
+    assert debounce.observe(synced, "b", 100, TIMINGS, changed_at=50).due_at == 104
+    assert debounce.observe(synced, "b", 100, TIMINGS, changed_at=200).due_at == 105
+    assert debounce.observe(synced, "b", 100, TIMINGS, changed_at=97.5, since=97).due_at == 102.5
 
 
 def test_schedule_wakes_when_the_sync_falls_due() -> None:
     """The wait before the next look ends when the sync is due, never later."""
     schedule = debounce.observe(debounce.synced(debounce.Schedule(), "a"), "b", 100, TIMINGS)
-    assert debounce.pause(schedule, 100, TIMINGS) == TIMINGS.poll_s
-    assert debounce.pause(schedule, 104.75, TIMINGS) == 0.25
-    assert debounce.pause(schedule, 106, TIMINGS) == 0
-    assert debounce.pause(debounce.synced(schedule, "b"), 106, TIMINGS) == TIMINGS.poll_s
+    assert debounce.pause(schedule, 100, 1) == 1
+    assert debounce.pause(schedule, 104.75, 1) == 0.25
+    assert debounce.pause(schedule, 106, 1) == 0
+    assert debounce.pause(debounce.synced(schedule, "b"), 106, 3) == 3
 
 
 def test_schedule_backs_off_after_failures() -> None:

@@ -28,6 +28,8 @@ from vaultsync.core import debounce
 from vaultsync.core.errors import VaultsyncError
 
 OFF_VALUES = frozenset({"0", "false", "no", "off"})
+POLL_DUTY = 50
+"""The stores are looked at at most every 50 times as long as a look takes (big stores)."""
 INDEX_DUTY = 50
 """The search index is refreshed at most every 50 times as long as a refresh takes."""
 
@@ -80,21 +82,25 @@ def timings(ws: Workspace) -> debounce.Timings:
 
 
 def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threading.Event) -> None:
-    """Look, sync when due, wait ``poll_s``; until ``stop`` is set."""
+    """Look, sync when due, wait; until ``stop`` is set."""
     clock = timings(ws)
     schedule = debounce.start(time.monotonic(), clock)
     index = _IndexKeeper(ws.vault, every_s=clock.debounce_s)
+    looked: float | None = None
     while not stop.is_set():
         index.refresh(time.monotonic())
+        began = time.monotonic()
         seen, now = _fingerprint(ws), time.monotonic()
+        interval = max(clock.poll_s, (now - began) * POLL_DUTY)
         changed_at = _changed_at(ws.state, now) if seen != schedule.seen else None
-        schedule = debounce.observe(schedule, seen, now, clock, changed_at)
+        schedule = debounce.observe(schedule, seen, now, clock, changed_at=changed_at, since=looked)
+        looked = now
         if debounce.due(schedule, time.monotonic()):
             if _sync(ctx, ws, templates):
                 schedule = debounce.synced(schedule, seen)
             else:
                 schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
-        stop.wait(debounce.pause(schedule, time.monotonic(), clock))
+        stop.wait(debounce.pause(schedule, time.monotonic(), interval))
 
 
 class _IndexKeeper:

@@ -1,6 +1,7 @@
 """When ``vaultsync watch`` syncs: a pure schedule over the stores' fingerprints and a clock.
 
-The watcher looks at the stores every ``poll_s`` seconds and hands what it saw to
+The watcher looks at the stores every ``poll_s`` seconds (or less often on big stores) and
+hands what it saw to
 :func:`observe`; :func:`due` says whether the sync is due.  The first sync comes ``first_s``
 after the start; after that, a sync comes ``debounce_s`` after the last change seen, and at
 most ``max_wait_s`` after the first change of a burst, however busy the stores stay.  A failed
@@ -47,19 +48,23 @@ def observe(
     fingerprint: str,
     now: float,
     timings: Timings,
+    *,
     changed_at: float | None = None,
+    since: float | None = None,
 ) -> Schedule:
     """The schedule after looking at the stores: a new fingerprint moves the sync back.
 
     ``changed_at``: when the change was made, if known (the newest file's mtime), so the
-    quiet period counts from the write rather than from this look; kept within the last
-    ``poll_s`` (a clock step or a copied old file cannot move the sync far).
+    quiet period counts from the write rather than from this look; kept after ``since``, the
+    previous look (else within the last ``poll_s``): a clock step or a copied old file cannot
+    move the sync far.
     """
     if fingerprint == schedule.seen:
         return schedule
     if not schedule.seen and schedule.due_at is not None:  # the first look, at start
         return replace(schedule, seen=fingerprint)
-    when = now if changed_at is None else min(now, max(changed_at, now - timings.poll_s))
+    earliest = now - timings.poll_s if since is None else since
+    when = now if changed_at is None else min(now, max(changed_at, earliest))
     burst_from = when if schedule.burst_from is None else schedule.burst_from
     due_at = min(when + timings.debounce_s, burst_from + timings.max_wait_s)
     if schedule.failures:  # a retry waits out its back-off, changes or not
@@ -72,11 +77,11 @@ def due(schedule: Schedule, now: float) -> bool:
     return schedule.due_at is not None and now >= schedule.due_at
 
 
-def pause(schedule: Schedule, now: float, timings: Timings) -> float:
-    """How long to wait before the next look: ``poll_s``, or less when the sync falls due sooner."""
+def pause(schedule: Schedule, now: float, interval: float) -> float:
+    """How long to wait before the next look: ``interval``, or less when the sync is due sooner."""
     if schedule.due_at is None:
-        return timings.poll_s
-    return max(0.0, min(timings.poll_s, schedule.due_at - now))
+        return interval
+    return max(0.0, min(interval, schedule.due_at - now))
 
 
 def synced(schedule: Schedule, fingerprint: str) -> Schedule:
