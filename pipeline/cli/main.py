@@ -64,6 +64,7 @@ class _Group(click.Group):
 class _TopGroup(_Group):
     lazy: ClassVar[dict[str, str]] = {
         "sync": "vaultsync.cli.vault:sync",
+        "watch": "vaultsync.cli.watch:watch",
         "status": "vaultsync.cli.vault:status",
         "check": "vaultsync.cli.vault:check",
         "path": "vaultsync.cli.vault:path",
@@ -79,6 +80,7 @@ class _TopGroup(_Group):
         "search": "vaultsync.cli.search:search",
         "registry": "vaultsync.cli.search:registry",
         "serve": "vaultsync.cli.search:serve",
+        "mcp": "vaultsync.cli.assistant:mcp_command",
         "bench": "vaultsync.cli.bench:bench_group",
         "templates": "vaultsync.cli.templates:templates",
     }

@@ -39,6 +39,9 @@ CONFIG = ".vaultsync/config.toml"
 
 Value = str | int | float | bool | tuple[str, ...] | None
 
+WATCH_PREFIX = "watch."
+"""The watcher's timings: they decide when a sync runs, not what it writes."""
+
 
 def _text(key: str, raw: object) -> str:
     if not isinstance(raw, str):
@@ -57,6 +60,19 @@ def _positive_int(key: str, raw: object) -> int:
     if raw < 1:
         raise ConfigError(f"{key}={raw}: must be at least 1")
     return raw
+
+
+def _seconds(key: str, raw: object) -> float:
+    if isinstance(raw, str):
+        try:
+            raw = float(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{key}={raw!r}: not a number of seconds") from None
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise ConfigError(f"{key}: expected a number of seconds, found {_kind(raw)}")
+    if not 0.05 <= raw <= 86_400:
+        raise ConfigError(f"{key}={raw}: must be between 0.05 and 86400 seconds")
+    return float(raw)
 
 
 def _zone(key: str, raw: object) -> str:
@@ -126,15 +142,26 @@ class Settings:
     the CLI (``extract.outside_fingerprint``); ``""`` when there are none."""
 
     def as_key(self) -> str:
-        """A stable text of every chosen value: part of the no-op sync's inputs.
+        """A stable text of every chosen value that shapes the vault: the no-op sync's inputs.
 
-        It ends with :attr:`outside`, so the no-op sync sees the files in an extra skill folder
-        or ChatCLI's home change, not only those of the state directory.
+        The watcher's timings (``watch.*``) change when a sync runs, never what it writes.  It
+        ends with :attr:`outside`, so the no-op sync sees the files in an extra skill folder or
+        ChatCLI's home change, not only those of the state directory.
         """
-        lines = [f"{key}={self.chosen[key].value!r}" for key in sorted(self.chosen)]
+        lines = [
+            f"{key}={self.chosen[key].value!r}"
+            for key in sorted(self.chosen)
+            if not key.startswith(WATCH_PREFIX)
+        ]
         if self.outside:
             lines.append(f"outside={self.outside}")
         return "\n".join(lines)
+
+    def seconds(self, key: str) -> float:
+        """The chosen value of a ``watch.*`` timing, in seconds."""
+        found = self.value(key)
+        assert isinstance(found, float)  # noqa: S101 - the option's parser returns a float
+        return found
 
     def value(self, key: str) -> Value:
         """The chosen value of ``key``."""
@@ -187,6 +214,19 @@ def _cap_options() -> list[Option]:
     ]
 
 
+def _watch_options() -> list[Option]:
+    timings = (
+        ("first_s", 10.0, "seconds after `vaultsync watch` starts before its first sync"),
+        ("debounce_s", 5.0, "seconds of quiet in the stores before `vaultsync watch` syncs"),
+        ("max_wait_s", 60.0, "at most this many seconds from a change to the sync, however busy"),
+        ("poll_s", 1.0, "how often `vaultsync watch` looks at the stores' stat data"),
+    )
+    return [
+        Option(key=f"{WATCH_PREFIX}{name}", default=default, parse=_seconds, help=text)
+        for name, default, text in timings
+    ]
+
+
 OPTIONS: dict[str, Option] = {
     option.key: option
     for option in (
@@ -214,6 +254,7 @@ OPTIONS: dict[str, Option] = {
             "name (a project's .agent/skills)",
         ),
         *_cap_options(),
+        *_watch_options(),
     )
 }
 """Every saved setting, by key; a feature that adds a setting adds its option here."""

@@ -93,11 +93,9 @@ def scan(
 
 def _written(repo: VaultRepo, commit: pygit2.Commit) -> list[tuple[str, pygit2.Oid]]:
     """The vault files ``commit`` added or changed, with their blob ids."""
-    new = repo.vault_tree(commit)
-    if new is None:
+    diff = repo.vault_diff(commit)
+    if diff is None:
         return []
-    old = repo.vault_tree(commit.parents[0]) if commit.parents else None
-    diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
     return [
         (d.new_file.path, d.new_file.id)
         for d in diff.deltas

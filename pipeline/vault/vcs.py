@@ -154,6 +154,21 @@ def _owns_git_dir(repo: pygit2.Repository, vault: Path) -> bool:
     return Path(repo.path).resolve() == (vault / ".git").resolve()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One commit that changed the vault (``recent_changes``): vault paths it touched."""
+
+    commit: str
+    when: str
+    """Commit time, ISO 8601 in UTC."""
+    summary: str
+    sync: bool
+    """A sync's commit (it has the ``Vaultsync-Sync`` trailer), not one of the user's."""
+    paths: tuple[str, ...]
+    more: int = 0
+    """Paths changed beyond those listed."""
+
+
 class VaultRepo:
     """A repository and the vault's place in it (``prefix``: ``""`` or ``"sub/vault/"``)."""
 
@@ -210,19 +225,24 @@ class VaultRepo:
             return None
         return obj if isinstance(obj, pygit2.Tree) else None
 
-    def _changes(self, commit: pygit2.Commit, wanted: set[str]) -> Iterator[tuple[str, str | None]]:
-        """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
+    def vault_diff(self, commit: pygit2.Commit) -> pygit2.Diff | None:
+        """What ``commit`` changed in the vault; ``None`` when it left the vault as it was."""
         new = self.vault_tree(commit)
         old = self.vault_tree(commit.parents[0]) if commit.parents else None
         if (old is None and new is None) or (
             old is not None and new is not None and old.id == new.id
         ):
-            return
+            return None
         if old is None:
             assert new is not None  # noqa: S101 - both None returned above
-            diff = new.diff_to_tree(swap=True)
-        else:
-            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+            return new.diff_to_tree(swap=True)
+        return old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+
+    def _changes(self, commit: pygit2.Commit, wanted: set[str]) -> Iterator[tuple[str, str | None]]:
+        """(vault path, blob written or ``None``) for each wanted path ``commit`` changed."""
+        diff = self.vault_diff(commit)
+        if diff is None:
+            return
         for delta in diff.deltas:
             path = delta.new_file.path
             if path in wanted:
@@ -238,6 +258,29 @@ class VaultRepo:
             if count >= max_commits:
                 return
             yield commit, f"{TRAILER}:" in commit.message and TRAILER in commit.message_trailers
+
+    def recent_changes(self, limit: int, *, max_paths: int = 50) -> tuple[Change, ...]:
+        """The newest ``limit`` commits that changed the vault, newest first, with their paths."""
+        found: list[Change] = []
+        for commit, is_sync in self._walk(MAX_COMMITS):
+            if len(found) >= limit:
+                break
+            diff = self.vault_diff(commit)
+            if diff is None:
+                continue
+            paths = [d.new_file.path or d.old_file.path for d in diff.deltas]
+            when = datetime.fromtimestamp(commit.commit_time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            found.append(
+                Change(
+                    commit=str(commit.id),
+                    when=when,
+                    summary=(commit.message.splitlines() or [""])[0],
+                    sync=is_sync,
+                    paths=tuple(paths[:max_paths]),
+                    more=max(0, len(paths) - max_paths),
+                )
+            )
+        return tuple(found)
 
     def last_sync_fingerprint(self, *, max_commits: int = MAX_COMMITS) -> str:
         """The trailer of the newest sync commit (the blob id of its manifest), or ``""``."""
