@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaults import demo_vault, write_vault
-from vaultsync.core.model import format_time
 from vaultsync.core.notes import (
     NoteReader,
     _quick,
@@ -28,7 +27,7 @@ from vaultsync.core.notes import (
 )
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.render.specs import make_environment
-from vaultsync.render.yamlfm import FieldValue, clean_fields
+from vaultsync.render.yamlfm import FieldValue, clean_fields, property_time
 from vaultsync.renderers.base import LinkItem, link_to, one_line, relation_words
 
 ENV = make_environment()
@@ -142,7 +141,7 @@ def expected(fields: tuple[tuple[str, FieldValue], ...]) -> dict[str, object]:
         if isinstance(written, tuple):
             value = list(written)
         elif isinstance(written, datetime):
-            value = format_time(written)  # written as a quoted RFC 3339 string
+            value = property_time(written)  # a quoted Date & time property, in UTC
         elif isinstance(written, float) and not math.isfinite(written):
             value = repr(written)
         values.setdefault(key, value)
