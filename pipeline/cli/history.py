@@ -27,9 +27,8 @@ def history(state: str | None, vault: str | None, purge: bool, yes: bool, as_jso
     from vaultsync.graph.load import exposed
     from vaultsync.vault.history import purge as rewrite
     from vaultsync.vault.history import scan
-    from vaultsync.vault.sync import LOCK_TIMEOUT
     from vaultsync.vault.vcs import VaultRepo
-    from vaultsync.vault.write import VaultFS
+    from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
     ws = workspace(state, vault)
     repo = VaultRepo.open(ws.vault, create=False) if ws.vault.is_dir() else None

@@ -11,9 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from vaultsync.core.config import CONFIG, Settings, edit_config, read_config, resolve
-from vaultsync.vault.write import VaultFS
-
-LOCK_TIMEOUT = 30.0
+from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 
 def saved_config(vault: Path) -> bytes | None:

@@ -304,9 +304,11 @@ def merge(
         # A file still as the last sync saw or wrote it is not being saved by an editor.
         known = mine in seen and seen[mine][0] == step.state.stat
         busy = not known and now_ns - step.state.stat[1] < BUSY_NS
-        merges[path], data = _merge_step(fs, found, step, busy=busy)
+        assert step.spec is not None  # noqa: S101 - merge steps have a spec
+        theirs = step.spec.render()
+        merges[path], data = _merge_step(fs, found, step, theirs, busy=busy)
         if step.source and data is None:  # not merged: the new note as rendered, the edit stays
-            data = step.spec.render() if step.spec is not None else None
+            data = theirs
             merges[path] = replace(merges[path], clean=False, blob="")
         if data is not None and merges[path].blob == step.state.blob and not step.source:
             same[path] = merges[path].blob
@@ -316,15 +318,14 @@ def merge(
 
 
 def _merge_step(
-    fs: VaultFS, repo: VaultRepo, step: Step, *, busy: bool
+    fs: VaultFS, repo: VaultRepo, step: Step, theirs: bytes, *, busy: bool
 ) -> tuple[MergeOutcome, bytes | None]:
-    """One merge: its outcome, and the merged bytes when it is clean.
+    """One merge of ``theirs`` (the new render): its outcome, and the merged bytes if clean.
 
     ``busy`` (an editor may be saving the file): nothing is written, and nothing recorded
     unless the file already holds the merge (a killed sync wrote it).
     """
-    assert step.spec is not None and step.prior is not None  # noqa: S101 - merge steps have both
-    theirs = step.spec.render()
+    assert step.prior is not None  # noqa: S101 - merge steps have one
     outcome = MergeOutcome(theirs=blob_id(theirs))
     ours = fs.read(step.source or step.path)
     if ours is None or blob_id(ours) != step.state.blob:

@@ -26,9 +26,7 @@ from vaultsync.core.errors import UsageError, VaultWriteError
 from vaultsync.vault import decide
 from vaultsync.vault.manifest import MANIFEST, Entry, Manifest, blob_id, check_path, dump_manifest
 from vaultsync.vault.vcs import VaultRepo
-from vaultsync.vault.write import VaultFS
-
-LOCK_TIMEOUT = 30.0
+from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 
 class Choice(StrEnum):

@@ -33,7 +33,7 @@ from vaultsync.vault.report import (
     sync_report,
 )
 from vaultsync.vault.vcs import EditOrigin
-from vaultsync.vault.write import VaultFS
+from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 __all__ = [
     "LOCK_TIMEOUT",
@@ -46,8 +46,6 @@ __all__ = [
     "vault_moves",
     "vault_status",
 ]
-
-LOCK_TIMEOUT = 30.0
 
 
 @contextlib.contextmanager

@@ -66,6 +66,8 @@ from vaultsync.vault.manifest import (
 )
 from vaultsync.vault.plan import ABSENT, FileKind, FileState
 
+LOCK_TIMEOUT = 30.0
+"""Seconds a command waits for another one's hold on the vault lock."""
 TEMP_PREFIX = ".vaultsync-"
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
 """What ``fsio.write_temp_at`` names a temp file given ``TEMP_PREFIX``; the only names swept."""
