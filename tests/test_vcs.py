@@ -97,6 +97,21 @@ class TestCommit:
         assert sorted(shown.split()[-2:]) == ["vault/F/b.md", "vault/a.md"]
         assert git(tmp_path, "show", "HEAD:README.md") == "v1\n"
 
+    def test_body_counts_changes_per_kind(self, tmp_path: Path) -> None:
+        """The body has a line per top folder, its changes in created/updated/removed order."""
+        repo = opened(tmp_path)
+        repo.commit({"Facts/a.md": b"1", "Facts/b.md": b"1", "Home.md": b"1"}, fingerprint="x", when=WHEN)
+        sha = repo.commit(
+            {"Facts/a.md": b"2", "Facts/b.md": None, "Facts/c.md": b"1", "Episodes/e.md": b"1"},
+            fingerprint="y",
+            when=WHEN,
+        )
+        assert sha is not None
+        message = repo.repo[sha].peel(pygit2.Commit).message
+        assert message.split("\n\n")[1] == (
+            "episodes: 1 created\nfacts: 1 created, 1 updated, 1 removed"
+        )
+
     def test_message_signature_time_and_counts(self, tmp_path: Path) -> None:
         """Repo config gives the signature; the clock gives the time; counts skip engine files."""
         repo = opened(tmp_path)
@@ -111,7 +126,8 @@ class TestCommit:
         assert sha is not None
         commit = repo.repo[sha].peel(pygit2.Commit)
         assert (
-            commit.message == f"vaultsync: sync (1 created, 1 updated, 1 removed)\n\n{TRAILER}: y\n"
+            commit.message == "vaultsync: sync (1 created, 1 updated, 1 removed)\n\n"
+            f"a: 1 updated\nb: 1 removed\nc: 1 created\n\n{TRAILER}: y\n"
         )
         assert (commit.author.name, commit.author.email) == ("Ada", "ada@example.invalid")
         assert commit.commit_time == int(WHEN.timestamp())

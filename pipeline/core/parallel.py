@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
 
+from vaultsync.core import progress
 from vaultsync.core.errors import ConfigError
 
 T = TypeVar("T")
@@ -92,14 +93,24 @@ def helper_allowed(
 def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MIN_ITEMS) -> list[R]:
     """``[work(item) for item in items]``, with every other item done in a forked helper.
 
-    The result, and the error raised if an item fails, are those of the plain loop.
+    The result, and the error raised if an item fails, are those of the plain loop.  Each
+    item done, here or in the helper, is counted in ``core.progress``.
 
     Raises:
         ConfigError: ``VAULTSYNC_JOBS`` has a value that is not a positive integer.
     """
     if len(items) < max(min_items, 2) or _in_helper or not helper_allowed():
-        return [work(item) for item in items]
+        return _counted(work, items)
     return _shared(work, items)
+
+
+def _counted(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """The plain loop, counting each item done."""
+    out: list[R] = []
+    for item in items:
+        out.append(work(item))
+        progress.advance()
+    return out
 
 
 def _shared(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -140,7 +151,7 @@ def _parent_share(
     started = time.monotonic()
     mine: list[R] | None = None
     try:
-        mine = [work(item) for item in items[0::2]]
+        mine = _counted(work, items[0::2])
     except Exception:  # noqa: S110 - the caller redoes the whole list and raises the error
         pass
     except BaseException:
@@ -216,3 +227,4 @@ def _receive(fd: int, into: list[object]) -> None:
                 into.clear()
                 return
             into.extend(batch)
+            progress.advance(len(batch))

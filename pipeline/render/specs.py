@@ -33,6 +33,7 @@ from typing import Any
 import jinja2
 from jinja2 import meta
 from jinja2.loaders import split_template_path
+from vaultsync.core import progress
 from vaultsync.core.digest import code_fingerprint as package_fingerprint
 from vaultsync.core.digest import inputs_digest
 from vaultsync.core.errors import ConfigError, TemplateError
@@ -292,6 +293,7 @@ def build_note_specs(
         return _note_key(node, renderer, inputs, fingerprints[renderer.template])
 
     specs: list[NoteSpec] = []
+    progress.phase("notes", len(noted))
     for node, key in zip(noted, split_map(key_of, noted), strict=True):
         renderer = RENDERERS[node.kind]
         path = paths[node.id]
@@ -346,6 +348,7 @@ def vault_specs_skipped(
 
     ``chosen``: node id → the path the user moved its note to.
     """
+    progress.phase("graph")
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
     specs = build_note_specs(

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from vaultsync.core import progress
 from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
 from vaultsync.render import RENDER_FORMAT
@@ -223,6 +224,7 @@ def write_notes(fs: VaultFS, decision: Decision, rendered: Rendered) -> Written:
     ones that hold an intended blob and sweep the temp files.
     """
     removes = decision.plan.paths(Action.REMOVE)
+    progress.phase("write", len(rendered.writes) + len(removes))
     applied = fs.apply(rendered.writes, removes, decision.disk)
     carried = _carried(decision, rendered, applied)
     if carried:  # only now: the merged note is durable at its new path
@@ -276,6 +278,7 @@ def commit_changes(
     Creates the repository if there is none.  Crash window: committed, index not synced; the
     next sync's commit is empty and its index sync runs.
     """
+    progress.phase("commit")
     found = repo.get(create=True)
     assert found is not None  # noqa: S101 - create=True never gives None
     changes, known = _change_set(

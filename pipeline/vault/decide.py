@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
+from vaultsync.core import progress
 from vaultsync.core.model import NoteSpec
 from vaultsync.core.parallel import split_map
 from vaultsync.vault.manifest import (
@@ -268,6 +269,7 @@ def render(plan: Plan) -> Rendered:
     blobs: dict[str, str] = {}
     same: dict[str, str | None] = {}
     steps = [s for s in plan.steps if s.spec is not None and s.action in _RENDERED]
+    progress.phase("render", len(steps))
     for step, data in zip(steps, split_map(_render_step, steps), strict=True):
         blob = blob_id(data)
         if step.state.kind is FileKind.FILE and step.state.blob == blob:

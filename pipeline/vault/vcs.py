@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 import pygit2
@@ -105,11 +105,34 @@ class _Tree:
     created: int = 0
     updated: int = 0
     removed: int = 0
+    by_kind: tuple[tuple[str, str], ...] = ()
+    """``(kind, "2 updated, 1 created")`` per top folder of the vault, for the commit's body."""
 
     def summary(self) -> str:
         return f"{self.created} created, {self.updated} updated, {self.removed} removed"
 
+    def body(self) -> str:
+        """One line per kind of note changed, so ``git log`` reads as a changelog."""
+        return "".join(f"{kind}: {counts}\n" for kind, counts in self.by_kind)
 
+
+def _kind_of(rel: str) -> str:
+    """The kind a commit's body counts a note under: its top folder (``Facts/x.md`` → facts)."""
+    head, _, rest = rel.partition("/")
+    return (head if rest else PurePosixPath(head).stem).lower()
+
+
+def _by_kind(tally: Mapping[tuple[str, str], int]) -> tuple[tuple[str, str], ...]:
+    """``{(kind, change): n}`` → ``(kind, "n change, …")`` in kind order, changes as counted."""
+    kinds: dict[str, list[str]] = {}
+    for (kind, change), n in sorted(
+        tally.items(), key=lambda i: (i[0][0], _CHANGES.index(i[0][1]))
+    ):
+        kinds.setdefault(kind, []).append(f"{n} {change}")
+    return tuple((kind, ", ".join(parts)) for kind, parts in kinds.items())
+
+
+_CHANGES = ("created", "updated", "removed")
 _PRIVATE_UMASK = 0o077
 
 
@@ -508,6 +531,8 @@ class VaultRepo:
             if head is not None and tree.id == head.tree_id:
                 return None
             message = f"vaultsync: {subject or f'sync ({tree.summary()})'}\n"
+            if body := tree.body():
+                message += f"\n{body}"
             if fingerprint is not None:
                 message += f"\n{TRAILER}: {fingerprint}\n"
             made = self._create_commit(head, tree.id, message, signature)
@@ -525,22 +550,25 @@ class VaultRepo:
         index = pygit2.Index()
         if head is not None:
             index.read_tree(head.tree)
-        counts = {"created": 0, "updated": 0, "removed": 0}
+        tally: dict[tuple[str, str], int] = {}
         for rel, data in sorted(changes.items()):
             path, present = self.prefix + rel, self.prefix + rel in index
-            counted = not rel.startswith(f"{CONTROL_DIR}/")
             if data is None:
-                if present:
-                    index.remove(path)
-                    counts["removed"] += counted
-                continue
-            blob = pygit2.Oid(hex=ids[rel])
-            if present and index[path].id == blob:
-                continue
-            mode = index[path].mode if present else FileMode.BLOB
-            index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
-            counts["updated" if present else "created"] += counted
-        return _Tree(id=index.write_tree(self.repo), **counts)
+                if not present:
+                    continue
+                index.remove(path)
+                change = "removed"
+            else:
+                blob = pygit2.Oid(hex=ids[rel])
+                if present and index[path].id == blob:
+                    continue
+                mode = index[path].mode if present else FileMode.BLOB
+                index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
+                change = "updated" if present else "created"
+            if not rel.startswith(f"{CONTROL_DIR}/"):
+                tally[_kind_of(rel), change] = tally.get((_kind_of(rel), change), 0) + 1
+        counts = {c: sum(n for (_, ch), n in tally.items() if ch == c) for c in _CHANGES}
+        return _Tree(id=index.write_tree(self.repo), **counts, by_kind=_by_kind(tally))
 
     def _create_commit(
         self, head: pygit2.Commit | None, tree: pygit2.Oid, message: str, who: pygit2.Signature

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from vaultsync.core import fsio
+from vaultsync.core import fsio, progress
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.vault.manifest import (
     CONTROL_DIR,
@@ -303,6 +303,7 @@ class VaultFS:
                 except _Blocked:
                     placed = False
                 done += 1
+                progress.advance()
                 if placed:
                     written[rel] = key
                 else:
