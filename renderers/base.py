@@ -75,6 +75,8 @@ class RenderInputs:
     resolver: Resolver
     zone: tzinfo = UTC
     """``render.timezone``: every rendered time is written in it."""
+    deleted: frozenset[str] = frozenset()
+    """The vault paths of the notes the user deleted: the map of content does not list them."""
     memo: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
     """What a renderer derives once per render from the inputs (a context's document index);
     filled on first use, never read before it is derived from these inputs."""

@@ -1,7 +1,8 @@
 """The whole graph → ``home.md.j2`` context: the vault's map of content (``Home.md``); pure.
 
 The index card (counts by kind and hubs, :mod:`vaultsync.graph.stats`), then links to every
-profile, project, topic, context, skill, card, journal note and session.  Facts, episodes and
+profile, project, topic, context, skill, card, journal note and session the vault holds (not
+those the user deleted).  Facts, episodes and
 documents are reached from those notes; listing them would make Home as large as the vault.
 """
 
@@ -51,9 +52,14 @@ class HomeContext(TypedDict):
 
 
 def listed_ids(inputs: RenderInputs) -> list[tuple[str, list[str]]]:
-    """Each section's heading and node ids (they also enter Home's key)."""
+    """Each section's heading and node ids (they also enter Home's key).
+
+    A note the user deleted is not listed: the map shows what the vault holds.
+    """
     by_kind: dict[Kind, list[str]] = {}
     for node in inputs.graph.nodes:
+        if inputs.deleted and inputs.paths.get(node.id) in inputs.deleted:
+            continue
         by_kind.setdefault(node.kind, []).append(node.id)
     return [
         (heading, [node_id for kind in kinds for node_id in by_kind.get(kind, ())])

@@ -56,16 +56,37 @@ def export_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, env
 
 
-def test_cron_line_syncs_the_default_state_directory(tmp_path: Path) -> None:
-    """The cron line's command, run by a shell with a ChatCLI home, syncs its vault."""
-    line = block("`sync` is silent when there is nothing to say", "cron").strip()
-    command = line.split(None, 5)[5]
-    home = tmp_path / "home"
+def cron_command(home: Path) -> str:
+    """The README's cron line without its schedule, for a shell with ``home`` as HOME."""
+    line = block("`sync` says one line when it changed something", "cron").strip()
     shutil.copytree(DEMO, home / ".chatcli")
+    return line.split(None, 5)[5]
+
+
+def test_cron_line_syncs_the_default_state_directory(tmp_path: Path) -> None:
+    """The cron line's command, run by a shell with a ChatCLI home, syncs its vault quietly."""
+    home = tmp_path / "home"
+    command = cron_command(home)
     done = run(command, tmp_path, environ(home))
     assert done.returncode == 0, done.stderr
+    assert (done.stdout, done.stderr) == ("", "")  # cron mails nothing
     assert (home / ".chatcli" / "vault" / "Home.md").is_file()
-    assert run(command, tmp_path, environ(home)).stdout == ""  # cron mails nothing
+
+
+def test_cron_line_mails_nothing_when_the_stores_change(tmp_path: Path) -> None:
+    """A change of the stores is synced and committed, and the cron line prints nothing."""
+    home = tmp_path / "home"
+    command = cron_command(home)
+    assert run(command, tmp_path, environ(home)).returncode == 0
+    topics = home / ".chatcli" / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data[0]["summary"] = "changed between two cron runs"
+    topics.write_text(json.dumps(data))
+    done = run(command, tmp_path, environ(home))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    vault = home / ".chatcli" / "vault"
+    log = run(["git", "-C", str(vault), "log", "--format=%s"], tmp_path, environ(home))
+    assert len(log.stdout.splitlines()) == 2
 
 
 @pytest.mark.external
@@ -83,6 +104,28 @@ def test_pre_commit_config_fails_while_the_vault_is_stale(
     data[0]["summary"] = "changed without a sync"
     topics.write_text(json.dumps(data))
     red = run(hook, repo, env)
+    said = red.stdout + red.stderr
+    assert red.returncode == 1 and "stale" in said
+    assert "run `vaultsync sync --state memory-export --vault vault`" in said
+
+
+@pytest.mark.external
+def test_shipped_hook_runs_with_pre_commit_try_repo(
+    export_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """.pre-commit-hooks.yaml's vaultsync-check, installed by pre-commit itself, fails stale."""
+    repo, env = export_repo
+    env = {**env, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    env.update(VAULTSYNC_STATE_DIR="memory-export", VAULTSYNC_VAULT_DIR="vault")
+    hook = [str(BIN / "pre-commit"), "try-repo", str(README.parent), "vaultsync-check"]
+    green = run([*hook, "--all-files"], repo, env)
+    assert green.returncode == 0, green.stdout + green.stderr
+    topics = repo / "memory-export" / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data[0]["summary"] = "changed without a sync"
+    topics.write_text(json.dumps(data))
+    run(["git", "add", "memory-export"], repo, env)
+    red = run(hook, repo, env)  # the staged change matches no filter: the hook has none
     assert red.returncode == 1 and "stale" in red.stdout + red.stderr
 
 

@@ -68,10 +68,22 @@ def test_format_change_is_one_labelled_commit(demo_state: Path, tmp_path: Path) 
     edited.write_bytes(mine)
     code, shown = run("sync", *where, "--dry-run")
     assert code == 0 and f"~ {note}" in shown
-    assert run("sync", *where)[0] == 0
+    assert f"would rewrite the notes in render format {RENDER_FORMAT}" in shown
+    code, shown = run("sync", *where)
+    assert code == 0 and f"rewrote the notes in render format {RENDER_FORMAT}" in shown
     assert git(vault, "log", "-1", "--format=%s") == f"vaultsync: render format {RENDER_FORMAT}"
     assert b'confidence: "0.' not in fact.read_bytes()
     merged = edited.read_bytes()
     assert b"My own line." in merged and b'confidence: "0.' not in merged
     assert load_manifest((vault / MANIFEST).read_bytes()).render_format == RENDER_FORMAT
     assert run("check", *where)[0] == 0
+
+
+def test_plain_sync_announces_no_format_change(demo_state: Path, tmp_path: Path) -> None:
+    """A sync of notes already in the current format says nothing about formats."""
+    vault = tmp_path / "vault"
+    where = ["--state", str(demo_state), "--vault", str(vault)]
+    assert run("sync", *where)[0] == 0
+    (vault / "Home.md").unlink()
+    code, shown = run("sync", *where, "--force", "Home.md")
+    assert code == 0 and "synced" in shown and "render format" not in shown

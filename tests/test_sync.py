@@ -70,7 +70,8 @@ class TestSync:
         assert stat.S_IMODE((vault / "Facts").stat().st_mode) == 0o700
         commit = head(vault)
         assert commit.message.startswith(
-            "vaultsync: sync (5 created, 0 updated, 0 removed)\n\nfacts: 5 created\n\nVaultsync-Sync: "
+            "vaultsync: sync (5 created, 0 updated, 0 removed)\n\n"
+            "facts: 5 created\n\nVaultsync-Sync: "
         )
         assert commit.commit_time == int(FIXED_TIME.timestamp())
         assert MANIFEST in commit.tree

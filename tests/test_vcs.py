@@ -100,7 +100,9 @@ class TestCommit:
     def test_body_counts_changes_per_kind(self, tmp_path: Path) -> None:
         """The body has a line per top folder, its changes in created/updated/removed order."""
         repo = opened(tmp_path)
-        repo.commit({"Facts/a.md": b"1", "Facts/b.md": b"1", "Home.md": b"1"}, fingerprint="x", when=WHEN)
+        repo.commit(
+            {"Facts/a.md": b"1", "Facts/b.md": b"1", "Home.md": b"1"}, fingerprint="x", when=WHEN
+        )
         sha = repo.commit(
             {"Facts/a.md": b"2", "Facts/b.md": None, "Facts/c.md": b"1", "Episodes/e.md": b"1"},
             fingerprint="y",

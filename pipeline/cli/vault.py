@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from vaultsync.cli.options import (
     vault_option,
     workspace,
 )
+from vaultsync.cli.progress import on_terminal
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.errors import SkippedStores, UsageError, VaultStale, VaultsyncError
 from vaultsync.core.settings import state_dir, vault_dir
@@ -42,26 +43,28 @@ class VaultNotes:
     moves: Moves
 
 
-def _vault_specs(ws: Workspace, *, repair: bool = False) -> VaultNotes:
+def _vault_specs(
+    ws: Workspace, *, repair: bool = False, restored: frozenset[str] | None = frozenset()
+) -> VaultNotes:
     """Every note of the vault, to render when the sync needs its bytes, and what was skipped.
 
     The notes the user moved are found first: their renders, and every link to them, go to
-    the paths the user chose.  A skipped store file not warned about before gets one warning
-    line.
+    the paths the user chose; the notes the user deleted are left off ``Home.md``, but for
+    those ``restored`` names (``sync --force PATH``; ``None``: a bare ``--force``, every one).
+    A skipped store file not warned about before gets one warning line.
     """
     from vaultsync.render.specs import vault_specs_skipped
     from vaultsync.vault.sync import vault_moves
 
     moves = vault_moves(ws.vault)
+    deleted = frozenset() if restored is None else moves.deleted - restored
     specs, skipped = vault_specs_skipped(
-        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen
+        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
     )
     for source in skipped:
         if source.new:
             click.echo(f"warning: {source.line()}", err=True)
     process.big_run(len(specs))
-    if sys.stderr.isatty():
-        specs = with_progress(specs)
     return VaultNotes(specs=specs, skipped=skipped, moves=moves)
 
 
@@ -78,25 +81,6 @@ def skipped_text(skipped: tuple[Skipped, ...]) -> str:
     return "\n".join([*lines, *(f"  - {s.line()}" for s in skipped)])
 
 
-def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
-    """On a terminal, count rendered notes on stderr; cron and CI stay silent."""
-    rendered = [0]
-    parent = os.getpid()
-
-    def counted(render: Callable[[], bytes]) -> Callable[[], bytes]:
-        def run() -> bytes:
-            if os.getpid() != parent:  # a rendering helper (vaultsync.core.parallel) stays quiet
-                return render()
-            rendered[0] += 1
-            if rendered[0] % 250 == 0:
-                click.echo(f"\rrendering… {rendered[0]} notes", err=True, nl=False)
-            return render()
-
-        return run
-
-    return tuple(replace(spec, render=counted(spec.render)) for spec in specs)
-
-
 @click.command()
 @state_option
 @vault_option
@@ -110,6 +94,12 @@ def with_progress(specs: tuple[NoteSpec, ...]) -> tuple[NoteSpec, ...]:
 @click.option("--no-commit", is_flag=True, help="Write the notes but leave them uncommitted.")
 @click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
 @click.option("-v", "--verbose", is_flag=True, help="List every path written or removed.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print only what needs you (conflicts, warnings, errors): for cron.",
+)
 @json_option
 @click.argument("paths", nargs=-1)
 def sync(
@@ -121,14 +111,16 @@ def sync(
     no_commit: bool,
     dry_run: bool,
     verbose: bool,
+    quiet: bool,
     as_json: bool,
     paths: tuple[str, ...],
 ) -> None:
     """Bring the vault in line with the stores, and commit what changed (one commit).
 
     Notes you edited are kept and the stores' new data is merged into them, notes you deleted
-    stay deleted, files vaultsync did not write are never touched. Quiet unless something is
-    worth saying, so it can run from cron. `sync --force PATH…` regenerates only those notes.
+    stay deleted, files vaultsync did not write are never touched. Prints one line when
+    something changed; with -q only what needs you, so cron mails you nothing else.
+    `sync --force PATH…` regenerates only those notes.
     """
     from vaultsync.vault.quick import sync_inputs
 
@@ -141,10 +133,11 @@ def sync(
     if not (force or dry_run) and _nothing_to_do(ws.vault, inputs, as_json=as_json):
         return
     forced = frozenset(vault_relative(ws.vault, p) for p in paths)
-    report, skipped = _full_sync(
-        ws, inputs, force=force, forced=forced, yes=yes, commit=not no_commit, dry_run=dry_run
-    )
-    _print_sync(report, ws.vault, skipped, as_json=as_json, verbose=verbose or dry_run)
+    with on_terminal():
+        report, skipped = _full_sync(
+            ws, inputs, force=force, forced=forced, yes=yes, commit=not no_commit, dry_run=dry_run
+        )
+    _print_sync(report, ws.vault, skipped, as_json=as_json, verbose=verbose or dry_run, quiet=quiet)
     if not dry_run and report.changed:
         _refresh_search_index(ws.vault)
     if not dry_run:
@@ -172,8 +165,8 @@ def _full_sync(
     """Build every note (moves followed) and sync; ``forced``: the notes ``--force`` names."""
     from vaultsync.vault.sync import sync_vault
 
-    notes = _vault_specs(ws, repair=not dry_run)
     everything = force and not forced
+    notes = _vault_specs(ws, repair=not dry_run, restored=None if everything else forced)
     if everything and not dry_run:
         _confirm_force(ws.vault, notes, yes=yes)
     report = sync_vault(
@@ -209,17 +202,16 @@ def _print_sync(
     *,
     as_json: bool,
     verbose: bool,
+    quiet: bool,
 ) -> None:
     """The sync's report: JSON, or its few lines (none when nothing needs saying)."""
     from vaultsync.cli.views import sync_json, sync_lines
 
-    if sys.stderr.isatty():
-        click.echo("\r\033[K", err=True, nl=False)
     if as_json:
         data = {**sync_json(report, target), "skipped": skipped_data(skipped)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    for line in sync_lines(report, target, verbose=verbose):
+    for line in sync_lines(report, target, verbose=verbose, quiet=quiet):
         click.echo(line)
 
 
@@ -235,6 +227,15 @@ def _confirm_force(target: Path, notes: VaultNotes, *, yes: bool) -> None:
         raise UsageError(what, hint="add --yes, or name the notes: sync --force PATH…")
     if not click.confirm(f"{what}. Go on?", default=False, err=True):
         raise UsageError("nothing written (--force not confirmed)")
+
+
+def sync_command(state: str | None, vault: str | None, templates: Path | None) -> str:
+    """The ``vaultsync sync`` that brings this vault in line: the options as given, quoted."""
+    words = ["vaultsync", "sync"]
+    for option, value in (("--state", state), ("--vault", vault), ("--templates", templates)):
+        if value is not None:
+            words += [option, shlex.quote(str(value))]
+    return " ".join(words)
 
 
 def vault_relative(vault: Path, given: str) -> str:
@@ -293,9 +294,10 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    notes = _vault_specs(ws)
-    skipped = notes.skipped
-    report = vault_status(target, notes.specs, notes.moves, keep_gone=bool(skipped))
+    with on_terminal():
+        notes = _vault_specs(ws)
+        skipped = notes.skipped
+        report = vault_status(target, notes.specs, notes.moves, keep_gone=bool(skipped))
     exposed = _exposed_commits(ws)
     emit(
         as_json,
@@ -359,9 +361,10 @@ def check(
 
     ws = workspace(state, vault, templates=templates)
     target = ws.vault
-    notes = _vault_specs(ws)
-    skipped = notes.skipped
-    differences = check_vault(target, notes.specs, notes.moves, keep_gone=bool(skipped))
+    with on_terminal():
+        notes = _vault_specs(ws)
+        skipped = notes.skipped
+        differences = check_vault(target, notes.specs, notes.moves, keep_gone=bool(skipped))
     if as_json:
         data = {
             "schema_version": SCHEMA_VERSION,
@@ -385,7 +388,7 @@ def check(
             click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
         raise VaultStale(
             f"the vault at {target} is stale: {len(differences)} differences",
-            hint="run `vaultsync sync`",
+            hint=f"run `{sync_command(state, vault, templates)}`",
         )
     if not as_json:
         click.echo(f"the vault at {target} is in sync")

@@ -154,14 +154,34 @@ def _summary_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[st
         f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
         f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
     ]
+    if report.format_change:
+        will = "would rewrite" if report.dry_run else "rewrote"
+        lines.append(
+            f"{will} the notes in render format {report.format_change} (one commit, "
+            f"`vaultsync: render format {report.format_change}`; your edits merged as usual)"
+        )
     if verbose:
         for label, paths in (("+", report.created), ("~", report.updated), ("-", report.removed)):
             lines.extend(f"  {label} {p}" for p in paths)
     return lines
 
 
-def sync_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
-    """Nothing when nothing changed and nothing needs attention; else a short summary."""
+def sync_lines(report: SyncReport, vault: Path, *, verbose: bool, quiet: bool = False) -> list[str]:
+    """Nothing when nothing changed and nothing needs attention; else a short summary.
+
+    ``quiet`` (``sync -q``, for cron): only what needs the person, conflicts and warnings.
+    """
+    if quiet:
+        return [line for line in _report_lines(report, vault, verbose=False) if _needs_you(line)]
+    return _report_lines(report, vault, verbose=verbose)
+
+
+def _needs_you(line: str) -> bool:
+    """A report line that asks for the person: a conflict to resolve, or a warning."""
+    return line.startswith(("conflict: ", "warning: "))
+
+
+def _report_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:
     lines = _summary_lines(report, vault, verbose=verbose) if report.changed else []
     if report.recovered:
         lines.append("finished the work of an interrupted sync")

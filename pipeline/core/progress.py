@@ -19,11 +19,14 @@ from typing import Protocol
 class Listener(Protocol):
     """Who is told: the phase by name with its total (``None``: unknown), then items done."""
 
-    def phase(self, name: str, total: int | None) -> None: ...
+    def phase(self, name: str, total: int | None) -> None:
+        """A new phase begins."""
 
-    def advance(self, done: int) -> None: ...
+    def advance(self, done: int) -> None:
+        """``done`` more items of the current phase are finished."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """The run is over."""
 
 
 _listener: Listener | None = None
@@ -54,7 +57,7 @@ def advance(done: int = 1) -> None:
 @contextlib.contextmanager
 def listening(listener: Listener) -> Iterator[None]:
     """Tell ``listener`` the progress of what runs inside; it is closed on the way out."""
-    global _listener, _owner  # noqa: PLW0603 - one listener per process, like a log handler
+    global _listener, _owner  # one listener per process, like a log handler
     _listener, _owner = listener, os.getpid()
     try:
         yield

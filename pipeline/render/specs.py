@@ -257,6 +257,7 @@ def build_note_specs(
     *,
     zone: tzinfo = UTC,
     chosen: Mapping[str, str] | None = None,
+    deleted: frozenset[str] = frozenset(),
 ) -> tuple[NoteSpec, ...]:
     """One spec per note of the vault (every non-tag node, plus ``Home.md``), sorted by path.
 
@@ -267,6 +268,7 @@ def build_note_specs(
         env: from :func:`make_environment`.
         zone: ``render.timezone``: episode dates and every rendered time are in it.
         chosen: node id → the path the user moved its note to (kept, and linked to).
+        deleted: the vault paths of the notes the user deleted (``Home.md`` omits them).
 
     Returns:
         The specs; ``render`` runs the template only when called.
@@ -276,7 +278,9 @@ def build_note_specs(
     """
     index = RecordIndex.build(records)
     paths = vault_paths(graph, records, index=index, zone=zone, chosen=chosen)
-    inputs = RenderInputs(graph=graph, records=index, paths=paths, resolver=resolver, zone=zone)
+    inputs = RenderInputs(
+        graph=graph, records=index, paths=paths, resolver=resolver, zone=zone, deleted=deleted
+    )
     fingerprints: dict[str, str] = {}
 
     def fingerprint(template: str) -> str:
@@ -343,15 +347,17 @@ def vault_specs_skipped(
     *,
     repair: bool = False,
     chosen: Mapping[str, str] | None = None,
+    deleted: frozenset[str] = frozenset(),
 ) -> tuple[tuple[NoteSpec, ...], tuple[Skipped, ...]]:
     """``vault_specs``, and the store files skipped (``repair``: the sync's links.json move).
 
-    ``chosen``: node id → the path the user moved its note to.
+    ``chosen``: node id → the path the user moved its note to; ``deleted``: the vault paths of
+    the notes the user deleted.
     """
     progress.phase("graph")
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
     specs = build_note_specs(
-        records, built.graph, built.resolver, env, zone=caps.zone, chosen=chosen
+        records, built.graph, built.resolver, env, zone=caps.zone, chosen=chosen, deleted=deleted
     )
     return specs, records.skipped

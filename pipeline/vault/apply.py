@@ -56,7 +56,7 @@ from vaultsync.vault.manifest import (
     dump_manifest,
 )
 from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
-from vaultsync.vault.report import SyncReport, conflicts, sync_report
+from vaultsync.vault.report import SyncReport, conflicts, format_change, sync_report
 from vaultsync.vault.vcs import VaultRepo
 from vaultsync.vault.write import Applied, VaultFS
 
@@ -296,16 +296,9 @@ def commit_changes(
 
 
 def format_change_subject(decision: Decision, changes: Mapping[str, bytes | None]) -> str:
-    """``render format N`` when this sync rewrites notes of an older format, else ``""``.
-
-    A vault without a usable manifest (new, or lost) has no format to change from.
-    """
-    old = decision.manifest
-    if old.lost or old.render_format >= RENDER_FORMAT:
-        return ""
-    if not any(path in old.entries for path in changes):
-        return ""
-    return f"render format {RENDER_FORMAT}"
+    """``render format N`` when this sync rewrites notes of an older format, else ``""``."""
+    changed = format_change(decision, changes)
+    return f"render format {changed}" if changed else ""
 
 
 def _change_set(

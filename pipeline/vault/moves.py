@@ -46,6 +46,8 @@ class Moves:
     """Old vault path → new vault path, for the moves found now."""
     chosen: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Node id → the path the user chose for it (recorded and found now)."""
+    deleted: frozenset[str] = frozenset()
+    """The notes the user deleted, recorded and found now (not moved): ``Home.md`` omits them."""
 
 
 NO_MOVES = Moves()
@@ -78,11 +80,20 @@ def find_moves(vault: Path, manifest: Manifest, *, similar: Similar | None = Non
     missing = [] if manifest.lost else _missing(vault, manifest)
     renamed = _by_id_or_bytes(vault, manifest, missing) if missing else {}
     left = [p for p in missing if p not in renamed]
-    for old, new in (similar(left) if similar is not None and left else {}).items():
+    if similar is not None and left:
+        _add_similar(renamed, similar(left), manifest)
+    chosen.update({manifest.entries[old].node: new for old, new in renamed.items()})
+    deleted = manifest.deleted | {p for p in missing if p not in renamed}
+    return Moves(
+        renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen), deleted=deleted
+    )
+
+
+def _add_similar(renamed: dict[str, str], found: Mapping[str, str], manifest: Manifest) -> None:
+    """Add git's renames of the notes still missing, to notes no one else claims."""
+    for old, new in found.items():
         if new not in renamed.values() and new not in manifest.entries and is_note_path(new):
             renamed[old] = new
-    chosen.update({manifest.entries[old].node: new for old, new in renamed.items()})
-    return Moves(renamed=MappingProxyType(renamed), chosen=MappingProxyType(chosen))
 
 
 def _by_id_or_bytes(vault: Path, manifest: Manifest, missing: list[str]) -> dict[str, str]:

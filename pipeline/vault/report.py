@@ -6,9 +6,10 @@ The report types are importable from ``vaultsync.vault.sync`` too, beside the en
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, Rendered
 from vaultsync.vault.manifest import MANIFEST, Manifest, StatKey
 from vaultsync.vault.plan import Action, Plan
@@ -48,6 +49,9 @@ class SyncReport:
     index_synced: bool = True
     """``False``: ``.git/index`` stayed locked; the next sync retries."""
     dry_run: bool = False
+    format_change: int = 0
+    """The render format this sync rewrites older notes into (``vaultsync: render format N``);
+    0 when it changes no note's format."""
 
     @property
     def changed(self) -> bool:
@@ -171,4 +175,16 @@ def sync_report(
         recovered=decision.controls.journal is not None,
         index_synced=index_synced,
         dry_run=written is None,
+        format_change=format_change(decision, [*done, *plan.paths(Action.REMOVE)]),
     )
+
+
+def format_change(decision: Decision, changed: Iterable[str]) -> int:
+    """The render format a sync changing ``changed`` moves older notes to, else 0.
+
+    A vault without a usable manifest (new, or lost) has no format to change from.
+    """
+    old = decision.manifest
+    if old.lost or old.render_format >= RENDER_FORMAT:
+        return 0
+    return RENDER_FORMAT if any(path in old.entries for path in changed) else 0

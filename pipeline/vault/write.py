@@ -278,6 +278,7 @@ class VaultFS:
                 removed.append(rel)
             else:
                 skipped.append(rel)
+            progress.advance()
         self._prune(removed)
         return removed, skipped
 
@@ -295,8 +296,11 @@ class VaultFS:
                     staged.append((rel, folder, name, *self._stage(folder, writes[rel])))
                 except _Blocked:  # a symlink appeared after the scan
                     skipped.append(rel)
+                progress.advance()
             if durable and staged:
+                progress.phase("durable")
                 self.barrier()
+            progress.phase("place", len(staged))
             for rel, folder, name, temp, key in staged:
                 try:
                     placed = self._place(folder, name, temp, expect.get(rel, ABSENT))

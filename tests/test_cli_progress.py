@@ -1,0 +1,93 @@
+"""Progress on a terminal: every phase with its total, both rendering processes counted."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from vaultsync.core import parallel, progress
+
+BIN = Path(sys.executable).parent
+
+
+class Recorder:
+    """A listener that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.phases: list[tuple[str, int | None]] = []
+        self.done: dict[str, int] = {}
+        self.closed = False
+
+    def phase(self, name: str, total: int | None) -> None:
+        """Note the phase and its total."""
+        self.phases.append((name, total))
+        self.done[name] = 0
+
+    def advance(self, done: int) -> None:
+        """Count items of the current phase."""
+        self.done[self.phases[-1][0]] += done
+
+    def close(self) -> None:
+        """Note the end."""
+        self.closed = True
+
+
+def test_split_map_counts_the_helpers_items_too() -> None:
+    """Every item is counted once, whether the parent or the forked helper did it."""
+    seen = Recorder()
+    with progress.listening(seen):
+        progress.phase("render", 600)
+        parallel.split_map(lambda n: n + 1, range(600), min_items=10)
+    assert seen.done == {"render": 600} and seen.closed
+
+
+def test_nothing_is_told_without_a_listener() -> None:
+    """With no listener installed the calls do nothing (the pure core stays silent)."""
+    progress.phase("render", 3)
+    progress.advance(3)
+    assert parallel.split_map(lambda n: n, range(3)) == [0, 1, 2]
+
+
+def on_a_terminal(command: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run ``command`` with stderr on a pseudo-terminal: exit code, stdout, the terminal's text."""
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=follower, env=env, stdin=subprocess.DEVNULL
+    )
+    os.close(follower)
+    screen = bytearray()
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        screen += chunk
+    out = child.stdout.read().decode() if child.stdout else ""
+    code = child.wait()
+    os.close(leader)
+    return code, out, re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.decode(errors="replace"))
+
+
+def test_sync_on_a_terminal_shows_each_phase_with_totals(demo_state: Path, tmp_path: Path) -> None:
+    """A real sync with stderr on a terminal draws graph, notes, render, write and commit."""
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+    vault = tmp_path / "vault"
+    command = [str(BIN / "vaultsync"), "sync", "--state", str(demo_state), "--vault", str(vault)]
+    code, out, screen = on_a_terminal(command, env)
+    assert code == 0, screen
+    assert out.startswith("synced ")
+    notes = len(list(vault.rglob("*.md")))
+    for label in ("reading the stores", "preparing notes", "rendering notes", "committing"):
+        assert label in screen
+    assert f"{notes - 1}/{notes - 1}" in screen  # every note prepared (Home.md apart)
+    assert f"{notes}/{notes}" in screen  # every note rendered and written

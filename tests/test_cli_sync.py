@@ -1,0 +1,112 @@
+"""``vaultsync sync``/``check`` as a person reads them: quiet runs, hints, Home after deletes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from click.testing import CliRunner
+from vaultsync.cli.main import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """Run the command line in-process: exit code, stdout, stderr."""
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def change_a_topic(state: Path, summary: str) -> None:
+    """Edit the first topic's summary in the store, as ChatCLI would rewrite topics.json."""
+    topics = state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data[0]["summary"] = summary
+    topics.write_text(json.dumps(data))
+
+
+def session_note(vault: Path) -> str:
+    """A session note Home.md lists (its vault path, without ``.md``)."""
+    home = (vault / "Home.md").read_text()
+    note = sorted((vault / "Sessions").glob("*.md"))[0].relative_to(vault).as_posix()
+    assert f"[[{note[:-3]}" in home
+    return note
+
+
+class TestQuiet:
+    def test_quiet_sync_prints_nothing_when_it_changes_notes(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """-q: a sync that creates and updates notes prints no line at all."""
+        where = ["--state", str(demo_state), "--vault", str(tmp_path / "vault")]
+        assert run("sync", "-q", *where) == (0, "", "")
+        change_a_topic(demo_state, "a quieter summary")
+        assert run("sync", "-q", *where) == (0, "", "")
+        topics = (tmp_path / "vault" / "Topics").glob("*.md")
+        assert any("a quieter summary" in note.read_text() for note in topics)
+
+    def test_quiet_sync_still_names_a_conflict(self, demo_state: Path, tmp_path: Path) -> None:
+        """-q: a merge conflict, which needs the person, is still said (and only it)."""
+        vault = tmp_path / "vault"
+        where = ["--state", str(demo_state), "--vault", str(vault)]
+        assert run("sync", *where)[0] == 0
+        topics = json.loads((demo_state / "memory" / "topics.json").read_text())
+        note = vault / "Topics" / f"{topics[0]['name']}.md"
+        first_words = topics[0]["summary"].split("[[")[0]
+        assert first_words in note.read_text()
+        note.write_text(note.read_text().replace(first_words, "My own words "))
+        os.utime(note, (note.stat().st_atime - 60, note.stat().st_mtime - 60))  # saved a while ago
+        change_a_topic(demo_state, "the stores' new words")
+        code, out, _err = run("sync", "-q", *where)
+        assert code == 0
+        assert [line.split(" — ")[0] for line in out.splitlines()] == [
+            f"conflict: {note.relative_to(vault).as_posix()}"
+        ]
+
+    def test_plain_sync_says_what_changed(self, demo_state: Path, tmp_path: Path) -> None:
+        """Without -q, a sync that changed notes says so in one counted line."""
+        code, out, _err = run("sync", "--state", str(demo_state), "--vault", str(tmp_path / "v"))
+        assert code == 0 and out.startswith("synced ") and " created, " in out
+
+
+class TestStaleHint:
+    def test_check_names_the_sync_to_run_with_the_same_options(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """A stale vault's hint is the exact sync command: same --state and --vault, quoted."""
+        vault = tmp_path / "my vault"
+        where = ["--state", str(demo_state), "--vault", str(vault)]
+        assert run("sync", *where)[0] == 0
+        change_a_topic(demo_state, "changed without a sync")
+        code, _out, err = run("check", *where)
+        assert code == 1
+        assert f"run `vaultsync sync --state {demo_state} --vault '{vault}'`" in err
+
+
+class TestHomeAfterDeletes:
+    def test_home_stops_listing_a_note_the_user_deleted(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """The sync after a delete drops the note from Home.md, and the vault checks clean."""
+        vault = tmp_path / "vault"
+        where = ["--state", str(demo_state), "--vault", str(vault)]
+        assert run("sync", *where)[0] == 0
+        note = session_note(vault)
+        (vault / note).unlink()
+        assert run("sync", *where)[0] == 0
+        assert f"[[{note[:-3]}" not in (vault / "Home.md").read_text()
+        assert not (vault / note).exists()
+        assert run("check", *where)[0] == 0
+
+    def test_forcing_the_note_back_lists_it_again(self, demo_state: Path, tmp_path: Path) -> None:
+        """sync --force PATH re-creates a deleted note, and Home.md links to it again."""
+        vault = tmp_path / "vault"
+        where = ["--state", str(demo_state), "--vault", str(vault)]
+        assert run("sync", *where)[0] == 0
+        note = session_note(vault)
+        (vault / note).unlink()
+        assert run("sync", *where)[0] == 0
+        assert run("sync", *where, "--force", note)[0] == 0
+        assert (vault / note).is_file()
+        assert run("sync", *where)[0] == 0
+        assert f"[[{note[:-3]}" in (vault / "Home.md").read_text()
+        assert run("check", *where)[0] == 0
