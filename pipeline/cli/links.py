@@ -39,7 +39,7 @@ def split_link_arguments(words: tuple[str, ...]) -> tuple[str, str]:
         return words[0], words[1]
     raise UsageError(
         "expected FROM -> TO (or two quoted references)",
-        hint='vaultsync link "telemetry security" -> orbital --rel about',
+        hint='vaultsync link "telemetry security" "->" orbital --rel about',
     )
 
 
