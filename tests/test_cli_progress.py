@@ -32,6 +32,12 @@ class Recorder:
         """Count items of the current phase."""
         self.done[self.phases[-1][0]] += done
 
+    def pause(self) -> None:
+        """Nothing to erase."""
+
+    def resume(self) -> None:
+        """Nothing to redraw."""
+
     def close(self) -> None:
         """Note the end."""
         self.closed = True
@@ -91,3 +97,31 @@ def test_sync_on_a_terminal_shows_each_phase_with_totals(demo_state: Path, tmp_p
         assert label in screen
     assert f"{notes - 1}/{notes - 1}" in screen  # every note prepared (Home.md apart)
     assert f"{notes}/{notes}" in screen  # every note rendered and written
+
+
+def test_force_question_is_asked_on_a_clean_line(demo_state: Path, tmp_path: Path) -> None:
+    """A bare --force on a terminal stops the bars, asks, and 'n' writes nothing (exit 2)."""
+    vault = tmp_path / "vault"
+    where = ["--state", str(demo_state), "--vault", str(vault)]
+    assert subprocess.run([str(BIN / "vaultsync"), "sync", *where], check=False).returncode == 0
+    fact = sorted((vault / "Facts").rglob("*.md"))[0]
+    fact.write_text(fact.read_text() + "\nMy note.\n")
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+    child = subprocess.Popen(
+        [str(BIN / "vaultsync"), "sync", "--force", *where],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=env,
+    )
+    os.close(follower)
+    screen = bytearray()
+    while b"Go on?" not in screen and select.select([leader], [], [], 120)[0]:
+        screen += os.read(leader, 65536)
+    os.write(leader, b"n\n")
+    code = child.wait()
+    os.close(leader)
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.decode(errors="replace"))
+    assert "--force overwrites 1 note you edited" in shown.splitlines()[-1]
+    assert code == 2 and "My note." in fact.read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 from vaultsync.cli.main import cli
-from vaultsync.cli.views import plural
+from vaultsync.core.text import plural
 
 
 def every_help(group: click.Group, prefix: tuple[str, ...] = ()) -> dict[str, str]:

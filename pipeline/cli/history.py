@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import click
 from vaultsync.cli.options import json_option, state_option, vault_option, workspace
 from vaultsync.core.errors import UsageError
+from vaultsync.core.text import plural
 
 
 @click.command()
@@ -45,7 +46,7 @@ def history(state: str | None, vault: str | None, purge: bool, yes: bool, as_jso
     if not found:
         click.echo("no commit of the vault's history holds a secret or private value")
         return
-    click.echo(f"{len(found)} commits hold a secret or private value of the stores:")
+    click.echo(f"a secret or private value of the stores is in {plural(len(found), 'commit')}:")
     for e in found:
         click.echo(f"  {e.commit[:10]} {e.when.date().isoformat()}  {', '.join(e.paths[:3])}")
     if not purge:

@@ -14,6 +14,7 @@ from vaultsync.cli.options import (
     workspace,
 )
 from vaultsync.core.errors import LinkStoreError, UsageError
+from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
     from vaultsync.core.model import Graph, Node
@@ -196,6 +197,6 @@ def links_compact(state: str | None) -> None:
     _report_quarantine(report.quarantined)
     click.echo(
         f"compacted: {len(report.moved)} moved to newer facts, {len(report.collected)} dropped, "
-        f"{len(report.missing)} notes missing (kept for 30 days), "
+        f"{plural(len(report.missing), 'note')} missing (kept for 30 days), "
         f"{report.pruned_tombstones} old removals forgotten"
     )

@@ -48,6 +48,14 @@ class Bars:
         if self._task is not None:
             self._shown.advance(self._task, done)
 
+    def pause(self) -> None:
+        """Erase the bars while the terminal asks a question."""
+        self._shown.stop()
+
+    def resume(self) -> None:
+        """Draw the bars again."""
+        self._shown.start()
+
     def close(self) -> None:
         """The last phase is done; the bars stop drawing."""
         self._finish()

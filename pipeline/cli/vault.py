@@ -23,8 +23,10 @@ from vaultsync.cli.options import (
 )
 from vaultsync.cli.progress import on_terminal
 from vaultsync.cli.schemas import SCHEMA_VERSION
+from vaultsync.core import progress
 from vaultsync.core.errors import SkippedStores, UsageError, VaultStale, VaultsyncError
 from vaultsync.core.settings import state_dir, vault_dir
+from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
@@ -222,10 +224,12 @@ def _confirm_force(target: Path, notes: VaultNotes, *, yes: bool) -> None:
     edited = edited_notes(target, notes.specs, notes.moves)
     if not edited or yes:
         return
-    what = f"--force overwrites {len(edited)} notes you edited (e.g. {edited[0]})"
+    what = f"--force overwrites {plural(len(edited), 'note')} you edited (e.g. {edited[0]})"
     if not sys.stdin.isatty():
         raise UsageError(what, hint="add --yes, or name the notes: sync --force PATH…")
-    if not click.confirm(f"{what}. Go on?", default=False, err=True):
+    with progress.paused():
+        confirmed = click.confirm(f"{what}. Go on?", default=False, err=True)
+    if not confirmed:
         raise UsageError("nothing written (--force not confirmed)")
 
 
@@ -338,8 +342,8 @@ def _exposed_text(commits: list[str]) -> str:
         return ""
     named = ", ".join(c[:10] for c in commits[:5]) + (" …" if len(commits) > 5 else "")
     return (
-        f"warning: {len(commits)} commits of the vault's history hold a secret or private value "
-        f"of the stores ({named}): `vaultsync history` lists them, `--purge` removes them"
+        f"warning: a secret or private value of the stores is in {plural(len(commits), 'commit')} "
+        f"of the vault's history ({named}): `vaultsync history` lists them, `--purge` removes them"
     )
 
 
@@ -387,7 +391,7 @@ def check(
         if len(differences) > CHECK_LISTED and not as_json:
             click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
         raise VaultStale(
-            f"the vault at {target} is stale: {len(differences)} differences",
+            f"the vault at {target} is stale: {plural(len(differences), 'difference')}",
             hint=f"run `{sync_command(state, vault, templates)}`",
         )
     if not as_json:

@@ -11,15 +11,11 @@ from typing import Any
 
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.model import Graph, Node
+from vaultsync.core.text import plural
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
 from vaultsync.vault.report import StatusReport, SyncReport
 from vaultsync.vault.vcs import EditOrigin
-
-
-def plural(count: int, word: str) -> str:
-    """``1 note``, ``2 notes``: a count with its noun (every noun here takes an ``s``)."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _label(node: Node) -> str:

@@ -25,6 +25,12 @@ class Listener(Protocol):
     def advance(self, done: int) -> None:
         """``done`` more items of the current phase are finished."""
 
+    def pause(self) -> None:
+        """Stop drawing: the terminal is needed for a question."""
+
+    def resume(self) -> None:
+        """Draw again after :meth:`pause`."""
+
     def close(self) -> None:
         """The run is over."""
 
@@ -64,3 +70,17 @@ def listening(listener: Listener) -> Iterator[None]:
     finally:
         _listener, _owner = None, 0
         listener.close()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """Nothing is drawn inside (a prompt on the terminal); drawing resumes on the way out."""
+    listener = _active()
+    if listener is None:
+        yield
+        return
+    listener.pause()
+    try:
+        yield
+    finally:
+        listener.resume()

@@ -1,4 +1,4 @@
-"""Small text helpers shared by the stages: shortening and first lines; pure."""
+"""Small text helpers shared by the stages: shortening, first lines, counted nouns; pure."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ def shorten(text: str, limit: int) -> str:
     head = text[: limit - 1]
     cut = head.rsplit(" ", 1)[0] if " " in head else head
     return (cut or head).rstrip() + "…"
+
+
+def plural(count: int, word: str) -> str:
+    """``1 note``, ``2 notes``: a count with its noun (every noun here takes an ``s``)."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def first_line(text: str) -> str:
