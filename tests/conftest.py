@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 from helpers import demo_builder
+from hypothesis import HealthCheck, settings
+
+# No timed assertion in the suite, hypothesis's included: on 2 shared, loaded cores a draw or an
+# example may take seconds, which says nothing about the code (a run failed on too_slow).
+settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("untimed")
 
 
 @pytest.fixture(autouse=True)
