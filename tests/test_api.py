@@ -359,6 +359,21 @@ class TestErrorShape:
         assert {"400", "401", "404", "405", "409", "422"} <= seen
         assert "HTTPValidationError" not in spec["components"]["schemas"]
 
+    def test_a_route_added_later_documents_the_shape_too(self, demo: tuple[Path, Path]) -> None:
+        """A route added after ``create_app`` (another feature's) lists ErrorOut for 422 too."""
+        state, vault = demo
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, auth=False, environ={})
+
+        @app.get("/v1/extra")
+        def extra(n: int = 0) -> int:
+            return n
+
+        answers = app.openapi()["paths"]["/v1/extra"]["get"]["responses"]
+        assert answers["422"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorOut"
+        }
+        assert {"400", "401", "404", "405", "409", "421", "422", "503"} <= set(answers)
+
 
 class TestDocTypes:
     def test_unknown_doc_type_is_400_listing_the_kinds(self, api: httpx.Client) -> None:

@@ -17,14 +17,14 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
   ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
   (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
 
-Every error has one JSON shape, ``ErrorOut`` (``vaultsync.search.guard``), documented for
-each route in the OpenAPI document: 400 an unknown doc type or a body that is not JSON, 401 no
-token, 404 no such note or route, 405 wrong method, 409 an ambiguous reference or a refused
-link (store full, sealed, locked), 421 a foreign ``Host``, 422 bad input (each field in
-``errors``), 503 no index yet or an unreadable store; the token, cookie and ``Host`` rules are
-applied there too (every path, ``/docs`` and ``/openapi.json`` included, needs the bearer token
-or the session cookie ``GET /auth?once=<nonce>`` sets, when a token is set).  ``HEAD`` works
-wherever ``GET`` does.
+Every error has one JSON shape, ``ErrorOut`` (``vaultsync.search.guard``), which the guard
+documents for every route of the OpenAPI document, routes added later included: 400 an unknown
+doc type or a body that is not JSON, 401 no token, 404 no such note or route, 405 wrong
+method, 409 an ambiguous reference or a refused link (store full, sealed, locked), 421 a
+foreign ``Host``, 422 bad input (each field in ``errors``), 503 no index yet or an unreadable
+store; the token, cookie and ``Host`` rules are applied there too (every path, ``/docs`` and
+``/openapi.json`` included, needs the bearer token or the session cookie ``GET
+/auth?once=<nonce>`` sets, when a token is set).  ``HEAD`` works wherever ``GET`` does.
 
 ``/docs`` is Swagger UI served from this server, assets included (``fastapi-offline`` ships
 them): it works without the internet, and no page of it asks another host for anything.
@@ -72,7 +72,6 @@ from vaultsync.search.schemas import (
     MAX_REF,
     DocumentDetailOut,
     DocumentOut,
-    ErrorOut,
     LinkCreatedOut,
     LinkIn,
     LinkOut,
@@ -236,9 +235,6 @@ def create_app(
     )
     guard(app, token=token, allowed_hosts=allowed_hosts, login=login)
     reader = IndexReader(vault)
-    errors: dict[int | str, dict[str, Any]] = {
-        code: {"model": ErrorOut} for code in (400, 401, 404, 405, 409, 421, 422, 503)
-    }
 
     def ask(question: Callable[[IndexReader], Any]) -> Any:
         return read_repairing(vault, reader, question)
@@ -250,7 +246,7 @@ def create_app(
     @app.get(
         "/v1/vault/documents",
         response_model=list[DocumentOut],
-        responses={**errors, 200: {"headers": _LIST_HEADERS}},
+        responses={200: {"headers": _LIST_HEADERS}},
     )
     def list_documents(
         request: Request,
@@ -273,7 +269,7 @@ def create_app(
             response.headers["Link"] = link
         return [DocumentOut.of(doc) for doc in docs]
 
-    @app.get("/v1/vault/documents/{doc_id:path}/links", response_model=LinksOut, responses=errors)
+    @app.get("/v1/vault/documents/{doc_id:path}/links", response_model=LinksOut)
     def document_links(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> LinksOut:
         """A note's outgoing links and backlinks, with link type and context."""
         found = ask(lambda r: r.links(doc_id))
@@ -282,15 +278,13 @@ def create_app(
             backlinks=_links_out(found.document.id, found.backlinks, incoming=True),
         )
 
-    @app.get(
-        "/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut, responses=errors
-    )
+    @app.get("/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut)
     def get_document(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> DocumentDetailOut:
         """One note (by id or vault path) with its text after the front matter."""
         doc, body = ask(lambda r: r.document(doc_id))
         return DocumentDetailOut(**DocumentOut.of(doc).model_dump(), content=body)
 
-    @app.post("/v1/vault/search", response_model=list[SearchItemOut], responses=errors)
+    @app.post("/v1/vault/search", response_model=list[SearchItemOut])
     def search(body: SearchIn) -> list[SearchItemOut]:
         """Full-text search (BM25) over every note, then notes linked with the best hits.
 
@@ -333,7 +327,7 @@ def create_app(
         "/v1/vault/links",
         response_model=LinkCreatedOut,
         status_code=201,
-        responses={**errors, 200: {"model": LinkCreatedOut}},
+        responses={200: {"model": LinkCreatedOut}},
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""

@@ -20,7 +20,10 @@ Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
   port of the same host is the same *site* to a browser, so ``SameSite`` alone would let a page
   served there post links here;
 * a middleware that answers ``HEAD`` on every path as ``GET`` would, with the same status and
-  headers (``Content-Length`` included) and no body.
+  headers (``Content-Length`` included) and no body;
+* the OpenAPI document's error answers: every operation, whoever adds it, lists each status of
+  ``ERRORS`` with the ``ErrorOut`` schema (FastAPI's own 422 shape, ``HTTPValidationError``, is
+  replaced and never appears).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from vaultsync.search.auth import LOGIN_PATH, BrowserLogin, cookie_name
 from vaultsync.search.reader import IndexNotReady
 from vaultsync.search.schemas import ErrorOut, FieldErrorOut
 
-__all__ = ["STATUS", "AmbiguousReference", "guard"]
+__all__ = ["ERRORS", "STATUS", "AmbiguousReference", "guard"]
 
 LOG = logging.getLogger("vaultsync.api")
 _UNAUTHORIZED = (
@@ -265,6 +268,51 @@ class _HeadAsGet:
         await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
+ERRORS: dict[int, str] = {
+    400: "An unknown doc type, or a body that is not JSON",
+    401: "No token, or a wrong one",
+    404: "No such note, or no such route",
+    405: "The route does not answer this method",
+    409: "An ambiguous note reference, or a refused link",
+    421: "The Host header names another server",
+    422: "Invalid input: each field in errors",
+    503: "The search index or a store is unavailable; retry",
+}
+"""The error statuses the OpenAPI document lists for every operation, all with ``ErrorOut``."""
+
+
+def _error_schemas() -> dict[str, Any]:
+    """``ErrorOut`` and the models it uses, as OpenAPI component schemas."""
+    schema = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas: dict[str, Any] = schema.pop("$defs", {})
+    schemas["ErrorOut"] = schema
+    return schemas
+
+
+def _document_errors(app: FastAPI) -> None:
+    """Make ``app.openapi()`` list ``ERRORS`` as ``ErrorOut`` on every operation."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        spec = generate()
+        components = spec.setdefault("components", {}).setdefault("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            components.pop(name, None)
+        components.update(_error_schemas())
+        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+        for route in spec.get("paths", {}).values():
+            for operation in route.values():
+                answers = operation.setdefault("responses", {})
+                for status, description in ERRORS.items():
+                    answers[str(status)] = {"description": description, "content": content}
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def guard(
     app: FastAPI,
     *,
@@ -272,10 +320,11 @@ def guard(
     allowed_hosts: Iterable[str] | None,
     login: BrowserLogin | None = None,
 ) -> None:
-    """Install the JSON error handlers, the host, token and cookie guard, and HEAD on ``app``."""
+    """Install the JSON errors (handlers and OpenAPI), the host, token and cookie guard, HEAD."""
     hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
     app.add_middleware(_Guard, token=token or None, hosts=hosts, login=login)
     app.add_middleware(_HeadAsGet)  # added last, so outermost: the guard's answers lose bodies too
+    _document_errors(app)
     app.add_exception_handler(VaultsyncError, _vaultsync_error)
     app.add_exception_handler(sqlite3.Error, _sqlite_error)
     app.add_exception_handler(RequestValidationError, _invalid)
