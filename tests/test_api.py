@@ -283,6 +283,17 @@ class TestToken:
             spec = client.get("/openapi.json", headers={"authorization": "Bearer s3cret"})
             assert json.loads(spec.text)["info"]["title"]
 
+    def test_head_does_not_spend_the_login(self, demo: tuple[Path, Path]) -> None:
+        """A HEAD of the one-time URL (a link preview) is refused and leaves it to the browser."""
+        state, vault = demo
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
+        once = f"/auth?once={app.state.login.nonce}"
+        with serving(app) as url, httpx.Client(base_url=url) as client:
+            head = client.head(once)
+            assert (head.status_code, head.content) == (401, b"")
+            assert "set-cookie" not in head.headers
+            assert client.get(once).status_code == 303
+
 
 class TestRefresh:
     def test_new_note_appears_without_restart(self, tmp_path: Path) -> None:

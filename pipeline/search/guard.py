@@ -203,7 +203,8 @@ class _Guard:
         elif not self._authorized(scope, headers):
             answer = _error(401, "unauthorized", *_UNAUTHORIZED)
         if answer is not None:
-            await answer(scope, receive, send)
+            head = scope["method"] == "HEAD"
+            await answer(scope, receive, _headers_only(send) if head else send)
             return
         await self.app(scope, receive, send)
 
@@ -247,8 +248,23 @@ def _port(scope: Scope) -> int:
     return int(server[1] or 0)
 
 
+def _headers_only(
+    send: Callable[[Message], Awaitable[None]],
+) -> Callable[[Message], Awaitable[None]]:
+    """``send`` for an answer to ``HEAD``: the status and headers go out, the body does not."""
+
+    async def headers_only(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    return headers_only
+
+
 class _HeadAsGet:
-    """ASGI middleware: ``HEAD`` runs as ``GET``; the status and headers go out, the body not."""
+    """ASGI middleware: ``HEAD`` runs as ``GET``, answered with ``_headers_only``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -257,15 +273,7 @@ class _HeadAsGet:
         if scope["type"] != "http" or scope["method"] != "HEAD":
             await self.app(scope, receive, send)
             return
-
-        async def headers_only(message: Message) -> None:
-            if message["type"] == "http.response.body":
-                if message.get("more_body", False):
-                    return
-                message = {"type": "http.response.body", "body": b"", "more_body": False}
-            await send(message)
-
-        await self.app({**scope, "method": "GET"}, receive, headers_only)
+        await self.app({**scope, "method": "GET"}, receive, _headers_only(send))
 
 
 ERRORS: dict[int, str] = {
@@ -322,8 +330,10 @@ def guard(
 ) -> None:
     """Install the JSON errors (handlers and OpenAPI), the host, token and cookie guard, HEAD."""
     hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+    # The guard is outermost (added last): it sees the real method, so a HEAD (a link
+    # preview's) never spends the one-time login, which only a GET redeems.
+    app.add_middleware(_HeadAsGet)
     app.add_middleware(_Guard, token=token or None, hosts=hosts, login=login)
-    app.add_middleware(_HeadAsGet)  # added last, so outermost: the guard's answers lose bodies too
     _document_errors(app)
     app.add_exception_handler(VaultsyncError, _vaultsync_error)
     app.add_exception_handler(sqlite3.Error, _sqlite_error)
