@@ -119,8 +119,8 @@ def _checked_kinds(kinds: tuple[str, ...], indexed: Callable[[], frozenset[str]]
     unknown = sorted(set(kinds) - known)
     if unknown:
         raise UnknownKindError(
-            f"unknown doc_type {', '.join(map(repr, unknown))}",
-            hint="leave doc_type out for every kind; candidates lists the kinds",
+            f"unknown doc type {', '.join(map(repr, unknown))}",
+            hint="drop the filter for every kind; candidates lists the kinds there are",
             candidates=tuple(sorted(known)),
         )
 
