@@ -16,6 +16,7 @@ import pytest
 from helpers import DEMO_STORE, serving
 from vaults import demo_vault
 from vaultsync.core.errors import ConfigError
+from vaultsync.core.model import Kind
 from vaultsync.drawn.store import read_links
 from vaultsync.search.auth import vault_token
 from vaultsync.search.server import check_binding, is_loopback, make_app
@@ -76,7 +77,9 @@ class TestDocuments:
         """A limit over 500 (or under 1) is a 422 JSON answer."""
         for limit in (0, 501):
             body = error(api.get("/v1/vault/documents", params={"limit": limit}), 422)
-            assert body["detail"][0]["loc"] == ["query", "limit"]
+            assert body["code"] == "invalid_request"
+            assert [e["loc"] for e in body["errors"]] == [["query", "limit"]]
+            assert body["detail"].startswith("query.limit: ")
 
     def test_get_by_id_with_slashes(self, api: httpx.Client) -> None:
         """A document id holding ``/`` and ``:`` works, encoded or not, and carries its text."""
@@ -150,7 +153,9 @@ class TestSearch:
         raw = b'{"query": "\\ud800"}'
         headers = {"content-type": "application/json"}
         error(api.post("/v1/vault/search", content=raw, headers=headers), 422)
-        assert api.post("/v1/vault/search", content=b"{", headers=headers).status_code in (400, 422)
+        assert error(api.post("/v1/vault/search", content=b"{", headers=headers), 400)["code"] == (
+            "bad_json"
+        )
 
     def test_nothing_searchable_matches_nothing(self, api: httpx.Client) -> None:
         """A query of punctuation only is valid and matches nothing."""
@@ -278,6 +283,17 @@ class TestToken:
             spec = client.get("/openapi.json", headers={"authorization": "Bearer s3cret"})
             assert json.loads(spec.text)["info"]["title"]
 
+    def test_head_does_not_spend_the_login(self, demo: tuple[Path, Path]) -> None:
+        """A HEAD of the one-time URL (a link preview) is refused and leaves it to the browser."""
+        state, vault = demo
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
+        once = f"/auth?once={app.state.login.nonce}"
+        with serving(app) as url, httpx.Client(base_url=url) as client:
+            head = client.head(once)
+            assert (head.status_code, head.content) == (401, b"")
+            assert "set-cookie" not in head.headers
+            assert client.get(once).status_code == 303
+
 
 class TestRefresh:
     def test_new_note_appears_without_restart(self, tmp_path: Path) -> None:
@@ -298,3 +314,166 @@ class TestRefresh:
                 found = client.post("/v1/vault/search", json={"query": "wombat"}).json()
                 time.sleep(0.1)
             assert [item["document"]["path"] for item in found] == ["b.md"]
+
+
+ERROR_KEYS = {"detail", "code", "hint", "candidates", "errors"}
+
+
+class TestErrorShape:
+    @pytest.mark.parametrize(
+        ("method", "path", "kwargs", "status"),
+        [
+            ("GET", "/v1/vault/documents", {"params": {"doc_type": "nonsense"}}, 400),
+            (
+                "POST",
+                "/v1/vault/search",
+                {"content": b"{", "headers": {"content-type": "application/json"}},
+                400,
+            ),
+            ("GET", "/v1/vault/documents", {"headers": {"authorization": "Bearer no"}}, 401),
+            ("GET", "/v1/vault/documents/nothing:here", {}, 404),
+            ("GET", "/v2/nothing", {}, 404),
+            ("DELETE", "/v1/vault/documents", {}, 405),
+            (
+                "POST",
+                "/v1/vault/links",
+                {"json": {"from": "troubleshooting", "to": "orbital"}},
+                409,
+            ),
+            ("GET", "/v1/vault/documents", {"headers": {"host": "evil.example"}}, 421),
+            ("GET", "/v1/vault/documents", {"params": {"limit": 0}}, 422),
+            ("POST", "/v1/vault/links", {"json": {"from": "orbital", "to": "orbital"}}, 422),
+        ],
+        ids=lambda v: v if isinstance(v, (int, str)) else "",
+    )
+    def test_every_4xx_has_one_shape(
+        self, api: httpx.Client, method: str, path: str, kwargs: dict[str, Any], status: int
+    ) -> None:
+        """Each kind of 4xx answers the same JSON object: a one-line detail, a code, the rest."""
+        body = error(api.request(method, path, **kwargs), status)
+        assert set(body) == ERROR_KEYS
+        assert body["detail"]
+        assert "\n" not in body["detail"]
+        assert body["code"].isidentifier()
+
+    def test_openapi_documents_the_shape_for_every_4xx(self, api: httpx.Client) -> None:
+        """Every operation's 4xx answers, 422 included, are ``ErrorOut`` in the OpenAPI document."""
+        spec = api.get("/openapi.json").json()
+        seen = set()
+        for route in spec["paths"].values():
+            for operation in route.values():
+                for status, answer in operation["responses"].items():
+                    if status.startswith("4"):
+                        ref = answer["content"]["application/json"]["schema"]["$ref"]
+                        assert ref == "#/components/schemas/ErrorOut", (status, ref)
+                        seen.add(status)
+        assert {"400", "401", "404", "405", "409", "422"} <= seen
+        assert "HTTPValidationError" not in spec["components"]["schemas"]
+
+    def test_a_route_added_later_documents_the_shape_too(self, demo: tuple[Path, Path]) -> None:
+        """A route added after ``create_app`` (another feature's) lists ErrorOut for 422 too."""
+        state, vault = demo
+        app = make_app(vault, state, host="127.0.0.1", refresh=0, auth=False, environ={})
+
+        @app.get("/v1/extra")
+        def extra(n: int = 0) -> int:
+            return n
+
+        answers = app.openapi()["paths"]["/v1/extra"]["get"]["responses"]
+        assert answers["422"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorOut"
+        }
+        assert {"400", "401", "404", "405", "409", "421", "422", "503"} <= set(answers)
+
+
+class TestDocTypes:
+    def test_unknown_doc_type_is_400_listing_the_kinds(self, api: httpx.Client) -> None:
+        """A doc_type no note can have is a 400 whose candidates are the kinds there are."""
+        body = error(api.get("/v1/vault/documents", params={"doc_type": "project,projekt"}), 400)
+        assert body["code"] == "unknown_doc_type"
+        assert "'projekt'" in body["detail"]
+        assert "'project'" not in body["detail"]
+        assert {"project", "doc", "user"} <= set(body["candidates"])
+        assert body["candidates"] == sorted(body["candidates"])
+
+    def test_kind_without_notes_is_an_empty_list(self, api: httpx.Client) -> None:
+        """A graph kind this vault has no note of is a valid filter: 200 and an empty list."""
+        present = {d["doc_type"] for d in api.get("/v1/vault/documents?limit=500").json()}
+        missing = sorted({kind.value for kind in Kind} - present)
+        assert missing
+        response = api.get("/v1/vault/documents", params={"doc_type": missing[0]})
+        assert (response.status_code, response.json()) == (200, [])
+
+    def test_unknown_doc_type_in_search_is_400(self, api: httpx.Client) -> None:
+        """Search refuses an unknown kind in ``doc_types`` the same way."""
+        body = {"query": "orbital", "doc_types": ["fact", "facts"]}
+        assert error(api.post("/v1/vault/search", json=body), 400)["code"] == "unknown_doc_type"
+
+
+def links_of(response: httpx.Response) -> dict[str, str]:
+    """The ``Link`` header's targets by relation."""
+    return {str(rel): link["url"] for rel, link in response.links.items()}
+
+
+class TestPagination:
+    def test_first_page_links_next_only(self, api: httpx.Client) -> None:
+        """The first page names the next one (filters kept) and no previous one."""
+        response = api.get("/v1/vault/documents", params={"doc_type": "doc", "limit": 5})
+        links = links_of(response)
+        assert set(links) == {"next"}
+        assert links["next"] == f"{api.base_url}/v1/vault/documents?doc_type=doc&limit=5&offset=5"
+
+    def test_middle_page_links_both_ways(self, api: httpx.Client) -> None:
+        """A page after the first names the previous page too."""
+        response = api.get("/v1/vault/documents", params={"limit": 5, "offset": 7})
+        links = links_of(response)
+        assert links["next"].endswith("/v1/vault/documents?limit=5&offset=12")
+        assert links["prev"].endswith("/v1/vault/documents?limit=5&offset=2")
+
+    def test_last_page_has_no_next(self, api: httpx.Client) -> None:
+        """The last page has no ``rel="next"``; a single page has no ``Link`` at all."""
+        last = api.get("/v1/vault/documents", params={"folder": "Projects", "offset": 2})
+        assert set(links_of(last)) == {"prev"}
+        whole = api.get("/v1/vault/documents", params={"folder": "Projects"})
+        assert "link" not in whole.headers
+
+    def test_following_next_visits_every_note_once(self, api: httpx.Client) -> None:
+        """Following ``next`` from the first page lists every note once, bodies bare arrays."""
+        response = api.get("/v1/vault/documents", params={"limit": 40})
+        total = int(response.headers["x-total-count"])
+        paths: list[str] = []
+        while True:
+            page = response.json()
+            assert isinstance(page, list)
+            paths += [doc["path"] for doc in page]
+            if "next" not in response.links:
+                break
+            response = api.get(response.links["next"]["url"])
+        assert len(paths) == total
+        assert paths == sorted(set(paths))
+
+
+class TestHead:
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "/v1/vault/documents?limit=3",
+            f"/v1/vault/documents/{GATEWAY}",
+            f"/v1/vault/documents/{GATEWAY}/links",
+            "/openapi.json",
+            "/docs",
+            "/v1/vault/documents/nothing:here",
+        ],
+    )
+    def test_head_is_get_without_body(self, api: httpx.Client, path: str) -> None:
+        """HEAD answers a GET route with GET's status and headers and an empty body."""
+        got, head = api.get(path), api.head(path)
+        assert head.status_code == got.status_code
+        assert head.content == b""
+        same = {k: v for k, v in got.headers.items() if k != "date"}
+        assert {k: v for k, v in head.headers.items() if k != "date"} == same
+
+    def test_head_on_a_post_route_is_405(self, api: httpx.Client) -> None:
+        """A route without GET has no HEAD either: 405, allowing POST."""
+        head = api.head("/v1/vault/search")
+        assert (head.status_code, head.headers["allow"], head.content) == (405, "POST", b"")

@@ -129,11 +129,13 @@ def request(
 
 
 def unauthorized(response: http.client.HTTPResponse, body: bytes) -> None:
-    """A 401 whose body is one line of JSON."""
+    """A 401 whose body is one line of JSON in the shape of every error."""
     assert response.status == 401
     assert response.getheader("content-type", "").startswith("application/json")
     assert b"\n" not in body.strip()
-    assert json.loads(body)["code"] == "unauthorized"
+    error = json.loads(body)
+    assert set(error) == {"detail", "code", "hint", "candidates", "errors"}
+    assert error["code"] == "unauthorized"
 
 
 class TestToken:
@@ -141,6 +143,13 @@ class TestToken:
         """Without a token every path is a one-line JSON 401, the docs included."""
         for path in ("/v1/vault/documents", "/docs", "/openapi.json"):
             unauthorized(*request(served, path))
+
+    def test_head_without_token_is_401_without_body(self, served: Served) -> None:
+        """HEAD is refused like GET: a 401 with GET's headers and no body."""
+        response, body = request(served, "/docs", method="HEAD")
+        assert (response.status, body) == (401, b"")
+        assert response.getheader("www-authenticate") == "Bearer"
+        assert int(response.getheader("content-length", "0")) > 0
 
     def test_wrong_token_is_401(self, served: Served) -> None:
         """A bearer that is not the vault's token is refused."""

@@ -30,6 +30,16 @@ class UsageError(VaultsyncError):
     exit_code = 2
 
 
+class UnknownKindError(UsageError):
+    """A kind filter names a kind no note can have (the kinds that exist are the candidates)."""
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, candidates: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.candidates = candidates
+
+
 class ConfigError(VaultsyncError):
     """A setting (environment variable, option value, template folder) is invalid."""
 

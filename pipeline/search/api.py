@@ -3,7 +3,10 @@
 Routes (all JSON; OpenAPI at ``/openapi.json``):
 
 * ``GET /v1/vault/documents`` (``doc_type`` comma-separated, ``folder``, ``limit`` 1-500
-  default 20, ``offset``): the registry sorted by path; the total is in ``X-Total-Count``.
+  default 20, ``offset``): the registry sorted by path, a bare array; the total is in
+  ``X-Total-Count``, the neighbouring pages in ``Link`` (``rel="next"`` unless this is the
+  last page, ``rel="prev"`` unless it is the first).  A ``doc_type`` that is neither a graph
+  kind, ``user``, nor the kind of an indexed note is a 400 listing the kinds (``candidates``).
 * ``GET /v1/vault/documents/{id}``: one note with its text (``id`` may also be a vault path).
 * ``GET /v1/vault/documents/{id}/links``: ``outlinks`` and ``backlinks``, each with
   ``link_type`` and ``context``; one per (far note, type).
@@ -14,11 +17,17 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
   ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
   (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
 
-Errors are JSON (``vaultsync.search.guard``): 404 no such note, 409 an ambiguous reference or a
-refused link (store full, sealed, locked), 422 bad input (FastAPI's validation shape), 503 no
-index yet or an unreadable store; the token, cookie and ``Host`` rules are applied there too
-(every path, ``/docs`` and ``/openapi.json`` included, needs the bearer token or the session
-cookie ``GET /auth?once=<nonce>`` sets, when a token is set).
+Every error has one JSON shape, ``ErrorOut`` (``vaultsync.search.guard``), which the guard
+documents for every route of the OpenAPI document, routes added later included: 400 an unknown
+doc type or a body that is not JSON, 401 no token, 404 no such note or route, 405 wrong
+method, 409 an ambiguous reference or a refused link (store full, sealed, locked), 421 a
+foreign ``Host``, 422 bad input (each field in ``errors``), 503 no index yet or an unreadable
+store; the token, cookie and ``Host`` rules are applied there too (every path, ``/docs`` and
+``/openapi.json`` included, needs the bearer token or the session cookie ``GET
+/auth?once=<nonce>`` sets, when a token is set).  ``HEAD`` works wherever ``GET`` does.
+
+``/docs`` is Swagger UI served from this server, assets included (``fastapi-offline`` ships
+them): it works without the internet, and no page of it asks another host for anything.
 
 Handlers never touch the vault's files: they read the index (``vaultsync.search.reader``), so
 a running sync never blocks them and they see the last complete index.  A background thread
@@ -38,14 +47,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Response
+from fastapi import FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
+from fastapi_offline import FastAPIOffline
+from starlette.datastructures import URL
 from vaultsync.core.errors import (
     NoteReferenceError,
+    UnknownKindError,
     UsageError,
     VaultsyncError,
 )
-from vaultsync.core.model import Graph, Node
+from vaultsync.core.model import Graph, Kind, Node
 from vaultsync.drawn.store import LinkStore
 from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
@@ -55,11 +67,11 @@ from vaultsync.search.index import update_index
 from vaultsync.search.model import NoteLink, SearchQuery
 from vaultsync.search.query import match_expression
 from vaultsync.search.reader import IndexReader, NoteNotFound, read_repairing
+from vaultsync.search.registry import USER_KIND
 from vaultsync.search.schemas import (
     MAX_REF,
     DocumentDetailOut,
     DocumentOut,
-    ErrorOut,
     LinkCreatedOut,
     LinkIn,
     LinkOut,
@@ -93,6 +105,50 @@ def _links_out(doc_id: str, links: Iterable[NoteLink], *, incoming: bool) -> lis
             )
         )
     return out
+
+
+_GRAPH_KINDS = frozenset({*(kind.value for kind in Kind), USER_KIND})
+"""Kinds a vault may have none of yet: a filter on one matches nothing rather than failing."""
+
+
+def _checked_kinds(kinds: tuple[str, ...], indexed: Callable[[], frozenset[str]]) -> None:
+    """Raise ``UnknownKindError`` (a 400) when a kind is neither a graph kind nor indexed."""
+    if not kinds or _GRAPH_KINDS.issuperset(kinds):
+        return
+    known = _GRAPH_KINDS | indexed()
+    unknown = sorted(set(kinds) - known)
+    if unknown:
+        raise UnknownKindError(
+            f"unknown doc type {', '.join(map(repr, unknown))}",
+            hint="drop the filter for every kind; candidates lists the kinds there are",
+            candidates=tuple(sorted(known)),
+        )
+
+
+def _page_links(url: URL, *, limit: int, offset: int, total: int) -> str | None:
+    """The ``Link`` header of one page of a list: its next and previous pages, if any."""
+    pages = []
+    if offset + limit < total:
+        pages.append(("next", offset + limit))
+    if offset > 0:
+        pages.append(("prev", max(0, offset - limit)))
+    links = [
+        f'<{url.include_query_params(limit=limit, offset=at)}>; rel="{rel}"' for rel, at in pages
+    ]
+    return ", ".join(links) or None
+
+
+_LIST_HEADERS = {
+    "X-Total-Count": {
+        "description": "how many notes pass the filters",
+        "schema": {"type": "integer"},
+    },
+    "Link": {
+        "description": 'the next page (rel="next", absent on the last page) and the previous'
+        ' one (rel="prev", absent on the first), RFC 8288',
+        "schema": {"type": "string"},
+    },
+}
 
 
 def _graph_note(graph: Graph, reader: IndexReader, ref: str) -> Node:
@@ -167,25 +223,35 @@ def create_app(
             (``Sources.home``: the state directory came from ``CHATCLI_STATE_DIR``).
     """
     vault, state = vault.absolute(), state.absolute()
-    app = FastAPI(
+    # Swagger UI's assets come from the fastapi-offline package, served here: /docs works
+    # offline.  No validator: Swagger UI would send the document's URL to validator.swagger.io.
+    app = FastAPIOffline(
         title="vaultsync vault API",
         version="1",
         summary="List, read, search and link the notes of a vaultsync vault (seed 003).",
         lifespan=_lifespan(vault, refresh),
         redoc_url=None,
+        swagger_ui_parameters={"validatorUrl": None},
     )
     guard(app, token=token, allowed_hosts=allowed_hosts, login=login)
     reader = IndexReader(vault)
-    errors: dict[int | str, dict[str, Any]] = {
-        code: {"model": ErrorOut} for code in (400, 401, 404, 405, 409, 421, 503)
-    }
 
     def ask(question: Callable[[IndexReader], Any]) -> Any:
         return read_repairing(vault, reader, question)
 
-    @app.get("/v1/vault/documents", response_model=list[DocumentOut], responses=errors)
+    def indexed_kinds() -> frozenset[str]:
+        kinds: frozenset[str] = ask(lambda r: r.kinds())
+        return kinds
+
+    @app.get(
+        "/v1/vault/documents",
+        response_model=list[DocumentOut],
+        responses={200: {"headers": _LIST_HEADERS}},
+    )
     def list_documents(
+        request: Request,
         response: Response,
+        *,
         doc_type: Annotated[str, Query(max_length=1000, description="comma-separated kinds")] = "",
         folder: Annotated[str, Query(max_length=MAX_REF)] = "",
         limit: Annotated[int, Query(ge=1, le=500)] = 20,
@@ -193,13 +259,17 @@ def create_app(
     ) -> list[DocumentOut]:
         """The registry: every note with id, path, title, kind, SHA-256 and size, by path."""
         kinds = tuple(k.strip() for k in doc_type.split(",") if k.strip())
+        _checked_kinds(kinds, indexed_kinds)
         docs, total = ask(
             lambda r: r.documents(kinds=kinds, folder=folder, limit=limit, offset=offset)
         )
         response.headers["X-Total-Count"] = str(total)
+        link = _page_links(request.url, limit=limit, offset=offset, total=total)
+        if link is not None:
+            response.headers["Link"] = link
         return [DocumentOut.of(doc) for doc in docs]
 
-    @app.get("/v1/vault/documents/{doc_id:path}/links", response_model=LinksOut, responses=errors)
+    @app.get("/v1/vault/documents/{doc_id:path}/links", response_model=LinksOut)
     def document_links(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> LinksOut:
         """A note's outgoing links and backlinks, with link type and context."""
         found = ask(lambda r: r.links(doc_id))
@@ -208,20 +278,19 @@ def create_app(
             backlinks=_links_out(found.document.id, found.backlinks, incoming=True),
         )
 
-    @app.get(
-        "/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut, responses=errors
-    )
+    @app.get("/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut)
     def get_document(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> DocumentDetailOut:
         """One note (by id or vault path) with its text after the front matter."""
         doc, body = ask(lambda r: r.document(doc_id))
         return DocumentDetailOut(**DocumentOut.of(doc).model_dump(), content=body)
 
-    @app.post("/v1/vault/search", response_model=list[SearchItemOut], responses=errors)
+    @app.post("/v1/vault/search", response_model=list[SearchItemOut])
     def search(body: SearchIn) -> list[SearchItemOut]:
         """Full-text search (BM25) over every note, then notes linked with the best hits.
 
         A query without a searchable word (only punctuation or exclusions) matches nothing.
         """
+        _checked_kinds(tuple(body.doc_types or ()), indexed_kinds)
         try:
             match_expression(body.query)
         except UsageError:
@@ -258,7 +327,7 @@ def create_app(
         "/v1/vault/links",
         response_model=LinkCreatedOut,
         status_code=201,
-        responses={**errors, 200: {"model": LinkCreatedOut}},
+        responses={200: {"model": LinkCreatedOut}},
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""

@@ -2,12 +2,13 @@
 
 Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
 
-* exception handlers so that **every** error is JSON: ``{"detail", "code", "hint",
-  "candidates"}`` (``ErrorOut``), except 422 which keeps FastAPI's validation shape (``{"detail":
-  [{"loc", "msg", "type"}]}``) as the OpenAPI document says, without echoing the input back.
-  ``VaultsyncError`` classes map to statuses in ``STATUS`` (404 no such note, 409 ambiguous or
-  refused, 422 bad input, 503 index or store unavailable); SQLite errors are 503; anything
-  unexpected is a logged 500 that says no more;
+* exception handlers so that **every** error, each 4xx and 5xx, has one JSON shape:
+  ``{"detail", "code", "hint", "candidates", "errors"}`` (``ErrorOut``).  ``detail`` is one
+  line; an invalid input (422, code ``invalid_request``) lists each field in ``errors`` (``loc``,
+  ``msg``, ``type``, never the input itself); a body that is not JSON is a 400 (``bad_json``).
+  ``VaultsyncError`` classes map to statuses in ``STATUS`` (400 an unknown doc type, 404 no
+  such note, 409 ambiguous or refused, 422 bad input, 503 index or store unavailable); SQLite
+  errors are 503; anything unexpected is a logged 500 that says no more;
 * a middleware that refuses a request whose ``Host`` is not an allowed name (421: a web page
   reaching a loopback server through DNS rebinding) and, when a token is set, one that has
   neither ``Authorization: Bearer <token>`` nor the browser session cookie (401, one line of
@@ -17,7 +18,12 @@ Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
   ``/docs``, once.  The cookie counts only for a request from the server's own origin (an
   ``Origin`` header, if any, naming it; required for anything but ``GET``/``HEAD``): another
   port of the same host is the same *site* to a browser, so ``SameSite`` alone would let a page
-  served there post links here.
+  served there post links here;
+* a middleware that answers ``HEAD`` on every path as ``GET`` would, with the same status and
+  headers (``Content-Length`` included) and no body;
+* the OpenAPI document's error answers: every operation, whoever adds it, lists each status of
+  ``ERRORS`` with the ``ErrorOut`` schema (FastAPI's own 422 shape, ``HTTPValidationError``, is
+  replaced and never appears).
 """
 
 from __future__ import annotations
@@ -39,15 +45,16 @@ from vaultsync.core.errors import (
     LinkStoreError,
     NoteReferenceError,
     StoreError,
+    UnknownKindError,
     UsageError,
     VaultsyncError,
     VaultWriteError,
 )
 from vaultsync.search.auth import LOGIN_PATH, BrowserLogin, cookie_name
 from vaultsync.search.reader import IndexNotReady
-from vaultsync.search.schemas import ErrorOut
+from vaultsync.search.schemas import ErrorOut, FieldErrorOut
 
-__all__ = ["STATUS", "AmbiguousReference", "guard"]
+__all__ = ["ERRORS", "STATUS", "AmbiguousReference", "guard"]
 
 LOG = logging.getLogger("vaultsync.api")
 _UNAUTHORIZED = (
@@ -79,25 +86,33 @@ def _error(
     code: str,
     detail: str,
     hint: str | None = None,
+    *,
     candidates: Iterable[str] = (),
+    errors: Iterable[FieldErrorOut] = (),
 ) -> JSONResponse:
-    body = ErrorOut(detail=detail, code=code, hint=hint, candidates=list(candidates)).model_dump()
+    body = ErrorOut(
+        detail=detail, code=code, hint=hint, candidates=list(candidates), errors=list(errors)
+    ).model_dump()
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return _AsciiJSON(body, status_code=status, headers=headers)
 
 
+def _field_error(error: Any) -> FieldErrorOut:
+    loc = [part if isinstance(part, int) else str(part) for part in error.get("loc", ())]
+    return FieldErrorOut(loc=loc, msg=str(error.get("msg", "")), type=str(error.get("type", "")))
+
+
 def _invalid(_: Request, exc: Exception) -> JSONResponse:
-    """FastAPI's 422 shape, without echoing the input back."""
+    """A 422 naming each invalid field (without echoing the input back); 400 for broken JSON."""
     assert isinstance(exc, RequestValidationError)  # noqa: S101 - registered for this class
-    detail = [
-        {
-            "loc": list(e.get("loc", ())),
-            "msg": str(e.get("msg", "")),
-            "type": str(e.get("type", "")),
-        }
-        for e in exc.errors()
-    ]
-    return _AsciiJSON({"detail": detail}, status_code=422)
+    errors = [_field_error(e) for e in exc.errors()]
+    if any(e.type == "json_invalid" for e in errors):
+        return _error(400, "bad_json", "the request body is not valid JSON")
+    first = errors[0] if errors else FieldErrorOut(loc=[], msg="invalid request", type="")
+    where = ".".join(str(part) for part in first.loc)
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    detail = f"{where}: {first.msg}{more}" if where else f"{first.msg}{more}"
+    return _error(422, "invalid_request", detail, errors=errors)
 
 
 def _http_error(_: Request, exc: Exception) -> JSONResponse:
@@ -118,7 +133,8 @@ STATUS: tuple[tuple[type[VaultsyncError], int, str], ...] = (
     (AmbiguousReference, 409, "ambiguous_reference"),
     (NoteReferenceError, 404, "not_found"),
     (IndexNotReady, 503, "index_not_ready"),
-    (UsageError, 422, "bad_request"),
+    (UnknownKindError, 400, "unknown_doc_type"),
+    (UsageError, 422, "invalid_request"),
     (LinkStoreError, 409, "link_refused"),
     (StoreError, 503, "store_unreadable"),
     (ConfigError, 503, "misconfigured"),
@@ -131,11 +147,8 @@ def _vaultsync_error(_: Request, exc: Exception) -> JSONResponse:
     status, code = next(
         ((s, c) for kind, s, c in STATUS if isinstance(exc, kind)), (400, "refused")
     )
-    if status == 422:  # FastAPI's validation shape, as the OpenAPI document says for 422
-        message = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
-        return _AsciiJSON({"detail": [{"loc": ["body"], "msg": message, "type": code}]}, 422)
     candidates = [str(c) for c in getattr(exc, "candidates", ())]
-    return _error(status, code, exc.message, exc.hint, candidates)
+    return _error(status, code, exc.message, exc.hint, candidates=candidates)
 
 
 def _sqlite_error(_: Request, exc: Exception) -> JSONResponse:
@@ -190,7 +203,8 @@ class _Guard:
         elif not self._authorized(scope, headers):
             answer = _error(401, "unauthorized", *_UNAUTHORIZED)
         if answer is not None:
-            await answer(scope, receive, send)
+            head = scope["method"] == "HEAD"
+            await answer(scope, receive, _headers_only(send) if head else send)
             return
         await self.app(scope, receive, send)
 
@@ -234,6 +248,79 @@ def _port(scope: Scope) -> int:
     return int(server[1] or 0)
 
 
+def _headers_only(
+    send: Callable[[Message], Awaitable[None]],
+) -> Callable[[Message], Awaitable[None]]:
+    """``send`` for an answer to ``HEAD``: the status and headers go out, the body does not."""
+
+    async def headers_only(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    return headers_only
+
+
+class _HeadAsGet:
+    """ASGI middleware: ``HEAD`` runs as ``GET``, answered with ``_headers_only``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        await self.app({**scope, "method": "GET"}, receive, _headers_only(send))
+
+
+ERRORS: dict[int, str] = {
+    400: "An unknown doc type, or a body that is not JSON",
+    401: "No token, or a wrong one",
+    404: "No such note, or no such route",
+    405: "The route does not answer this method",
+    409: "An ambiguous note reference, or a refused link",
+    421: "The Host header names another server",
+    422: "Invalid input: each field in errors",
+    503: "The search index or a store is unavailable; retry",
+}
+"""The error statuses the OpenAPI document lists for every operation, all with ``ErrorOut``."""
+
+
+def _error_schemas() -> dict[str, Any]:
+    """``ErrorOut`` and the models it uses, as OpenAPI component schemas."""
+    schema = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas: dict[str, Any] = schema.pop("$defs", {})
+    schemas["ErrorOut"] = schema
+    return schemas
+
+
+def _document_errors(app: FastAPI) -> None:
+    """Make ``app.openapi()`` list ``ERRORS`` as ``ErrorOut`` on every operation."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        spec = generate()
+        components = spec.setdefault("components", {}).setdefault("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            components.pop(name, None)
+        components.update(_error_schemas())
+        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+        for route in spec.get("paths", {}).values():
+            for operation in route.values():
+                answers = operation.setdefault("responses", {})
+                for status, description in ERRORS.items():
+                    answers[str(status)] = {"description": description, "content": content}
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def guard(
     app: FastAPI,
     *,
@@ -241,9 +328,13 @@ def guard(
     allowed_hosts: Iterable[str] | None,
     login: BrowserLogin | None = None,
 ) -> None:
-    """Install the JSON error handlers and the host, token and cookie guard on ``app``."""
+    """Install the JSON errors (handlers and OpenAPI), the host, token and cookie guard, HEAD."""
     hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+    # The guard is outermost (added last): it sees the real method, so a HEAD (a link
+    # preview's) never spends the one-time login, which only a GET redeems.
+    app.add_middleware(_HeadAsGet)
     app.add_middleware(_Guard, token=token or None, hosts=hosts, login=login)
+    _document_errors(app)
     app.add_exception_handler(VaultsyncError, _vaultsync_error)
     app.add_exception_handler(sqlite3.Error, _sqlite_error)
     app.add_exception_handler(RequestValidationError, _invalid)

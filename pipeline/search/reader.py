@@ -146,6 +146,11 @@ class IndexReader:
             ).fetchall()
         return tuple(_document(row) for row in rows), int(total)
 
+    def kinds(self) -> frozenset[str]:
+        """The kinds the indexed notes have (a user note's ``kind`` may be any word)."""
+        with self._snapshot() as conn:
+            return frozenset(str(row[0]) for row in conn.execute("SELECT DISTINCT kind FROM notes"))
+
     def _find(self, conn: sqlite3.Connection, ref: str) -> tuple[int, Document]:
         row = conn.execute(
             f"SELECT {_DOC_COLUMNS} FROM notes AS n WHERE n.id = ?",  # noqa: S608

@@ -16,6 +16,7 @@ __all__ = [
     "DocumentDetailOut",
     "DocumentOut",
     "ErrorOut",
+    "FieldErrorOut",
     "LinkCreatedOut",
     "LinkIn",
     "LinkOut",
@@ -139,10 +140,24 @@ class LinkCreatedOut(BaseModel):
     note: str
 
 
-class ErrorOut(BaseModel):
-    """Every error answer: FastAPI's ``detail`` plus a machine code, a hint, candidates."""
+class FieldErrorOut(BaseModel):
+    """One invalid input: where (``["query", "limit"]``, ``["body", "to"]``), what, which rule."""
 
-    detail: str
-    code: str
-    hint: str | None = None
-    candidates: list[str] = Field(default_factory=list)
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    """Every error answer, each 4xx and 5xx alike: one line, a machine code, and what helps."""
+
+    detail: str = Field(description="what is wrong, in one line")
+    code: str = Field(description="machine-readable: not_found, invalid_request, unauthorized, …")
+    hint: str | None = Field(default=None, description="what to do about it")
+    candidates: list[str] = Field(
+        default_factory=list,
+        description="the notes an ambiguous reference could mean, or the valid doc types",
+    )
+    errors: list[FieldErrorOut] = Field(
+        default_factory=list, description="each invalid input field (422), else empty"
+    )

@@ -52,7 +52,7 @@ __all__ = [
 TOKEN_ENV = "VAULTSYNC_API_TOKEN"  # noqa: S105 - the variable's name, not a secret
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 SERVE_INSTALL = "pip install 'vaultsync[serve]'"
-_SERVE_MODULES = frozenset({"fastapi", "starlette", "pydantic", "uvicorn"})
+_SERVE_MODULES = frozenset({"fastapi", "fastapi_offline", "starlette", "pydantic", "uvicorn"})
 """What the serve extra brings that vaultsync imports (FastAPI with Starlette and pydantic)."""
 
 
