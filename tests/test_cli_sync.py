@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from vaultsync.cli.main import cli
 
@@ -83,30 +84,32 @@ class TestStaleHint:
 
 
 class TestHomeAfterDeletes:
-    def test_home_stops_listing_a_note_the_user_deleted(
-        self, demo_state: Path, tmp_path: Path
-    ) -> None:
-        """The sync after a delete drops the note from Home.md, and the vault checks clean."""
+    @pytest.fixture
+    def deleted(self, demo_state: Path, tmp_path: Path) -> tuple[Path, list[str], str]:
+        """A synced demo vault whose user deleted a session note, synced again."""
         vault = tmp_path / "vault"
         where = ["--state", str(demo_state), "--vault", str(vault)]
         assert run("sync", *where)[0] == 0
         note = session_note(vault)
         (vault / note).unlink()
         assert run("sync", *where)[0] == 0
+        return vault, where, note
+
+    def test_home_stops_listing_a_note_the_user_deleted(
+        self, deleted: tuple[Path, list[str], str]
+    ) -> None:
+        """The sync after a delete drops the note from Home.md, and the vault checks clean."""
+        vault, where, note = deleted
         assert f"[[{note[:-3]}" not in (vault / "Home.md").read_text()
         assert not (vault / note).exists()
         assert run("check", *where)[0] == 0
 
-    def test_forcing_the_note_back_lists_it_again(self, demo_state: Path, tmp_path: Path) -> None:
+    def test_forcing_the_note_back_lists_it_again(
+        self, deleted: tuple[Path, list[str], str]
+    ) -> None:
         """sync --force PATH re-creates a deleted note, and Home.md links to it again."""
-        vault = tmp_path / "vault"
-        where = ["--state", str(demo_state), "--vault", str(vault)]
-        assert run("sync", *where)[0] == 0
-        note = session_note(vault)
-        (vault / note).unlink()
-        assert run("sync", *where)[0] == 0
+        vault, where, note = deleted
         assert run("sync", *where, "--force", note)[0] == 0
         assert (vault / note).is_file()
-        assert run("sync", *where)[0] == 0
         assert f"[[{note[:-3]}" in (vault / "Home.md").read_text()
         assert run("check", *where)[0] == 0
