@@ -416,15 +416,17 @@ WHY = {
     "noop_sync_s": "interpreter start and imports (about 0.1 s of modules before the first "
     "stat), then a stat of every vault file and of the stores",
     "noop_after_first_sync_s": "every note is inside the racy window of the sync that wrote "
-    "it, so each is read and hashed again before the answer is known",
-    "noop_after_one_fact_s": "the files that sync wrote are inside its racy window and are "
-    "read and hashed again",
+    "it: each is read and its blob id compared (git's racy rule), on top of the steady no-op",
+    "noop_after_one_fact_s": "the steady no-op's costs, plus reading the few files that sync "
+    "wrote (inside its racy window)",
     "build_cold_s": "the first build parses every document (title, summary, links)",
     "build_warm_s": "decoding graph.json and building every frozen node and link again",
     "one_fact_sync_s": "a changed store still rebuilds the whole graph, lays out and keys "
     "every note, stats every vault file and rewrites graph.json: incremental maintenance of "
     "the graph and the plan is the open part of issue #18",
     "peak_memory_mib": "every rendered note is held in memory until the batch is written",
+    "watch_over_quiet_s": "what follows the quiet period is a whole sync of the change (see "
+    "“one fact changed”) plus up to one poll interval",
 }
 WHY["one_document_sync_s"] = WHY["one_fact_sync_s"]
 
@@ -452,7 +454,9 @@ def goal_row(goal: Goal, row: dict[str, Any]) -> str:
         for name in (goal.floor, *goal.also)
         if name and name in row
     ]
-    verdict = "met" if value <= limit else f"missed by {value / limit:.1f}×: {WHY[goal.key]}"
+    verdict = (
+        "met" if value <= limit else f"missed by {value / limit:.1f}×: {WHY.get(goal.key, '')}"
+    )
     return (
         f"| {row['notes']:,} | {goal.label} | {_amount(value, goal.unit)} | {goal_text} "
         f"| {'; '.join(floors) or '—'} | {verdict} |"

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 
 from syncdriver import make_spec
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import RACY_NS, file_lock
 from vaultsync.core.model import NoteSpec
-from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST
+from vaultsync.vault.manifest import (
+    CACHE,
+    JOURNAL,
+    LOCK,
+    MANIFEST,
+    blob_id,
+    dump_cache,
+    load_cache,
+)
 from vaultsync.vault.quick import unchanged_since_last_sync
 from vaultsync.vault.sync import sync_vault
 
@@ -29,6 +38,14 @@ def synced_and_aged(tmp_path: Path) -> Path:
         os.utime(path, ns=(past, past))
     sync_vault(vault, specs(), inputs=INPUTS)  # hashes the aged files, records their stat data
     return vault
+
+
+def make_racy(vault: Path) -> int:
+    """Move the cache's mtime to within the racy window of the newest note: its new mtime."""
+    newest = max(p.stat().st_mtime_ns for p in vault.rglob("*.md"))
+    racy_ns = newest + RACY_NS // 2
+    os.utime(vault / CACHE, ns=(racy_ns, racy_ns))
+    return racy_ns
 
 
 class TestUnchangedSinceLastSync:
@@ -52,11 +69,70 @@ class TestUnchangedSinceLastSync:
         (vault / "F" / "n2.md").unlink()
         assert not unchanged_since_last_sync(vault, INPUTS)
 
-    def test_racy_files_do_not_skip(self, tmp_path: Path) -> None:
-        """Files modified within the racy window of the cache's write may hide an edit."""
+    def test_a_racy_edit_that_keeps_the_stat_data_does_not_skip(self, tmp_path: Path) -> None:
+        """An edit inside the racy window that leaves size, mtime and inode as recorded is seen."""
         vault = synced_and_aged(tmp_path)
-        newest = max(p.stat().st_mtime_ns for p in vault.rglob("*.md"))
-        os.utime(vault / CACHE, ns=(newest + RACY_NS // 2, newest + RACY_NS // 2))
+        note = vault / "F" / "n2.md"
+        before = note.stat()
+        note.write_text("note X\n")  # same size, same inode
+        os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+        make_racy(vault)
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_racy_files_with_their_recorded_bytes_skip(self, tmp_path: Path) -> None:
+        """Right after a sync every note is racy: reading them proves them unchanged."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        assert unchanged_since_last_sync(vault, INPUTS)
+
+    def test_the_cache_is_not_touched_inside_the_racy_window(self, tmp_path: Path) -> None:
+        """While the notes are as new as the cache, its mtime stays: a later edit may hide."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        before = (vault / CACHE).stat().st_mtime_ns
+        unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns == before
+
+    def test_racy_files_verified_out_of_their_window_touch_the_cache(self, tmp_path: Path) -> None:
+        """Racy files read and found unchanged after their window: the cache's mtime moves on."""
+        vault = synced_and_aged(tmp_path)
+        racy_ns = make_racy(vault)
+        assert unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns > racy_ns
+
+    def test_the_cache_is_not_touched_while_the_vault_is_locked(self, tmp_path: Path) -> None:
+        """A sync (or a reader) holding the vault lock keeps the cache exactly as it wrote it."""
+        vault = synced_and_aged(tmp_path)
+        racy_ns = make_racy(vault)
+        with file_lock(vault / LOCK, timeout=1, shared=True):
+            assert unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns == racy_ns
+
+    def test_the_cache_sums_up_the_manifest(self, tmp_path: Path) -> None:
+        """A conflict-free sync records the manifest's blob id, so a no-op need not parse it."""
+        vault = synced_and_aged(tmp_path)
+        cache = load_cache((vault / CACHE).read_bytes())
+        assert cache.manifest == blob_id((vault / MANIFEST).read_bytes())
+
+    def test_a_manifest_with_other_bytes_is_read_again(self, tmp_path: Path) -> None:
+        """A manifest changed since the sync is parsed: a new entry whose file exists is seen."""
+        vault = synced_and_aged(tmp_path)
+        doc = json.loads((vault / MANIFEST).read_text())
+        doc["entries"]["F/extra.md"] = next(iter(doc["entries"].values()))
+        (vault / MANIFEST).write_text(json.dumps(doc))
+        (vault / "F" / "extra.md").write_text("a file the manifest now claims\n")
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_a_recorded_absent_path_that_reappears_does_not_skip(self, tmp_path: Path) -> None:
+        """A manifest entry that had no file at the sync and has one now means a full sync."""
+        vault = synced_and_aged(tmp_path)
+        cache = load_cache((vault / CACHE).read_bytes())
+        written = (vault / CACHE).stat().st_mtime_ns
+        data = dump_cache(cache.entries, INPUTS, manifest=cache.manifest, absent=("F/gone.md",))
+        (vault / CACHE).write_bytes(data)
+        os.utime(vault / CACHE, ns=(written, written))
+        assert unchanged_since_last_sync(vault, INPUTS)
+        (vault / "F" / "gone.md").write_text("back again\n")
         assert not unchanged_since_last_sync(vault, INPUTS)
 
     def test_a_journal_does_not_skip(self, tmp_path: Path) -> None:
