@@ -505,7 +505,9 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines = [
         f"# vaultsync benchmark, {meta['date']}",
         "",
-        f"Machine: {meta['machine']}, {meta['cpus']} CPUs, Python {meta['python']}. "
+        f"Machine: {meta['machine']}, {meta['cpus']} CPUs, Python {meta['python']}"
+        + (f", load average {meta['load']}" if "load" in meta else "")
+        + ". "
         f"Whole commands, wall time, median of {meta['runs']} runs, the file system flushed "
         "(`sync`) before each.",
         "",
@@ -604,11 +606,13 @@ def main() -> None:
         return
     sys.path.insert(0, str(ROOT))
     rows = []
+    start_load = os.getloadavg()[0]  # other work on the machine: the figures scale with it
     for size in (int(s) for s in args.sizes.split(",")):
         print(f"bench: {size:,} notes…", file=sys.stderr)
         watch = not args.no_watch and (size == 2800 or size >= 100_000)  # the goals' sizes
         rows.append(bench_size(size, args.runs, watch=watch))
     meta = {"date": datetime.now(UTC).date().isoformat(), "machine": platform.machine(),
+            "load": f"{start_load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
             "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs,
             "redaction": redaction(dict(os.environ))}  # fmt: skip
     extras: dict[str, Any] = {}

@@ -165,7 +165,7 @@ def _touch_cache(vault: Path, seen: os.stat_result) -> None:
     skip), and only if the cache is still the file read (no sync replaced it meanwhile).  The
     cache is a hint: any failure leaves it as it was.
     """
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, NotImplementedError):  # no utime through a dir_fd here
         folder = os.open(vault / CONTROL_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             lock = os.open(LOCK.rsplit("/", 1)[1], os.O_RDWR | os.O_NOFOLLOW, dir_fd=folder)
