@@ -1,4 +1,4 @@
-"""Vault + inputs digest → whether a sync would change nothing; reads stat data only.
+"""Vault + inputs digest → whether a sync would change nothing; reads stat data (and racy files).
 
 A sync with nothing to do is the common case (cron, pre-commit, CI).  When the inputs — the
 stores' stat data, vaultsync's own code, the templates, the caps — are those of the last
@@ -15,6 +15,11 @@ the racy files are read, and a match proves them unchanged.  Once the racy files
 their window, the cache's mtime is moved to now (under a non-blocking exclusive vault lock, only
 if no sync replaced the cache meanwhile; skipped otherwise): what it records was just verified,
 so later no-op syncs need no reading at all.  That touch is this module's only write.
+
+The manifest is not parsed when its bytes are those the last sync left: the cache records their
+blob id and the entry paths that had no file then (``StatCache.manifest`` and ``absent``), and
+those paths must still be absent.  Other bytes are parsed (and a corrupt manifest says
+"changed").
 """
 
 from __future__ import annotations
