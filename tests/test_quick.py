@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
+import pygit2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from syncdriver import make_spec
 from vaultsync.core.fsio import RACY_NS, file_lock
 from vaultsync.core.model import NoteSpec
+from vaultsync.vault import quick
 from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
@@ -160,3 +167,93 @@ class TestUnchangedSinceLastSync:
     def test_no_vault_does_not_skip(self, tmp_path: Path) -> None:
         """No vault yet (no cache): a full sync."""
         assert not unchanged_since_last_sync(tmp_path / "nowhere", INPUTS)
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "stealthy edit", "delete", "age", "later", "sync"]),
+        st.integers(min_value=0, max_value=4),
+    ),
+    max_size=6,
+)
+
+
+class Clock:
+    """``time`` for ``vault.quick``: the real clock, ``offset`` nanoseconds later."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+
+    def time_ns(self) -> int:
+        return time.time_ns() + self.offset
+
+
+def vault_state(vault: Path) -> tuple[dict[str, bytes], str]:
+    """Every file's bytes (the stat cache aside: a hint) and HEAD."""
+    files = {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in vault.rglob("*")
+        if p.is_file() and ".git" not in p.parts and p != vault / CACHE
+    }
+    return files, str(pygit2.Repository(str(vault)).head.target)
+
+
+def act(vault: Path, clock: Clock, action: str, index: int) -> None:
+    """One thing a user, the clock or a sync may do to a synced vault."""
+    note = vault / "F" / f"n{index}.md"
+    if action == "edit" and note.exists():
+        note.write_text(f"my edit of note {index}\n")
+    elif action == "stealthy edit" and note.exists():
+        before = note.stat()
+        # Only a file written within the timestamp granularity of now can change and keep its
+        # mtime (the racy rule's premise): the edit keeps size, inode and mtime.
+        if before.st_mtime_ns >= clock.time_ns() - RACY_NS:
+            note.write_bytes(note.read_bytes().upper())
+            os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+    elif action == "delete" and note.exists():
+        note.unlink()
+    elif action == "age":
+        past = clock.time_ns() - 10 * RACY_NS
+        for path in vault.rglob("*.md"):
+            os.utime(path, ns=(past, past))
+    elif action == "later":
+        clock.offset += 3 * RACY_NS // 2
+    elif action == "sync":
+        sync_vault(vault, specs(), inputs=INPUTS)
+
+
+def assert_cache_vouches_only_for_true_blobs(vault: Path) -> None:
+    """Outside its racy window, a cache entry whose stat data match names the file's blob."""
+    written = (vault / CACHE).stat().st_mtime_ns
+    for path, (recorded, blob) in load_cache((vault / CACHE).read_bytes()).entries.items():
+        try:
+            st = (vault / path).lstat()
+        except FileNotFoundError:
+            continue
+        trusted = recorded[1] < written - RACY_NS
+        if trusted and (st.st_size, st.st_mtime_ns, st.st_ino) == recorded:
+            assert blob_id((vault / path).read_bytes()) == blob, path
+
+
+class TestQuickAgreesWithTheFullSync:
+    @settings(max_examples=80, deadline=None)
+    @given(ACTIONS)
+    def test_a_skipped_sync_would_have_changed_nothing(
+        self, actions: list[tuple[str, int]]
+    ) -> None:
+        """After any edits, deletions, ageing, time and syncs, "unchanged" means a sync writes
+        nothing, and the stat cache never vouches for bytes a file no longer has."""
+        clock = Clock()
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(quick, "time", clock):
+            vault = Path(tmp) / "vault"
+            sync_vault(vault, specs(), inputs=INPUTS)
+            for step, (action, index) in enumerate(actions):
+                act(vault, clock, action, index)
+                if unchanged_since_last_sync(vault, INPUTS):
+                    assert_cache_vouches_only_for_true_blobs(vault)
+                    # The full sync runs on a copy: run here, it would heal what the cache says.
+                    copy = Path(tmp) / f"copy-{step}"
+                    shutil.copytree(vault, copy, symlinks=True)
+                    before = vault_state(copy)
+                    sync_vault(copy, specs(), inputs=INPUTS)
+                    assert vault_state(copy) == before, (action, index)

@@ -11,10 +11,11 @@ interrupted sync, a file touched, a note deleted) says "changed" and the full sy
 A file modified within the racy window of the cache's write (``fsio.RACY_NS``: right after a
 sync, every file it wrote) may have changed without its stat data showing it, so its bytes are
 read and their blob id compared with the recorded one, as git does for racy index entries: only
-the racy files are read, and a match proves them unchanged.  Once the racy files are out of
-their window, the cache's mtime is moved to now (under a non-blocking exclusive vault lock, only
-if no sync replaced the cache meanwhile; skipped otherwise): what it records was just verified,
-so later no-op syncs need no reading at all.  That touch is this module's only write.
+the racy files are read, and a match proves them unchanged. Once the racy files are out of their
+window, the cache's mtime is set to the moment the check began (under a non-blocking exclusive
+vault lock, only if no sync replaced the cache meanwhile; skipped otherwise): what it records
+was just verified, so later no-op syncs need no reading at all. That touch is this module's only
+write.
 
 The manifest is not parsed when its bytes are those the last sync left: the cache records their
 blob id and the entry paths that had no file then (``StatCache.manifest`` and ``absent``), and
@@ -99,7 +100,7 @@ def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
     if racy is None:
         return False
     if racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
-        _touch_cache(vault, seen)
+        _touch_cache(vault, seen, started)
     return True
 
 
@@ -163,8 +164,11 @@ def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
         return blob_id(handle.read()) == blob
 
 
-def _touch_cache(vault: Path, seen: os.stat_result) -> None:
-    """Move the cache's mtime to now: every entry it holds was verified after its racy window.
+def _touch_cache(vault: Path, seen: os.stat_result, verified_ns: int) -> None:
+    """Set the cache's mtime to ``verified_ns``, when all its entries were known true.
+
+    Its racy files were read then, already out of their window (the racy rule measures from
+    the cache's mtime).
 
     Only under an exclusive vault lock taken without waiting (a sync or a reader holds it:
     skip), and only if the cache is still the file read (no sync replaced it meanwhile).  The
@@ -183,7 +187,8 @@ def _touch_cache(vault: Path, seen: os.stat_result) -> None:
                     seen.st_size,
                     seen.st_mtime_ns,
                 ):
-                    os.utime(name, dir_fd=folder, follow_symlinks=False)
+                    times = (verified_ns, verified_ns)
+                    os.utime(name, ns=times, dir_fd=folder, follow_symlinks=False)
             finally:
                 os.close(lock)  # closing the descriptor releases the flock
         finally:
