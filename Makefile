@@ -69,12 +69,10 @@ fmt: $(STAMP)
 # model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 2800,10000
-	$(BIN)/python bench/watch.py --notes 2800
 
 # 100,000 notes (caps raised), median of 5 like the others: takes about 15 minutes.
 bench-large: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 100000 --runs 5 --no-extras --out bench/results/large
-	$(BIN)/python bench/watch.py --notes 100000 --runs 3
 
 # The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.
 crash: $(STAMP)

@@ -31,7 +31,7 @@ from vaultsync.vault import apply, decide, quick, sync  # noqa: E402
 IMPORTS = time.perf_counter() - T0
 STAGES: list[tuple[str, Any, str]] = [
     ("stores' digest", quick, "sync_inputs"),
-    ("extract", load, "read_records"),
+    ("extract", load, "_read"),  # the stores read and masked (what load.build calls)
     ("graph build", graph, "build_graph"),
     ("graph.json", cache, "save_graph"),
     ("layout + keys", render, "build_note_specs"),

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
+import pygit2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from syncdriver import make_spec
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import RACY_NS, file_lock
 from vaultsync.core.model import NoteSpec
-from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST
+from vaultsync.vault import quick
+from vaultsync.vault.manifest import (
+    CACHE,
+    JOURNAL,
+    LOCK,
+    MANIFEST,
+    blob_id,
+    dump_cache,
+    load_cache,
+)
 from vaultsync.vault.quick import unchanged_since_last_sync
 from vaultsync.vault.sync import sync_vault
 
@@ -29,6 +45,14 @@ def synced_and_aged(tmp_path: Path) -> Path:
         os.utime(path, ns=(past, past))
     sync_vault(vault, specs(), inputs=INPUTS)  # hashes the aged files, records their stat data
     return vault
+
+
+def make_racy(vault: Path) -> int:
+    """Move the cache's mtime to within the racy window of the newest note: its new mtime."""
+    newest = max(p.stat().st_mtime_ns for p in vault.rglob("*.md"))
+    racy_ns = newest + RACY_NS // 2
+    os.utime(vault / CACHE, ns=(racy_ns, racy_ns))
+    return racy_ns
 
 
 class TestUnchangedSinceLastSync:
@@ -52,11 +76,70 @@ class TestUnchangedSinceLastSync:
         (vault / "F" / "n2.md").unlink()
         assert not unchanged_since_last_sync(vault, INPUTS)
 
-    def test_racy_files_do_not_skip(self, tmp_path: Path) -> None:
-        """Files modified within the racy window of the cache's write may hide an edit."""
+    def test_a_racy_edit_that_keeps_the_stat_data_does_not_skip(self, tmp_path: Path) -> None:
+        """An edit inside the racy window that leaves size, mtime and inode as recorded is seen."""
         vault = synced_and_aged(tmp_path)
-        newest = max(p.stat().st_mtime_ns for p in vault.rglob("*.md"))
-        os.utime(vault / CACHE, ns=(newest + RACY_NS // 2, newest + RACY_NS // 2))
+        note = vault / "F" / "n2.md"
+        before = note.stat()
+        note.write_text("note X\n")  # same size, same inode
+        os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+        make_racy(vault)
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_racy_files_with_their_recorded_bytes_skip(self, tmp_path: Path) -> None:
+        """Right after a sync every note is racy: reading them proves them unchanged."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        assert unchanged_since_last_sync(vault, INPUTS)
+
+    def test_the_cache_is_not_touched_inside_the_racy_window(self, tmp_path: Path) -> None:
+        """While the notes are as new as the cache, its mtime stays: a later edit may hide."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        before = (vault / CACHE).stat().st_mtime_ns
+        unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns == before
+
+    def test_racy_files_verified_out_of_their_window_touch_the_cache(self, tmp_path: Path) -> None:
+        """Racy files read and found unchanged after their window: the cache's mtime moves on."""
+        vault = synced_and_aged(tmp_path)
+        racy_ns = make_racy(vault)
+        assert unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns > racy_ns
+
+    def test_the_cache_is_not_touched_while_the_vault_is_locked(self, tmp_path: Path) -> None:
+        """A sync (or a reader) holding the vault lock keeps the cache exactly as it wrote it."""
+        vault = synced_and_aged(tmp_path)
+        racy_ns = make_racy(vault)
+        with file_lock(vault / LOCK, timeout=1, shared=True):
+            assert unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / CACHE).stat().st_mtime_ns == racy_ns
+
+    def test_the_cache_sums_up_the_manifest(self, tmp_path: Path) -> None:
+        """A conflict-free sync records the manifest's blob id, so a no-op need not parse it."""
+        vault = synced_and_aged(tmp_path)
+        cache = load_cache((vault / CACHE).read_bytes())
+        assert cache.manifest == blob_id((vault / MANIFEST).read_bytes())
+
+    def test_a_manifest_with_other_bytes_is_read_again(self, tmp_path: Path) -> None:
+        """A manifest changed since the sync is parsed: a new entry whose file exists is seen."""
+        vault = synced_and_aged(tmp_path)
+        doc = json.loads((vault / MANIFEST).read_text())
+        doc["entries"]["F/extra.md"] = next(iter(doc["entries"].values()))
+        (vault / MANIFEST).write_text(json.dumps(doc))
+        (vault / "F" / "extra.md").write_text("a file the manifest now claims\n")
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_a_recorded_absent_path_that_reappears_does_not_skip(self, tmp_path: Path) -> None:
+        """A manifest entry that had no file at the sync and has one now means a full sync."""
+        vault = synced_and_aged(tmp_path)
+        cache = load_cache((vault / CACHE).read_bytes())
+        written = (vault / CACHE).stat().st_mtime_ns
+        data = dump_cache(cache.entries, INPUTS, manifest=cache.manifest, absent=("F/gone.md",))
+        (vault / CACHE).write_bytes(data)
+        os.utime(vault / CACHE, ns=(written, written))
+        assert unchanged_since_last_sync(vault, INPUTS)
+        (vault / "F" / "gone.md").write_text("back again\n")
         assert not unchanged_since_last_sync(vault, INPUTS)
 
     def test_a_journal_does_not_skip(self, tmp_path: Path) -> None:
@@ -84,3 +167,93 @@ class TestUnchangedSinceLastSync:
     def test_no_vault_does_not_skip(self, tmp_path: Path) -> None:
         """No vault yet (no cache): a full sync."""
         assert not unchanged_since_last_sync(tmp_path / "nowhere", INPUTS)
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "stealthy edit", "delete", "age", "later", "sync"]),
+        st.integers(min_value=0, max_value=4),
+    ),
+    max_size=6,
+)
+
+
+class Clock:
+    """``time`` for ``vault.quick``: the real clock, ``offset`` nanoseconds later."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+
+    def time_ns(self) -> int:
+        return time.time_ns() + self.offset
+
+
+def vault_state(vault: Path) -> tuple[dict[str, bytes], str]:
+    """Every file's bytes (the stat cache aside: a hint) and HEAD."""
+    files = {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in vault.rglob("*")
+        if p.is_file() and ".git" not in p.parts and p != vault / CACHE
+    }
+    return files, str(pygit2.Repository(str(vault)).head.target)
+
+
+def act(vault: Path, clock: Clock, action: str, index: int) -> None:
+    """One thing a user, the clock or a sync may do to a synced vault."""
+    note = vault / "F" / f"n{index}.md"
+    if action == "edit" and note.exists():
+        note.write_text(f"my edit of note {index}\n")
+    elif action == "stealthy edit" and note.exists():
+        before = note.stat()
+        # Only a file written within the timestamp granularity of now can change and keep its
+        # mtime (the racy rule's premise): the edit keeps size, inode and mtime.
+        if before.st_mtime_ns >= clock.time_ns() - RACY_NS:
+            note.write_bytes(note.read_bytes().upper())
+            os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+    elif action == "delete" and note.exists():
+        note.unlink()
+    elif action == "age":
+        past = clock.time_ns() - 10 * RACY_NS
+        for path in vault.rglob("*.md"):
+            os.utime(path, ns=(past, past))
+    elif action == "later":
+        clock.offset += 3 * RACY_NS // 2
+    elif action == "sync":
+        sync_vault(vault, specs(), inputs=INPUTS)
+
+
+def assert_cache_vouches_only_for_true_blobs(vault: Path) -> None:
+    """Outside its racy window, a cache entry whose stat data match names the file's blob."""
+    written = (vault / CACHE).stat().st_mtime_ns
+    for path, (recorded, blob) in load_cache((vault / CACHE).read_bytes()).entries.items():
+        try:
+            st = (vault / path).lstat()
+        except FileNotFoundError:
+            continue
+        trusted = recorded[1] < written - RACY_NS
+        if trusted and (st.st_size, st.st_mtime_ns, st.st_ino) == recorded:
+            assert blob_id((vault / path).read_bytes()) == blob, path
+
+
+class TestQuickAgreesWithTheFullSync:
+    @settings(max_examples=80, deadline=None)
+    @given(ACTIONS)
+    def test_a_skipped_sync_would_have_changed_nothing(
+        self, actions: list[tuple[str, int]]
+    ) -> None:
+        """After any edits, deletions, ageing, time and syncs, "unchanged" means a sync writes
+        nothing, and the stat cache never vouches for bytes a file no longer has."""
+        clock = Clock()
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.object(quick, "time", clock):
+            vault = Path(tmp) / "vault"
+            sync_vault(vault, specs(), inputs=INPUTS)
+            for step, (action, index) in enumerate(actions):
+                act(vault, clock, action, index)
+                if unchanged_since_last_sync(vault, INPUTS):
+                    assert_cache_vouches_only_for_true_blobs(vault)
+                    # The full sync runs on a copy: run here, it would heal what the cache says.
+                    copy = Path(tmp) / f"copy-{step}"
+                    shutil.copytree(vault, copy, symlinks=True)
+                    before = vault_state(copy)
+                    sync_vault(copy, specs(), inputs=INPUTS)
+                    assert vault_state(copy) == before, (action, index)

@@ -31,7 +31,7 @@ Crash windows (SIGKILL at any point loses nothing the user owns and the next syn
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -111,7 +111,9 @@ def run(
     ignored = fs.read_control_file(GITIGNORE)
     gitignore_ok = ignored is not None and ignored.data == GITIGNORE_BYTES
     if gitignore_ok and nothing_to_write(decision, rendered):
-        save_cache(fs, decision, {}, {}, (), inputs=inputs, waiting=waiting)
+        kept = decision.controls
+        left = None if kept.manifest.corrupt else (kept.manifest_bytes, kept.manifest.entries)
+        save_cache(fs, decision, {}, {}, (), inputs=inputs, waiting=waiting, manifest=left)
         return sync_report(decision, rendered, written={}, removed=())
     if commit and (found := repo.get()) is not None:
         found.verify()  # a broken repository stops the sync before any note is written
@@ -142,6 +144,7 @@ def run(
         applied.removed,
         inputs=inputs,
         waiting=waiting,
+        manifest=(manifest.data, manifest.entries),
     )
     if synced:
         drop_journal(fs)
@@ -386,12 +389,15 @@ def save_cache(
     *,
     inputs: str = "",
     waiting: bool = False,
+    manifest: tuple[bytes | None, Iterable[str]] | None = None,
 ) -> None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
     ``inputs`` is kept only after a sync without conflicts and without a merge left for later
     (``waiting``: a file being saved): ``vault.quick`` may then skip a later sync whose inputs
-    and files are all unchanged.  Not durable (a hint only: a lost or
+    and files are all unchanged.  With it, ``manifest`` (the bytes of the valid manifest the
+    sync left and its entry paths) is summed up as its blob id and the paths that have no file,
+    so ``vault.quick`` need not parse it.  Not durable (a hint only: a lost or
     stale cache costs hashing, never correctness).  Crash window: none of its own.
     """
     gone = set(removed)
@@ -402,12 +408,27 @@ def save_cache(
     }
     entries.update({p: (key, blobs[p]) for p, key in written.items()})
     recorded = "" if conflicts(decision.plan) or waiting else inputs
+    summary, absent = _manifest_summary(manifest, entries) if recorded else ("", ())
     cache = decision.controls.cache
     # Files hashed only because they were racy are trusted once a cache written out of their
     # racy window records them.
     stale = decision.racy and not is_racy(cache.written_ns, time.time_ns())
-    if stale or entries != cache.entries or recorded != cache.inputs:
-        fs.write_control(CACHE, dump_cache(entries, recorded), durable=False)
+    if (
+        stale
+        or entries != cache.entries
+        or (recorded, summary, absent) != (cache.inputs, cache.manifest, cache.absent)
+    ):
+        data = dump_cache(entries, recorded, manifest=summary, absent=absent)
+        fs.write_control(CACHE, data, durable=False)
+
+
+def _manifest_summary(
+    manifest: tuple[bytes | None, Iterable[str]] | None, entries: Mapping[str, object]
+) -> tuple[str, tuple[str, ...]]:
+    """The manifest's blob id and its entry paths without a file (``""``: none to record)."""
+    if manifest is None or manifest[0] is None:
+        return "", ()
+    return blob_id(manifest[0]), tuple(sorted(p for p in manifest[1] if p not in entries))
 
 
 def drop_journal(fs: VaultFS) -> None:

@@ -264,6 +264,11 @@ class StatCache:
     written_ns: int = 0
     inputs: str = ""
     """Digest of the inputs of the last conflict-free sync (``vault.quick``); ``""``: none."""
+    manifest: str = ""
+    """Blob id of the (valid) manifest that sync left; ``""``: none recorded."""
+    absent: tuple[str, ...] = ()
+    """That manifest's entry paths with no file in ``entries`` (``vault.quick`` checks they are
+    still absent without parsing the manifest)."""
 
 
 def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
@@ -277,15 +282,38 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
             if isinstance(v, list) and len(v) == 4
         }
         inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
+        manifest, absent = _manifest_summary(doc)
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
-    return StatCache(entries=entries, written_ns=written_ns, inputs=inputs)
+    return StatCache(
+        entries=entries, written_ns=written_ns, inputs=inputs, manifest=manifest, absent=absent
+    )
 
 
-def dump_cache(entries: Mapping[str, tuple[StatKey, str]], inputs: str = "") -> bytes:
+def _manifest_summary(doc: object) -> tuple[str, tuple[str, ...]]:
+    """The cache's record of the manifest: its blob id and absent paths (``""``: none)."""
+    if not isinstance(doc, dict):
+        return "", ()
+    manifest, absent = doc.get("manifest", ""), doc.get("absent", [])
+    if not isinstance(manifest, str) or not _BLOB.fullmatch(manifest):
+        return "", ()
+    if not _safe_paths(absent):
+        return "", ()
+    return manifest, tuple(absent)
+
+
+def dump_cache(
+    entries: Mapping[str, tuple[StatKey, str]],
+    inputs: str = "",
+    *,
+    manifest: str = "",
+    absent: tuple[str, ...] = (),
+) -> bytes:
     """Serialize the stat cache (compact: it is never read by people or diffed)."""
     rows = {p: [*stat, blob] for p, (stat, blob) in sorted(entries.items())}
-    doc = {"schema": SCHEMA, "entries": rows, "inputs": inputs}
+    doc: dict[str, Any] = {"schema": SCHEMA, "entries": rows, "inputs": inputs}
+    if manifest:
+        doc |= {"manifest": manifest, "absent": sorted(absent)}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -1,4 +1,4 @@
-"""Vault + inputs digest → whether a sync would change nothing; reads stat data only.
+"""Vault + inputs digest → whether a sync would change nothing; reads stat data (and racy files).
 
 A sync with nothing to do is the common case (cron, pre-commit, CI).  When the inputs — the
 stores' stat data, vaultsync's own code, the templates, the caps — are those of the last
@@ -6,19 +6,50 @@ conflict-free sync, and every file that sync saw or wrote still has the stat dat
 the sync's answer is already known: nothing to write.  This module decides that from a few
 thousand ``lstat`` calls, without importing git, Jinja or the graph, so a no-op sync costs
 little more than the interpreter's start.  Anything unusual (no cache, a journal of an
-interrupted sync, a racy timestamp, a file touched, a note deleted) says "changed" and the
-full sync runs.
+interrupted sync, a file touched, a note deleted) says "changed" and the full sync runs.
+
+A file modified within the racy window of the cache's write (``fsio.RACY_NS``: right after a
+sync, every file it wrote) may have changed without its stat data showing it, so its bytes are
+read and their blob id compared with the recorded one, as git does for racy index entries: only
+the racy files are read, and a match proves them unchanged. Once the racy files are out of their
+window, the cache's mtime is set to the moment the check began (under a non-blocking exclusive
+vault lock, only if no sync replaced the cache meanwhile; skipped otherwise): what it records
+was just verified, so later no-op syncs need no reading at all. That touch is this module's only
+write.
+
+The manifest is not parsed when its bytes are those the last sync left: the cache records their
+blob id and the entry paths that had no file then (``StatCache.manifest`` and ``absent``), and
+those paths must still be absent.  Other bytes are parsed (and a corrupt manifest says
+"changed").
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import stat
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.extract import store_fingerprint
-from vaultsync.vault.manifest import CACHE, JOURNAL, MANIFEST, load_cache, load_manifest
+from vaultsync.vault.manifest import (
+    CACHE,
+    CONTROL_DIR,
+    JOURNAL,
+    LOCK,
+    MANIFEST,
+    StatCache,
+    StatKey,
+    blob_id,
+    load_cache,
+    load_manifest,
+)
+
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def templates_digest(folder: Path | None) -> str:
@@ -54,29 +85,111 @@ def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
     try:
         if (vault / JOURNAL).exists():
             return False
-        cache_path = vault / CACHE
-        cache = load_cache(cache_path.read_bytes(), written_ns=cache_path.stat().st_mtime_ns)
-        manifest = load_manifest((vault / MANIFEST).read_bytes(), fingerprint="quick")
+        data, seen = _read(vault / CACHE)
+        cache = load_cache(data, written_ns=seen.st_mtime_ns)
+        manifest = (vault / MANIFEST).read_bytes()
     except OSError:
         return False
-    if not cache.inputs or cache.inputs != inputs or manifest.corrupt:
+    if not cache.inputs or cache.inputs != inputs:
         return False
-    # A file modified within the racy window of the cache's own write may have changed without
-    # its stat data showing it (timestamp granularity): only a hash could tell, so do not skip.
-    # ``is_racy`` inlined and paths joined as text: this loop runs per note on every no-op sync.
-    racy_from, root = cache.written_ns - RACY_NS, os.fspath(vault)
-    untouched = all(
-        recorded[1] < racy_from and _stat(f"{root}/{path}") == recorded
-        for path, (recorded, _) in cache.entries.items()
-    )
-    return untouched and not any(
-        os.path.lexists(f"{root}/{path}") for path in manifest.entries if path not in cache.entries
-    )
+    absent = _absent(manifest, cache)
+    if absent is None:
+        return False
+    started = time.time_ns()
+    racy = _verified(os.fspath(vault), cache, absent)
+    if racy is None:
+        return False
+    if racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
+        _touch_cache(vault, seen, started)
+    return True
 
 
-def _stat(path: str) -> tuple[int, int, int] | None:
+def _absent(manifest: bytes, cache: StatCache) -> Iterable[str] | None:
+    """The manifest's entry paths that had no file at the last sync; ``None``: it is corrupt.
+
+    When the manifest's bytes are those the last sync left, its record in the cache answers
+    (parsing 100,000 entries costs about half a second); otherwise the manifest is parsed.
+    """
+    if cache.manifest and blob_id(manifest) == cache.manifest:
+        return cache.absent
+    parsed = load_manifest(manifest, fingerprint="quick")
+    if parsed.corrupt:
+        return None
+    return [path for path in parsed.entries if path not in cache.entries]
+
+
+def _verified(root: str, cache: StatCache, absent: Iterable[str]) -> list[StatKey] | None:
+    """The stat data of the racy files when every file is as recorded; ``None`` otherwise.
+
+    Paths are joined as text and the racy rule inlined: this loop runs per note on every no-op.
+    """
+    racy_from = cache.written_ns - RACY_NS
+    racy: list[tuple[str, StatKey, str]] = []
+    for path, (recorded, blob) in cache.entries.items():
+        if recorded[1] >= racy_from:
+            racy.append((f"{root}/{path}", recorded, blob))
+        elif _stat(f"{root}/{path}") != recorded:
+            return None
+    if not all(_same_bytes(*entry) for entry in racy):
+        return None
+    if any(os.path.lexists(f"{root}/{path}") for path in absent):
+        return None
+    return [recorded for _, recorded, _ in racy]
+
+
+def _read(path: Path) -> tuple[bytes, os.stat_result]:
+    """A file's bytes and the stat data of the very file read (no race with a rename)."""
+    with path.open("rb") as handle:
+        return handle.read(), os.fstat(handle.fileno())
+
+
+def _stat(path: str) -> StatKey | None:
     try:
         st = os.lstat(path)
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
+    """Whether the regular file at ``path`` still has the stat data and the blob recorded."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != recorded:
+            return False
+        return blob_id(handle.read()) == blob
+
+
+def _touch_cache(vault: Path, seen: os.stat_result, verified_ns: int) -> None:
+    """Set the cache's mtime to ``verified_ns``, when all its entries were known true.
+
+    Its racy files were read then, already out of their window (the racy rule measures from
+    the cache's mtime).
+
+    Only under an exclusive vault lock taken without waiting (a sync or a reader holds it:
+    skip), and only if the cache is still the file read (no sync replaced it meanwhile).  The
+    cache is a hint: any failure leaves it as it was.
+    """
+    with contextlib.suppress(OSError, NotImplementedError):  # no utime through a dir_fd here
+        folder = os.open(vault / CONTROL_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            lock = os.open(LOCK.rsplit("/", 1)[1], os.O_RDWR | os.O_NOFOLLOW, dir_fd=folder)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                name = CACHE.rsplit("/", 1)[1]
+                now = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                if (now.st_ino, now.st_size, now.st_mtime_ns) == (
+                    seen.st_ino,
+                    seen.st_size,
+                    seen.st_mtime_ns,
+                ):
+                    times = (verified_ns, verified_ns)
+                    os.utime(name, ns=times, dir_fd=folder, follow_symlinks=False)
+            finally:
+                os.close(lock)  # closing the descriptor releases the flock
+        finally:
+            os.close(folder)

@@ -1,0 +1,56 @@
+"""``bench/run.py``'s goal table: each measure beside its goal and its same-run floor."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+RUN = Path(__file__).resolve().parent.parent / "bench" / "run.py"
+
+
+def bench_run() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_run", RUN)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = module  # dataclasses look their module up while defining
+    spec.loader.exec_module(module)
+    return module
+
+
+def row(**figures: Any) -> dict[str, Any]:
+    return {"notes": 2800, "caps_raised": False, **figures}
+
+
+class TestGoalRow:
+    def test_a_relative_goal_is_judged_against_the_floor_of_the_same_run(self) -> None:
+        """No-op 0.3 s against 2× a 0.1 s floor is missed by 1.5×."""
+        run = bench_run()
+        goal = next(g for g in run.GOALS if g.key == "noop_sync_s" and g.notes == 2800)
+        line = run.goal_row(goal, row(noop_sync_s=0.3, noop_floor_s=0.1))
+        assert "≤ 2× `python -c pass` + `git status` = 0.200 s" in line
+        assert "missed by 1.5×" in line
+
+    def test_a_measure_within_its_goal_is_met(self) -> None:
+        """A warm graph build of 8 ms meets its 10 ms goal."""
+        run = bench_run()
+        goal = next(g for g in run.GOALS if g.key == "build_warm_s")
+        assert run.goal_row(goal, row(build_warm_s=0.008)).endswith("| met |")
+
+    def test_a_measure_the_run_did_not_take_is_said_so(self) -> None:
+        """Without the watch benchmark, its goal reads "not measured"."""
+        run = bench_run()
+        lines = run.goal_lines([row(build_warm_s=0.008)])
+        watch = [line for line in lines if "watch" in line]
+        assert watch
+        assert all(line.endswith("not measured |") for line in watch)
+
+    def test_the_large_goals_apply_from_100000_notes(self) -> None:
+        """A 120,000-note row is judged by the 100,000-note goals, not the 2,800-note ones."""
+        run = bench_run()
+        lines = run.goal_lines([{"notes": 120_000, "caps_raised": True, "one_fact_sync_s": 2.5}])
+        assert any("one fact changed" in line and line.endswith("| met |") for line in lines)
+        assert not any("graph build" in line for line in lines)
