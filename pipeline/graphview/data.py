@@ -63,6 +63,11 @@ class ViewData:
     nodes: tuple[tuple[str, int, str, str, int], ...]
     edges: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
 
+    @property
+    def links(self) -> int:
+        """How many links of the graph the edges carry (every one: an edge has one or more)."""
+        return sum(len(relations) for _, _, relations in self.edges)
+
     def to_json(self) -> str:
         """Compact JSON, safe inside a ``<script>`` element (no ``<``, ``>`` or ``&``)."""
         text = json.dumps(

@@ -90,8 +90,8 @@
     var count = $("count");
     count.dataset.nodes = shown.nodes;
     count.dataset.edges = shown.edges;
-    count.textContent = shown.nodes + " notes · " + shown.edges + " links shown, of " +
-      N + " notes · " + E + " links";
+    count.textContent = shown.nodes + " of " + N + " notes · " + shown.edges + " of " + E +
+      " connections shown";
     if (renderer) renderer.refresh();
   }
 
@@ -302,10 +302,17 @@
     var results = $("results");
     results.replaceChildren();
     if (!words) return;
+    // The exact title first, then titles starting with the words, then the rest; the most
+    // linked first within each.
     var hits = [];
-    for (var i = 0; i < N && hits.length < 12; i++) {
-      if (kindShown[DATA.nodes[i][1]] && DATA.nodes[i][2].toLowerCase().indexOf(words) >= 0) hits.push(i);
+    for (var i = 0; i < N; i++) {
+      var title = DATA.nodes[i][2].toLowerCase();
+      var at = title.indexOf(words);
+      if (at < 0 || !kindShown[DATA.nodes[i][1]]) continue;
+      hits.push([title === words ? 0 : at === 0 ? 1 : 2, -DATA.nodes[i][4], i]);
     }
+    hits.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1] || a[2] - b[2]; });
+    hits = hits.slice(0, 12).map(function (h) { return h[2]; });
     hits.forEach(function (i) {
       var item = el("li");
       var pick = el("button", DATA.nodes[i][2], "linkish");
