@@ -166,6 +166,8 @@ def test_select_edge_shows_relations_and_origins(page: Any, graph: Graph) -> Non
     assert len(rels) == 2
     click_at_node(page, topic)
     wait_for(lambda: page.find_elements("id", "open-obsidian"), "the topic's panel")
+    still = "return !window.graphview.renderer.getCamera().isAnimated()"
+    wait_for(lambda: page.execute_script(still), "the camera at rest")  # or it moves after us
     # Zoom onto the middle of the connection, so the click lands on it and on nothing else.
     page.execute_script(
         """
