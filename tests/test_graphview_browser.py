@@ -28,8 +28,9 @@ pytestmark = pytest.mark.external
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """The demo store (a private copy), its synced vault, and the page ``graph view`` writes."""
-    if missing() is not None:
-        pytest.skip(missing())
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
     root = tmp_path_factory.mktemp("graphview")
     state = root / "state"
     shutil.copytree(DEMO_STORE, state)
