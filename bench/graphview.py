@@ -1,6 +1,7 @@
 """The graph view at 10,000 notes: page build, then first paint and layout in headless Chromium.
 
 Usage: python bench/graphview.py [--notes 10000] [--runs 3] [--out bench/results/graphview.json]
+                                 [--screenshot PNG]
 
 Writes a synthetic store (``vaultsync.synthetic``, seeded) with the seed's caps raised so every
 note is in the graph, runs ``vaultsync graph view`` (wall time, graph cached as on a second
@@ -55,7 +56,7 @@ def build_page(root: Path, notes: int) -> tuple[Path, dict[str, float]]:
     return page, {"cold_s": times[0], "cached_s": times[1], "page_mib": page.stat().st_size / 2**20}
 
 
-def measure(page: Path) -> dict[str, float]:
+def measure(page: Path, screenshot: Path | None = None) -> dict[str, float]:
     with chromium() as driver:
         driver.get(page.as_uri())
         wait_for(lambda: driver.execute_script("return document.body.dataset.layout"), "layout")
@@ -66,6 +67,8 @@ def measure(page: Path) -> dict[str, float]:
             " iterations: t.iterations, nodes: window.graphview.graph.order,"
             " edges: window.graphview.graph.size, shownNodes: s.nodes, shownEdges: s.edges};"
         )
+        if screenshot is not None:
+            driver.save_screenshot(str(screenshot))
     return {key: float(value) for key, value in clocks.items()}
 
 
@@ -74,12 +77,14 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "graphview.json")
+    parser.add_argument("--screenshot", type=Path, help="a PNG of the laid-out page (last run)")
     args = parser.parse_args()
     if missing() is not None:
         raise SystemExit(f"bench: {missing()}")
     with tempfile.TemporaryDirectory(prefix="vaultsync-graphview-") as tmp:
         page, build = build_page(Path(tmp), args.notes)
-        runs = [measure(page) for _ in range(args.runs)]
+        runs = [measure(page) for _ in range(args.runs - 1)]
+        runs.append(measure(page, args.screenshot))
     median = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     result = {
         "notes": args.notes,
