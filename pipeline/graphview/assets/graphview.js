@@ -23,6 +23,10 @@
   };
 
   // ---- the graph ------------------------------------------------------------------------
+  // A disc grows with the square root of its degree; a big graph gets smaller discs, so its
+  // hubs do not cover their neighbours.
+  var SMALLEST = N > 5000 ? 1.5 : 3;
+  var LARGEST = N > 5000 ? 12 : 24;
   var graph = new graphology.UndirectedGraph();
   var rand = seeded(17);
   DATA.nodes.forEach(function (n, i) {
@@ -30,7 +34,7 @@
     graph.addNode(String(i), {
       x: rand() * 100,
       y: rand() * 100,
-      size: Math.min(3 + 1.6 * Math.sqrt(n[4]), 24),
+      size: Math.min(SMALLEST + 1.6 * Math.sqrt(n[4]), LARGEST),
       color: kind[1],
       label: n[2],
     });
