@@ -1,4 +1,4 @@
-"""``vaultsync graph``: build the knowledge graph from the stores and query it."""
+"""``vaultsync graph``: build the knowledge graph from the stores, query it, draw it."""
 
 from __future__ import annotations
 
@@ -95,3 +95,43 @@ def export(state: str | None, vault: str | None) -> None:
 
     ws = workspace(state, vault)
     sys.stdout.buffer.write(graph_to_json(load.current_graph(ws.state, ws.caps)))
+
+
+@graph.command()
+@click.option(
+    "--out",
+    "out",
+    default="graph.html",
+    show_default=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="The HTML file to write; - for stdout.",
+)
+@state_option
+@vault_option
+def view(out: str, state: str | None, vault: str | None) -> None:
+    """Write the whole graph as one self-contained HTML page to open in a browser (offline).
+
+    Notes coloured by kind and sized by their links, tags hidden at first; filter by kind and
+    relation, search by title, click a note for its local graph and its Obsidian link, a link
+    for its relations.
+    """
+    from pathlib import Path
+
+    from vaultsync.core.errors import VaultWriteError
+    from vaultsync.core.fsio import atomic_write
+    from vaultsync.graphview.page import graph_page
+
+    ws = workspace(state, vault)
+    page, data = graph_page(ws.state, ws.vault, ws.caps)
+    if out == "-":
+        sys.stdout.buffer.write(page)
+        return
+    target = Path(out)
+    try:
+        atomic_write(target, page, mode=0o600)  # titles of private notes: the owner's only
+    except OSError as err:
+        raise VaultWriteError(f"cannot write {target}: {err.strerror or err}") from err
+    click.echo(
+        f"wrote {target}: {len(data.nodes)} notes, {data.links} links"
+        f" ({len(data.edges)} connections drawn); open it in a browser"
+    )

@@ -13,6 +13,8 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
 * ``POST /v1/vault/search`` (``query``, ``doc_types``, ``folder``, ``max_results``): the hits
   (``source: vault``, with a snippet), then up to 6 notes linked with the best ones (``source:
   linked``, with ``why``), in seed 003's list shape.
+* ``GET /graph``: the interactive graph view, the page ``vaultsync graph view`` writes
+  (:mod:`vaultsync.graphview`); HTML, left out of the OpenAPI document.
 * ``POST /v1/vault/links`` (``from``, ``to``, ``rel``, ``note``): draws an explicit link with
   ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
   (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
@@ -49,6 +51,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse
 from fastapi_offline import FastAPIOffline
 from starlette.datastructures import URL
 from vaultsync.core.errors import (
@@ -61,6 +64,7 @@ from vaultsync.core.model import Graph, Kind, Node
 from vaultsync.drawn.store import LinkStore
 from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
+from vaultsync.graphview.page import graph_page
 from vaultsync.search.auth import BrowserLogin
 from vaultsync.search.guard import AmbiguousReference, guard
 from vaultsync.search.index import update_index
@@ -322,6 +326,13 @@ def create_app(
             for n in result.linked
         ]
         return items
+
+    @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
+    def graph_view() -> HTMLResponse:
+        """The interactive graph view, as `vaultsync graph view` writes it (issue 17 §2)."""
+        caps = load_settings(vault).caps
+        page, _ = graph_page(state, vault, replace(caps, sources=replace(caps.sources, home=home)))
+        return HTMLResponse(page)
 
     @app.post(
         "/v1/vault/links",
