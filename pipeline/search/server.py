@@ -156,11 +156,12 @@ def _base_url(host: str, port: int) -> str:
 def greeting(base: str, vault: Path, login: BrowserLogin | None, *, env_token: bool) -> str:
     """What ``serve`` prints once it listens: where, and how a browser and a client get in."""
     if login is None:
-        return f"serving {vault} on {base} (docs at /docs), no auth: any local user can read it"
+        pages = "docs at /docs, graph view at /graph"
+        return f"serving {vault} on {base} ({pages}), no auth: any local user can read it"
     where = f"${TOKEN_ENV}" if env_token else f"the token in {vault / TOKEN_FILE}"
     return "\n".join(
         (
-            f"serving {vault} on {base} (docs at /docs)",
+            f"serving {vault} on {base} (docs at /docs, graph view at /graph)",
             f"  browser, open once: {base}{LOGIN_PATH}?once={login.nonce}",
             f"  API clients send:   Authorization: Bearer <{where}>",
         )
