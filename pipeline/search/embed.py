@@ -46,6 +46,8 @@ __all__ = [
     "choose_mode",
     "default_model_dir",
     "load_embedder",
+    "model_folder",
+    "model_name",
     "read_safetensors",
     "semantic_installed",
 ]
@@ -119,10 +121,7 @@ class Embedder:
         self.dim = int(table.shape[1])
         unk = self._unknown_id(spec)
         self.skip = {unk} if unk is not None else set()
-        digest = hashlib.sha256()
-        for name in ("tokenizer.json", "model.safetensors"):
-            digest.update(f"{name}:{(folder / name).stat().st_size};".encode())
-        self.name = f"{folder.name}-{digest.hexdigest()[:12]}"
+        self.name = model_name(folder)
 
     def _unknown_id(self, spec: str) -> int | None:
         """The unknown token's id (Model2Vec leaves it out of the mean), from the model part."""
@@ -155,6 +154,24 @@ class Embedder:
         return out
 
 
+def model_name(folder: Path) -> str:
+    """The name that keys a model's vectors: its folder's name and its files' sizes, hashed.
+
+    Cheap (two ``stat`` calls), so a caller can tell whether vectors are missing without
+    loading the model.
+    """
+    digest = hashlib.sha256()
+    for name in ("tokenizer.json", "model.safetensors"):
+        digest.update(f"{name}:{(folder / name).stat().st_size};".encode())
+    return f"{folder.name}-{digest.hexdigest()[:12]}"
+
+
+def model_folder() -> Path | None:
+    """``$VAULTSYNC_EMBED_MODEL``, else the extra's model folder, else None."""
+    named = os.environ.get(ENV_MODEL, "")
+    return Path(named) if named else default_model_dir()
+
+
 def default_model_dir() -> Path | None:
     """The folder of the model the ``semantic`` extra installs, or None."""
     from importlib.util import find_spec  # noqa: PLC0415
@@ -166,12 +183,13 @@ def default_model_dir() -> Path | None:
 
 
 def semantic_installed() -> bool:
-    """Whether the extra's libraries and a model are there (without loading them)."""
-    from importlib.util import find_spec  # noqa: PLC0415
-
-    if find_spec("numpy") is None or find_spec("tokenizers") is None:
+    """Whether the extra's libraries and a model are there (the model is not loaded)."""
+    try:
+        import numpy  # noqa: F401, PLC0415
+        import tokenizers  # noqa: F401, PLC0415
+    except ImportError:
         return False
-    return bool(os.environ.get(ENV_MODEL)) or find_spec("static_model") is not None
+    return bool(os.environ.get(ENV_MODEL)) or default_model_dir() is not None
 
 
 def choose_mode(mode: str | None) -> tuple[Mode, TextEmbedder | None]:
@@ -199,8 +217,7 @@ def load_embedder() -> Embedder:
         import tokenizers  # noqa: F401, PLC0415
     except ImportError:
         raise SemanticUnavailable("semantic search is not installed", hint=ENABLE_HINT) from None
-    named = os.environ.get(ENV_MODEL, "")
-    folder = Path(named) if named else default_model_dir()
+    folder = model_folder()
     if folder is None:
         raise SemanticUnavailable("no embedding model is installed", hint=ENABLE_HINT)
     return _load(folder.absolute())

@@ -17,7 +17,9 @@ Contract:
   ``nearest(conn, model, vector, where, params, limit)`` ranks notes by their best chunk's
   cosine (a float32 matrix searched with numpy), ties by path.
 * ``start_background(vault)`` starts ``python -m vaultsync.search.embedjob <vault>`` detached
-  when there is something to embed and no embedder is running; the search does not wait.
+  when the installed model's vectors are missing for some note and no embedder is running
+  (checked without loading the model); the search, sync or ``watch`` that calls it does not
+  wait.
 """
 
 from __future__ import annotations
@@ -244,14 +246,42 @@ def nearest(
     return [(nid, score, start) for nid, (score, _, start) in ranked[:limit]]
 
 
+def _missing(db: Path) -> bool:
+    """Whether the index lacks vectors of the installed model (False without the extra)."""
+    from importlib.util import find_spec  # noqa: PLC0415
+
+    from vaultsync.search.embed import model_folder, model_name  # noqa: PLC0415
+
+    folder = model_folder()
+    if not db.is_file() or folder is None:
+        return False
+    if find_spec("numpy") is None or find_spec("tokenizers") is None:
+        return False  # found, not imported: a sync must not pay for loading them
+    try:
+        name = model_name(folder)
+        with contextlib.closing(_read_only(db)) as conn:
+            if not _ours(conn):
+                return False
+            done, total = coverage(conn, name)
+    except (OSError, sqlite3.Error):
+        return False
+    return done < total
+
+
 def start_background(vault: Path) -> bool:
-    """Start the embedder for ``vault`` in its own process, detached; whether it was started."""
+    """Start the embedder for ``vault`` in its own process, detached, if it has work to do.
+
+    Nothing happens without the extra, without an index, when every note has its vectors, or
+    while another embedder runs.  Returns whether a process was started.
+    """
     db = index_path(vault)
+    if not _missing(db):
+        return False
     try:
         with file_lock(db.with_name(db.name + ".embed.lock"), timeout=0.0):
             pass
-    except LockTimeout:
-        return False  # one is running
+    except (LockTimeout, OSError):
+        return False  # one is running (or the folder cannot hold the lock)
     subprocess.Popen(
         [sys.executable, "-m", "vaultsync.search.embedjob", str(vault.absolute())],
         stdin=subprocess.DEVNULL,
