@@ -78,7 +78,7 @@ bench: $(STAMP)
 bench-large: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 100000 --runs 5 --no-extras --out bench/results/large
 	$(BIN)/python bench/watch.py --notes 100000 --runs 3
-	$(BIN)/python bench/search_quality.py --cost 100000 --out bench/results/large
+	$(BIN)/python bench/search_quality.py --no-quality --scale 100000 --out bench/results/large
 
 # The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.
 crash: $(STAMP)

@@ -21,6 +21,8 @@ Cost (``--cost N``): on the synthetic vault of N notes (``search_bench.generated
 embedding cold (every note), then after one note changes; semantic and hybrid query p50/p95
 over 200 queries; the size of ``search.db`` without and with the vectors.
 
+Scale (``--scale N``): the vector search alone at N notes, on random vectors (see ``scale``).
+
 Writes ``<out>/search-quality-<date>-<model>.md`` and ``.json``.
 """
 
@@ -198,16 +200,60 @@ def cost(embedder: Any, notes: int) -> dict[str, Any]:
     return figures
 
 
+def scale(embedder: Any, notes: int) -> dict[str, Any]:
+    """The vector search at ``notes`` notes without a vault that size: a copy of the schema
+    filled with random unit vectors (1.1 chunks per note, as the synthetic vault has), then
+    ``nearest`` p50/p95 over 50 queries and the vectors' bytes.  Embedding time at that size
+    is the 10,000-note figure scaled (it is linear: one pass per chunk)."""
+    import sqlite3
+
+    import numpy as np
+    from vaultsync.search.database import SCHEMA
+    from vaultsync.search.vectors import nearest
+
+    rng = np.random.default_rng(7)
+    conn = sqlite3.connect(":memory:")
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    shas = [f"{i:064x}" for i in range(notes)]
+    conn.executemany(
+        "INSERT INTO notes VALUES (?, ?, '', '', 0, '', 'doc', '[]', '[]', ?, 0, 0, 0, 0, 0)",
+        [(i + 1, f"n/{i}.md", sha) for i, sha in enumerate(shas)],
+    )
+    rows = []
+    for i, sha in enumerate(shas):
+        for seq in range(2 if i % 10 == 0 else 1):
+            vec = rng.standard_normal(embedder.dim).astype(np.float32)
+            rows.append((embedder.name, sha, seq, 0, (vec / np.linalg.norm(vec)).tobytes()))
+    conn.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?, ?)", rows)
+    times = []
+    for text in [f"query {i}" for i in range(50)]:
+        started = time.perf_counter()
+        vector = embedder.embed([text])[0]
+        nearest(conn, embedder.name, vector, where=("", ()), limit=50)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return {
+        "notes": notes,
+        "chunks": len(rows),
+        "vectors_mb": round(len(rows) * embedder.dim * 4 / 1e6, 1),
+        "nearest_p50_ms": round(statistics.median(times), 1),
+        "nearest_p95_ms": round(times[int(len(times) * 0.95) - 1], 1),
+    }
+
+
 def markdown(model: str, result: dict[str, Any]) -> str:
     lines = [f"# Search quality and cost — model `{model}`", "",
              "| queries | n | text R@5 | text MRR | semantic R@5 | semantic MRR | hybrid R@5 | hybrid MRR |",
              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for kind, modes in result["quality"]["summary"].items():
+    for kind, modes in result.get("quality", {}).get("summary", {}).items():
         cells = [f"{modes[m]['recall@5']:.2f} | {modes[m]['mrr']:.2f}" for m in MODES]
         lines.append(f"| {kind} | {modes['text']['queries']} | " + " | ".join(cells) + " |")
-    if result.get("cost"):
-        lines += ["", "| figure | value |", "|---|---|"]
-        lines += [f"| {k} | {v} |" for k, v in result["cost"].items()]
+    for part in ("cost", "scale"):
+        if result.get(part):
+            lines += ["", f"| {part} | value |", "|---|---|"]
+            lines += [f"| {k} | {v} |" for k, v in result[part].items()]
     return "\n".join(lines) + "\n"
 
 
@@ -216,14 +262,20 @@ def main() -> None:
     parser.add_argument("--model", choices=["static", "minilm"], default="static")
     parser.add_argument("--minilm-tokenizer", type=Path)
     parser.add_argument("--cost", type=int, default=0, help="notes of the cost run (0: none)")
+    parser.add_argument("--scale", type=int, default=0, help="vector search at N notes (0: none)")
+    parser.add_argument("--quality", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args()
     embedder: TextEmbedder = (
         MiniLM(args.minilm_tokenizer) if args.model == "minilm" else load_embedder()
     )
-    result: dict[str, Any] = {"model": embedder.name, "quality": quality(embedder)}
+    result: dict[str, Any] = {"model": embedder.name}
+    if args.quality:
+        result["quality"] = quality(embedder)
     if args.cost:
         result["cost"] = cost(embedder, args.cost)
+    if args.scale:
+        result["scale"] = scale(embedder, args.scale)
     text = markdown(embedder.name, result)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)

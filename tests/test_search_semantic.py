@@ -12,9 +12,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
+import httpx
 import pytest
 from click.testing import CliRunner
 from vaults import touch_later, write_vault
@@ -280,3 +282,34 @@ class TestCommand:
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr
         assert '"mode": "text"' in done.stdout
+
+
+class TestApi:
+    @pytest.fixture
+    def api(self, tmp_path: Path) -> Iterator[httpx.Client]:
+        """The API over a small vault whose vectors are built, with its token."""
+        from helpers import serving
+        from vaultsync.search.auth import vault_token
+        from vaultsync.search.server import make_app
+
+        vault = indexed(tmp_path)
+        embed_pending(vault, load_embedder())
+        app = make_app(vault, tmp_path / "state", host="127.0.0.1", refresh=0, environ={})
+        bearer = {"authorization": f"Bearer {vault_token(vault)}"}
+        with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=bearer) as client:
+            yield client
+
+    def test_semantic_mode_finds_by_meaning(self, api: httpx.Client) -> None:
+        """``mode: semantic`` finds a note by a word it does not hold."""
+        body = {"query": "holiday", "mode": "semantic", "max_results": 1}
+        (item,) = api.post("/v1/vault/search", json=body).json()[:1]
+        assert item["document"]["path"] == "people/ana.md"
+
+    def test_text_mode_does_not(self, api: httpx.Client) -> None:
+        """``mode: text`` is BM25 only: no note holds the word, so nothing is found."""
+        assert api.post("/v1/vault/search", json={"query": "holiday", "mode": "text"}).json() == []
+
+    def test_unknown_mode_is_422(self, api: httpx.Client) -> None:
+        """A mode other than text, semantic or hybrid is refused as invalid input."""
+        response = api.post("/v1/vault/search", json={"query": "x", "mode": "fuzzy"})
+        assert response.status_code == 422

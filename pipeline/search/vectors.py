@@ -121,9 +121,9 @@ def chunk_note(title: str, body: str) -> tuple[Chunk, ...]:
 def coverage(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
     """``(embedded, total)``: distinct note contents with vectors of ``model``, and all."""
     total = conn.execute("SELECT count(DISTINCT sha256) FROM notes").fetchone()[0]
-    done = conn.execute(
-        "SELECT count(DISTINCT n.sha256) FROM notes AS n WHERE EXISTS"
-        " (SELECT 1 FROM vectors AS v WHERE v.model = ? AND v.sha256 = n.sha256)",
+    done = conn.execute(  # every embedded content has a chunk 0: one key lookup per content
+        "SELECT count(*) FROM (SELECT DISTINCT sha256 FROM notes) AS n WHERE EXISTS"
+        " (SELECT 1 FROM vectors AS v WHERE v.model = ? AND v.sha256 = n.sha256 AND v.seq = 0)",
         (model,),
     ).fetchone()[0]
     return int(done), int(total)
@@ -224,24 +224,39 @@ def nearest(
 
     ``where`` is ``AND …`` conditions on ``n`` and their parameters (``query.filter_sql``).
     """
-    where_sql, params = where
     import numpy as np  # noqa: PLC0415 - the semantic extra
 
-    rows: list[Any] = conn.execute(
-        "SELECT n.nid, n.path, v.start, v.vec FROM notes AS n"  # noqa: S608 - ? marks only
-        f" JOIN vectors AS v ON v.model = ? AND v.sha256 = n.sha256 WHERE 1{where_sql}",
-        (model, *params),
-    ).fetchall()
+    where_sql, params = where
+    notes: dict[str, list[tuple[int, str]]] = {}
+    for nid, path, sha in conn.execute(
+        f"SELECT n.nid, n.path, n.sha256 FROM notes AS n WHERE 1{where_sql}",  # noqa: S608
+        tuple(params),
+    ):
+        notes.setdefault(sha, []).append((int(nid), str(path)))
+    rows: list[Any] = [
+        row
+        for row in conn.execute(
+            "SELECT sha256, start, vec FROM vectors WHERE model = ?", (model,)
+        ).fetchall()
+        if row[0] in notes
+    ]
     if not rows:
         return []
-    matrix = np.frombuffer(b"".join(row[3] for row in rows), dtype=np.float32)
-    scores = matrix.reshape(len(rows), -1) @ vector
+    scores = (
+        np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32).reshape(len(rows), -1)
+        @ vector
+    )
     best: dict[int, tuple[float, str, int]] = {}
-    for index, (nid, path, start, _) in enumerate(rows):
+    floor: float | None = None  # the limit-th note's score: notes tying it are kept too
+    for index in np.argsort(-scores, kind="stable"):  # best chunk first: one per content
         score = float(scores[index])
-        held = best.get(nid)
-        if held is None or score > held[0]:
-            best[nid] = (score, path, start)
+        if floor is not None and score < floor:
+            break
+        sha, start, _ = rows[index]
+        for nid, path in notes.pop(sha, ()):
+            best[nid] = (score, path, int(start))
+        if floor is None and len(best) >= limit:
+            floor = score
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
     return [(nid, score, start) for nid, (score, _, start) in ranked[:limit]]
 
