@@ -221,6 +221,12 @@ class TestModes:
         (hit, *_) = ask(vault, "certificates", "semantic").hits
         assert "x509" in hit.snippet
 
+    def test_query_of_unknown_words_finds_nothing(self, tmp_path: Path) -> None:
+        """A query the model knows no word of finds no note by meaning."""
+        vault = indexed(tmp_path)
+        embed_pending(vault, load_embedder())
+        assert paths(ask(vault, "zzz qqq", "semantic")) == []
+
     def test_incomplete_index_says_so(self, tmp_path: Path) -> None:
         """Before the vectors are built, hybrid answers with text hits and a notice."""
         vault = indexed(tmp_path)
