@@ -188,6 +188,7 @@ def embed_pending(vault: Path, embedder: TextEmbedder, *, batch: int = BATCH) ->
         return EmbedReport()
     started = time.perf_counter()
     notes = chunks = 0
+    previous: list[tuple[str, str, str]] = []
     try:
         with file_lock(db.with_name(db.name + ".embed.lock"), timeout=0.0):
             while True:
@@ -195,8 +196,9 @@ def embed_pending(vault: Path, embedder: TextEmbedder, *, batch: int = BATCH) ->
                     if not _ours(conn):
                         break
                     todo = _pending(conn, embedder.name, batch)
-                if not todo:
+                if not todo or todo == previous:  # done, or the last insert did not take
                     break
+                previous = todo
                 rows = _embed_batch(embedder, todo)
                 _store(db, embedder.name, rows)
                 notes, chunks = notes + len(todo), chunks + len(rows)
