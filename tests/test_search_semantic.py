@@ -26,7 +26,13 @@ from vaultsync.search.fusion import fuse
 from vaultsync.search.index import index_path, update_index
 from vaultsync.search.model import SearchQuery, SearchResult
 from vaultsync.search.reader import IndexReader
-from vaultsync.search.vectors import CHUNK_CHARS, chunk_note, coverage, embed_pending
+from vaultsync.search.vectors import (
+    CHUNK_CHARS,
+    chunk_note,
+    coverage,
+    embed_pending,
+    start_background,
+)
 
 pytest.importorskip("numpy")
 pytest.importorskip("tokenizers")
@@ -235,6 +241,37 @@ class TestModes:
         assert "0 of 4 notes embedded" in result.notice
 
 
+def wait_embedded(vault: Path) -> int:
+    """Wait (at most 2 minutes; no duration is asserted) until no note lacks vectors."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with contextlib.closing(sqlite3.connect(index_path(vault))) as conn:
+            done, total = coverage(conn, load_embedder().name)
+        if done == total:
+            break
+        time.sleep(0.2)
+    return total - done
+
+
+class TestBackground:
+    def test_starts_when_vectors_are_missing(self, tmp_path: Path) -> None:
+        """With notes lacking vectors, a background process is started and embeds them all."""
+        vault = indexed(tmp_path)
+        assert start_background(vault)
+        assert wait_embedded(vault) == 0
+
+    def test_nothing_starts_when_every_note_has_vectors(self, tmp_path: Path) -> None:
+        """When every note has its vectors, no process is started (a sync pays nothing)."""
+        vault = indexed(tmp_path)
+        embed_pending(vault, load_embedder())
+        assert not start_background(vault)
+
+    def test_nothing_starts_without_an_index(self, tmp_path: Path) -> None:
+        """A vault without a search index starts no embedder."""
+        vault = write_vault(tmp_path / "vault", NOTES)
+        assert not start_background(vault)
+
+
 @pytest.fixture
 def vaultsync() -> click.Group:
     from vaultsync.cli.main import cli
@@ -255,9 +292,7 @@ class TestCommand:
         assert result.exit_code == 0
         assert "people/ana.md" in result.stdout
         assert "being built in the background" in result.stderr
-        deadline = time.monotonic() + 120  # waits for the process; asserts no duration
-        while embed_pending(vault, load_embedder()).remaining and time.monotonic() < deadline:
-            time.sleep(0.2)
+        assert wait_embedded(vault) == 0
         later = CliRunner().invoke(vaultsync, ["search", "holiday", "--vault", str(vault)])
         assert "people/ana.md" in later.stdout
         assert "being built" not in later.stderr
