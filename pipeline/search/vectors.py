@@ -25,6 +25,7 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import sqlite3
@@ -63,6 +64,8 @@ BATCH = 128
 """Notes embedded between two inserts."""
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
+_PAGE = 100
+"""Contents whose notes one query of ``nearest`` reads."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,40 +228,75 @@ def nearest(
     """The ``limit`` notes nearest ``vector``: ``(nid, cosine, start of the best chunk)``.
 
     ``where`` is ``AND …`` conditions on ``n`` and their parameters (``query.filter_sql``).
+    Every vector is scored (one matrix product); only the notes of the best contents are
+    read, a page at a time, so the notes table is not scanned unless a filter needs it.
     """
     import numpy as np  # noqa: PLC0415 - the semantic extra
 
     where_sql, params = where
-    notes: dict[str, list[tuple[int, str]]] = {}
-    for nid, path, sha in conn.execute(
-        f"SELECT n.nid, n.path, n.sha256 FROM notes AS n WHERE 1{where_sql}",  # noqa: S608
-        tuple(params),
-    ):
-        notes.setdefault(sha, []).append((int(nid), str(path)))
-    rows: list[Any] = [
-        row
-        for row in conn.execute(
-            "SELECT sha256, start, vec FROM vectors WHERE model = ?", (model,)
-        ).fetchall()
-        if row[0] in notes
-    ]
+    rows: list[Any] = conn.execute(
+        "SELECT sha256, start, vec FROM vectors WHERE model = ?", (model,)
+    ).fetchall()
+    if where_sql:  # only contents some note passing the filters has
+        allowed = {
+            sha
+            for (sha,) in conn.execute(
+                f"SELECT DISTINCT n.sha256 FROM notes AS n WHERE 1{where_sql}",  # noqa: S608
+                tuple(params),
+            )
+        }
+        rows = [row for row in rows if row[0] in allowed]
     if not rows:
         return []
     scores = (
         np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32).reshape(len(rows), -1)
         @ vector
     )
+    return _notes_of(conn, _best_first(rows, scores), where, limit)
+
+
+def _best_first(
+    rows: list[Any], scores: npt.NDArray[np.float32]
+) -> Iterator[tuple[str, tuple[float, int]]]:
+    """Each content once, at its best chunk: ``(sha256, (score, start))``, best first."""
+    import numpy as np  # noqa: PLC0415
+
+    seen: set[str] = set()
+    for index in np.argsort(-scores, kind="stable"):
+        sha = rows[index][0]
+        if sha not in seen:
+            seen.add(sha)
+            yield sha, (float(scores[index]), int(rows[index][1]))
+
+
+def _notes_of(
+    conn: sqlite3.Connection,
+    contents: Iterator[tuple[str, tuple[float, int]]],
+    where: tuple[str, Sequence[object]],
+    limit: int,
+) -> list[tuple[int, float, int]]:
+    """The notes of ``contents`` (best first) until ``limit`` and every tie of the last."""
+    where_sql, params = where
     best: dict[int, tuple[float, str, int]] = {}
     floor: float | None = None  # the limit-th note's score: notes tying it are kept too
-    for index in np.argsort(-scores, kind="stable"):  # best chunk first: one per content
-        score = float(scores[index])
-        if floor is not None and score < floor:
+    while chunk := list(itertools.islice(contents, _PAGE)):
+        if floor is not None and chunk[0][1][0] < floor:
             break
-        sha, start, _ = rows[index]
-        for nid, path in notes.pop(sha, ()):
-            best[nid] = (score, path, int(start))
-        if floor is None and len(best) >= limit:
-            floor = score
+        found: dict[str, list[tuple[int, str]]] = {}
+        marks = ",".join("?" * len(chunk))
+        for nid, path, sha in conn.execute(
+            f"SELECT n.nid, n.path, n.sha256 FROM notes AS n"  # noqa: S608 - ? marks only
+            f" WHERE n.sha256 IN ({marks}){where_sql}",
+            (*(sha for sha, _ in chunk), *params),
+        ):
+            found.setdefault(sha, []).append((int(nid), str(path)))
+        for sha, (score, start) in chunk:
+            if floor is not None and score < floor:
+                break
+            for nid, path in found.get(sha, ()):
+                best[nid] = (score, path, start)
+            if floor is None and len(best) >= limit:
+                floor = score
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
     return [(nid, score, start) for nid, (score, _, start) in ranked[:limit]]
 
