@@ -67,12 +67,16 @@ fmt: $(STAMP)
 
 # Synthetic stores of 2,800 and 10,000 notes, the git floor beside them, then the knowledge
 # model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.
+# Then search quality (text / semantic / hybrid: recall@5, MRR on bench/search_queries.json)
+# and the semantic index's cost at 10,000 notes: bench/results/search-quality-<date>-static.*
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 2800,10000
+	$(BIN)/python bench/search_quality.py --cost 10000
 
 # 100,000 notes (caps raised), median of 5 like the others: takes about 15 minutes.
 bench-large: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 100000 --runs 5 --no-extras --out bench/results/large
+	$(BIN)/python bench/search_quality.py --no-quality --scale 100000 --out bench/results/large
 
 # The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.
 crash: $(STAMP)

@@ -14,12 +14,33 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("untimed")
 
+_TINY: list[Path] = []
+
+
+def _tiny_model(factory: pytest.TempPathFactory) -> Path:
+    """The tiny static model of ``tiny_model`` (built once per session), or a missing folder.
+
+    Every search in the tests embeds with it (the semantic extra is in ``dev``, so hybrid is
+    the default mode): a load takes milliseconds, where the packaged model takes seconds.
+    """
+    if not _TINY:
+        folder = factory.mktemp("tiny-model")
+        try:
+            from tiny_model import build_model
+
+            build_model(folder)
+        except ImportError:  # no semantic extra: searches default to text
+            pass
+        _TINY.append(folder)
+    return _TINY[0]
+
 
 @pytest.fixture(autouse=True)
 def isolated_git(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
-    """Every test sees the same git identity and no user or system git configuration."""
+    """Every test sees the same git identity, no user or system git configuration, no
+    vaultsync settings from the environment, and the tiny embedding model."""
     home = tmp_path_factory.mktemp("home")
     config = home / ".gitconfig"
     config.write_text(
@@ -29,6 +50,7 @@ def isolated_git(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("VAULTSYNC_EMBED_MODEL", str(_tiny_model(tmp_path_factory)))
     for var in (
         "VAULTSYNC_STATE_DIR",
         "CHATCLI_STATE_DIR",

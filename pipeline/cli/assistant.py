@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 from vaultsync.cli.options import Workspace, state_option, vault_option, workspace
@@ -82,17 +82,29 @@ class VaultTools:
 
         return load.current_graph(self.ws.state, self.ws.caps)
 
-    def search(self, query: str, kinds: list[str], folder: str, limit: int) -> dict[str, Any]:
-        """The hits for ``query`` (filters as ``vaultsync search``), then linked notes."""
+    def search(
+        self, query: str, kinds: list[str], folder: str, limit: int, mode: str | None = None
+    ) -> dict[str, Any]:
+        """The hits for ``query`` (filters and modes as ``vaultsync search``), then linked notes."""
         from vaultsync.cli.search import result_json
+        from vaultsync.search.embed import choose_mode
         from vaultsync.search.model import SearchQuery
+        from vaultsync.search.vectors import start_background
 
         if not query.strip():
             raise UsageError("the query is empty")
+        chosen, embedder = choose_mode(mode)
         wanted = SearchQuery(
-            text=query, kinds=tuple(kinds), folder=folder, limit=max(1, min(limit, 100))
+            text=query,
+            kinds=tuple(kinds),
+            folder=folder,
+            limit=max(1, min(limit, 100)),
+            mode=chosen,
         )
-        return result_json(query, self._reader(lambda r: r.search(wanted)))
+        result = self._reader(lambda r: r.search(wanted, embedder))
+        if result.notice:
+            start_background(self.ws.vault)
+        return result_json(query, result)
 
     def _note_id(self, reference: str) -> str:
         """A note id, vault path, title, alias or ``[[wikilink]]`` → the id the index keeps."""
@@ -228,14 +240,19 @@ def build_server(ws: Workspace) -> Any:
     @server.tool(name="search")
     @_tool_errors
     def search(
-        query: str, kinds: list[str] | None = None, folder: str = "", limit: int = 10
+        query: str,
+        kinds: list[str] | None = None,
+        folder: str = "",
+        limit: int = 10,
+        mode: Literal["text", "semantic", "hybrid"] | None = None,
     ) -> dict[str, Any]:
-        """Full-text search of the vault: all words required, "a phrase", word*, -word, OR.
+        """Search the vault: all words required, "a phrase", word*, -word, OR (text mode).
 
         kinds: only these note kinds (fact, topic, project, episode, note, session, skill,
-        card, doc, user…); folder: only under this vault folder.
+        card, doc, user…); folder: only under this vault folder; mode: text, semantic (by
+        meaning) or hybrid (both; the default when the semantic extra is installed).
         """
-        return tools.search(query, kinds or [], folder, limit)
+        return tools.search(query, kinds or [], folder, limit, mode)
 
     @server.tool(name="read_note")
     @_tool_errors

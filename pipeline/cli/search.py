@@ -63,6 +63,8 @@ def result_json(text: str, result: SearchResult) -> dict[str, Any]:
     """A search result as plain data: hits, then linked notes with why."""
     return {
         "query": text,
+        "mode": result.mode,
+        "notice": result.notice,
         "hits": [
             {**document_json(h.document), "score": h.score, "snippet": h.snippet}
             for h in result.hits
@@ -124,6 +126,13 @@ def _options(command: Callable[..., Any]) -> Callable[..., Any]:
     type=click.IntRange(1, _MAX_LIMIT),
     help="Most results to show.",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["text", "semantic", "hybrid"]),
+    default=None,
+    help="text (BM25), semantic (by meaning) or hybrid (both, fused)"
+    " [hybrid with the semantic extra, else text].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--reindex", is_flag=True, help="Rebuild the index from scratch first.")
 @_options
@@ -132,28 +141,37 @@ def search(
     kinds: tuple[str, ...],
     folder: str,
     limit: int,
+    mode: str | None,
     as_json: bool,
     reindex: bool,
     vault: str | None,
     state: str | None,
 ) -> None:
-    """Full-text search over every note of the vault, yours included, best first.
+    """Search every note of the vault, yours included, best first.
 
-    WORDS are all required; "a phrase" in quotes, word* for a prefix, -word to exclude, OR
-    between alternatives.  After the hits come up to 6 notes linked with the best ones.
+    WORDS are all required (text mode); "a phrase" in quotes, word* for a prefix, -word to
+    exclude, OR between alternatives.  Semantic mode finds notes by meaning (pip install
+    'vaultsync[semantic]').  After the hits come up to 6 notes linked with the best ones.
     """
+    from vaultsync.search.embed import choose_mode
     from vaultsync.search.model import SearchQuery
     from vaultsync.search.reader import IndexReader, read_repairing
 
     root, _ = _vault(vault, state)
     text = " ".join(words)
-    query = SearchQuery(text=text, kinds=_kinds(kinds), folder=folder, limit=limit)
+    chosen, embedder = choose_mode(mode)
+    query = SearchQuery(text=text, kinds=_kinds(kinds), folder=folder, limit=limit, mode=chosen)
     _fresh(root, rebuild=reindex)
     reader = IndexReader(root)
     try:
-        result = read_repairing(root, reader, lambda r: r.search(query))
+        result = read_repairing(root, reader, lambda r: r.search(query, embedder))
     finally:
         reader.close()
+    if result.notice:
+        from vaultsync.search.vectors import start_background
+
+        start_background(root)
+        click.echo(f"note: {result.notice}", err=True)
     if as_json:
         click.echo(json.dumps(result_json(text, result), ensure_ascii=False, indent=2))
     else:

@@ -272,7 +272,7 @@ def _remember_templates(ws: Workspace) -> None:
 
 
 def _refresh_search_index(vault: Path) -> None:
-    """Keep an existing search index current; the first `vaultsync search` builds it."""
+    """Keep an existing search index current (and its vectors, in the background)."""
     from vaultsync.search.database import index_path
 
     if not index_path(vault).exists():
@@ -283,6 +283,10 @@ def _refresh_search_index(vault: Path) -> None:
         update_index(vault)
     except VaultsyncError as error:  # the vault is synced: a stale index is only a warning
         click.echo(f"warning: search index not updated: {error.message}", err=True)
+        return
+    from vaultsync.search.vectors import start_background
+
+    start_background(vault)  # the semantic index, when the extra is installed
 
 
 @click.command()

@@ -108,6 +108,8 @@ class _IndexKeeper:
 
     Every ``every_s`` seconds, a stat walk (``search.index.update_index``; only changed notes
     are read) — the edits are indexed without a sync, and no edit ever triggers a rewrite.
+    With the semantic extra, the notes' vectors are then brought up to date by a background
+    process (``search.vectors.start_background``; nothing starts when none is missing).
     On a big vault the walks are spaced so they take at most 1/:data:`INDEX_DUTY` of the
     time.  A failure is said once, until it changes.
     """
@@ -123,9 +125,11 @@ class _IndexKeeper:
         if now < self.next_at or not index_path(self.vault).exists():
             return
         from vaultsync.search.index import update_index
+        from vaultsync.search.vectors import start_background
 
         try:
             update_index(self.vault, wait=0.0)
+            start_background(self.vault)  # new or changed notes' vectors, with the extra
             problem = ""
         except VaultsyncError as error:
             problem = error.message

@@ -46,6 +46,10 @@ class ConfigError(VaultsyncError):
     exit_code = 3
 
 
+class SemanticUnavailable(ConfigError):
+    """Semantic search needs the ``semantic`` extra: numpy, ``tokenizers`` and a local model."""
+
+
 class StoreError(VaultsyncError):
     """A store file cannot be read: bad JSON, wrong types, invalid UTF-8.
 

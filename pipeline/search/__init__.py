@@ -2,7 +2,9 @@
 
 Stages: ``registry`` (walk and read notes) → ``links`` (outgoing links with context) →
 ``index`` (the SQLite FTS5 index, updated by content hash; file handling in ``database``) →
-``query``, ``snippets`` and ``reader`` (ranked search, registry, links) → ``cli`` (``search``,
+``query``, ``snippets`` and ``reader`` (ranked search, registry, links; with the ``semantic``
+extra, ``embed`` (the local model), ``vectors`` (chunk vectors in the same database, built by
+``embedjob`` in the background) and ``fusion`` (text + meaning, merged)) → ``cli`` (``search``,
 ``registry``, ``serve``) and ``api`` (FastAPI, loaded only by ``serve``; ``auth`` keeps its
 token file and the browser's one-time login).
 

@@ -66,6 +66,7 @@ from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
 from vaultsync.graphview.page import graph_page
 from vaultsync.search.auth import BrowserLogin
+from vaultsync.search.embed import choose_mode
 from vaultsync.search.guard import AmbiguousReference, guard
 from vaultsync.search.index import update_index
 from vaultsync.search.model import NoteLink, SearchQuery
@@ -83,6 +84,7 @@ from vaultsync.search.schemas import (
     SearchIn,
     SearchItemOut,
 )
+from vaultsync.search.vectors import start_background
 from vaultsync.vault.config import load_settings
 
 __all__ = ["create_app"]
@@ -290,22 +292,27 @@ def create_app(
 
     @app.post("/v1/vault/search", response_model=list[SearchItemOut])
     def search(body: SearchIn) -> list[SearchItemOut]:
-        """Full-text search (BM25) over every note, then notes linked with the best hits.
+        """Search every note (``mode``: text, semantic or hybrid), then notes linked with the hits.
 
         A query without a searchable word (only punctuation or exclusions) matches nothing.
         """
         _checked_kinds(tuple(body.doc_types or ()), indexed_kinds)
+        mode, embedder = choose_mode(body.mode)
         try:
             match_expression(body.query)
         except UsageError:
-            return []
+            if mode != "semantic":
+                return []
         query = SearchQuery(
             text=body.query,
             kinds=tuple(body.doc_types or ()),
             folder=body.folder,
             limit=body.max_results,
+            mode=mode,
         )
-        result = ask(lambda r: r.search(query))
+        result = ask(lambda r: r.search(query, embedder))
+        if result.notice:
+            start_background(vault)
         items = [
             SearchItemOut(
                 document=DocumentOut.of(h.document),

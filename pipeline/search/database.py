@@ -9,6 +9,8 @@ Contract:
   another writer could hold).
 * ``prepare(conn)`` creates the schema inside the caller's transaction, so a new index appears
   complete or not at all; it raises ``ForeignIndex`` for a database of another schema.
+* ``vectors`` holds the semantic index's chunk vectors (``vaultsync.search.vectors``); the
+  text index never writes it, so a rebuild (a new file) starts it empty.
 * ``is_corruption(err)`` tells damage (rebuild) from other SQLite errors (busy, locked).
 """
 
@@ -39,7 +41,7 @@ __all__ = [
 ]
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 BUSY_TIMEOUT = 60.0
 
 SCHEMA = """
@@ -62,6 +64,10 @@ CREATE INDEX links_name ON links(name_key);
 CREATE INDEX links_alt ON links(alt_key) WHERE alt_key != '';
 CREATE TABLE names(key TEXT NOT NULL, nid INTEGER NOT NULL, PRIMARY KEY (key, nid)) WITHOUT ROWID;
 CREATE INDEX names_nid ON names(nid);
+CREATE TABLE vectors(
+  model TEXT NOT NULL, sha256 TEXT NOT NULL, seq INTEGER NOT NULL, start INTEGER NOT NULL,
+  vec BLOB NOT NULL, PRIMARY KEY (model, sha256, seq)) WITHOUT ROWID;
+CREATE INDEX notes_sha256 ON notes(sha256);
 """
 
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "MODES",
     "Direction",
     "Document",
     "Hit",
     "IndexReport",
     "LinkedNote",
+    "Mode",
     "NoteLink",
     "NoteLinks",
     "SearchQuery",
@@ -22,6 +24,9 @@ __all__ = [
 ]
 
 Direction = Literal["linked_from", "links_to"]
+Mode = Literal["text", "semantic", "hybrid"]
+"""How to rank: BM25 over words, nearness of meaning (the ``semantic`` extra), or both fused."""
+MODES: tuple[Mode, ...] = ("text", "semantic", "hybrid")
 """``linked_from``: a result links to the note; ``links_to``: the note links to a result."""
 
 
@@ -54,11 +59,16 @@ class SearchQuery:
     folder: str = ""
     """Only notes under this vault folder (empty: the whole vault)."""
     limit: int = 10
+    mode: Mode = "text"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hit:
-    """A note that matches, with its BM25 score (higher is better) and a snippet of its body."""
+    """A note that matches, its score (higher is better) and a snippet of its body.
+
+    The score is BM25 in ``text`` mode, the cosine of the best chunk in ``semantic`` mode and
+    the fused reciprocal-rank score in ``hybrid`` mode.
+    """
 
     document: Document
     score: float
@@ -87,6 +97,9 @@ class SearchResult:
 
     hits: tuple[Hit, ...]
     linked: tuple[LinkedNote, ...]
+    mode: Mode = "text"
+    notice: str = ""
+    """Said beside the hits: the semantic index is incomplete (being built), say."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -88,13 +88,21 @@ class SearchIn(BaseModel):
     doc_types: list[Kind] | None = Field(default=None, max_length=32)
     folder: Folder = ""
     max_results: int = Field(default=10, ge=1, le=MAX_RESULTS)
+    mode: Literal["text", "semantic", "hybrid"] | None = Field(
+        default=None,
+        description="text (BM25), semantic (by meaning) or hybrid (both fused, the default"
+        " with the semantic extra installed; else text)",
+    )
 
 
 class SearchItemOut(BaseModel):
     """A hit (``source: vault``) or a note linked with the best hits (``source: linked``)."""
 
     document: DocumentOut
-    score: float = Field(description="BM25, higher is better; 0 for linked notes")
+    score: float = Field(
+        description="higher is better: BM25 (text), cosine (semantic) or the fused"
+        " reciprocal-rank score (hybrid); 0 for linked notes"
+    )
     source: Literal["vault", "linked"]
     snippet: str | None = Field(default=None, description="body text around the hits")
     why: str | None = Field(default=None, description="linked from … / links to …")
