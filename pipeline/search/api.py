@@ -61,6 +61,7 @@ from vaultsync.core.errors import (
     VaultsyncError,
 )
 from vaultsync.core.model import Graph, Kind, Node
+from vaultsync.core.settings import Caps
 from vaultsync.drawn.store import LinkStore
 from vaultsync.graph.load import current_graph
 from vaultsync.graph.query import find_note
@@ -69,7 +70,7 @@ from vaultsync.search.auth import BrowserLogin
 from vaultsync.search.embed import choose_mode
 from vaultsync.search.guard import AmbiguousReference, guard
 from vaultsync.search.index import update_index
-from vaultsync.search.model import NoteLink, SearchQuery
+from vaultsync.search.model import NoteLink, SearchQuery, SearchResult
 from vaultsync.search.query import match_expression
 from vaultsync.search.reader import IndexReader, NoteNotFound, read_repairing
 from vaultsync.search.registry import USER_KIND
@@ -206,6 +207,33 @@ def _lifespan(
     return lifespan
 
 
+def _vault_caps(vault: Path, home: Path | None) -> Caps:
+    """The caps of the vault's saved config (and the environment), as `vaultsync link` uses."""
+    caps = load_settings(vault).caps
+    return replace(caps, sources=replace(caps.sources, home=home))
+
+
+def _search_items(result: SearchResult) -> list[SearchItemOut]:
+    """The hits (``source: vault``), then the notes linked with them (``source: linked``)."""
+    items = [
+        SearchItemOut(
+            document=DocumentOut.of(h.document), score=h.score, source="vault", snippet=h.snippet
+        )
+        for h in result.hits
+    ]
+    items += [
+        SearchItemOut(
+            document=DocumentOut.of(n.document),
+            score=0.0,
+            source="linked",
+            why=n.why,
+            link_type=n.link_type,
+        )
+        for n in result.linked
+    ]
+    return items
+
+
 def create_app(
     vault: Path,
     state: Path,
@@ -313,32 +341,12 @@ def create_app(
         result = ask(lambda r: r.search(query, embedder))
         if result.notice:
             start_background(vault)
-        items = [
-            SearchItemOut(
-                document=DocumentOut.of(h.document),
-                score=h.score,
-                source="vault",
-                snippet=h.snippet,
-            )
-            for h in result.hits
-        ]
-        items += [
-            SearchItemOut(
-                document=DocumentOut.of(n.document),
-                score=0.0,
-                source="linked",
-                why=n.why,
-                link_type=n.link_type,
-            )
-            for n in result.linked
-        ]
-        return items
+        return _search_items(result)
 
     @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
     def graph_view() -> HTMLResponse:
         """The interactive graph view, as `vaultsync graph view` writes it (issue 17 §2)."""
-        caps = load_settings(vault).caps
-        page, _ = graph_page(state, vault, replace(caps, sources=replace(caps.sources, home=home)))
+        page, _ = graph_page(state, vault, _vault_caps(vault, home))
         return HTMLResponse(page)
 
     @app.post(
@@ -349,9 +357,7 @@ def create_app(
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
-        # The caps of the vault's saved config (and the environment), as `vaultsync link` uses.
-        caps = load_settings(vault).caps
-        graph = current_graph(state, replace(caps, sources=replace(caps.sources, home=home)))
+        graph = current_graph(state, _vault_caps(vault, home))
         source = _graph_note(graph, reader, body.from_)
         target = _graph_note(graph, reader, body.to)
         if source.id == target.id:
