@@ -195,8 +195,10 @@ class TestCreateLink:
         assert read_links(demo[0]) == before
 
     def test_self_link(self, api: httpx.Client) -> None:
-        """A link from a note to itself is refused with 422."""
-        error(api.post("/v1/vault/links", json={"from": "orbital", "to": "project:orbital"}), 422)
+        """A link from a note to itself is the store's refusal: 409 link_refused, like the CLI's."""
+        answer = api.post("/v1/vault/links", json={"from": "orbital", "to": "project:orbital"})
+        error(answer, 409)
+        assert answer.json()["code"] == "link_refused"
 
     def test_missing_field(self, api: httpx.Client) -> None:
         """A body without ``to`` is a 422 JSON answer."""

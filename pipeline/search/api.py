@@ -360,8 +360,7 @@ def create_app(
         graph = current_graph(state, _vault_caps(vault, home))
         source = _graph_note(graph, reader, body.from_)
         target = _graph_note(graph, reader, body.to)
-        if source.id == target.id:
-            raise UsageError(f"cannot link {source.id} to itself")
+        # A link of a note to itself is the store's refusal (409 link_refused), as for the CLI.
         result = LinkStore(state).add(
             source.id, target.id, body.rel, body.note, now=datetime.now(UTC)
         )
