@@ -344,7 +344,7 @@ class TestErrorShape:
             ),
             ("GET", "/v1/vault/documents", {"headers": {"host": "evil.example"}}, 421),
             ("GET", "/v1/vault/documents", {"params": {"limit": 0}}, 422),
-            ("POST", "/v1/vault/links", {"json": {"from": "orbital", "to": "orbital"}}, 422),
+            ("POST", "/v1/vault/links", {"json": {"from": "orbital", "to": "orbital"}}, 409),
         ],
         ids=lambda v: v if isinstance(v, (int, str)) else "",
     )
