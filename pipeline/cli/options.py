@@ -92,7 +92,7 @@ def _check_folders(settings: Settings) -> None:
 
 def _with_outside(ws: Workspace) -> Workspace:
     """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
-    from vaultsync.extract import outside_fingerprint
+    from vaultsync.extract.sources import outside_fingerprint
 
     stamp = outside_fingerprint(ws.state, ws.caps.sources)
     return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
