@@ -11,7 +11,6 @@ the ``skills.extra_folders``.
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -92,7 +91,7 @@ def _check_folders(settings: Settings) -> None:
 
 def _with_outside(ws: Workspace) -> Workspace:
     """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
-    from vaultsync.extract import outside_fingerprint
+    from vaultsync.extract.sources import outside_fingerprint
 
     stamp = outside_fingerprint(ws.state, ws.caps.sources)
     return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
@@ -103,6 +102,8 @@ def _warn_stray_templates(folder: Path) -> None:
 
     A name starting with ``_`` is a part another template may include, never stray.
     """
+    import importlib.resources  # only with --templates: it imports tempfile and shutil
+
     builtin = {entry.name for entry in importlib.resources.files("vaultsync.templates").iterdir()}
     for name in sorted(path.name for path in folder.glob("*.j2")):
         if name in builtin or name.startswith("_"):

@@ -155,7 +155,7 @@ def _changed_at(state: Path, now: float) -> float | None:
 
     Read only when the fingerprint changed: a second stat walk, rare by construction.
     """
-    from vaultsync.extract import source_files
+    from vaultsync.extract.sources import source_files
 
     newest = 0
     for path in source_files(state):

@@ -18,9 +18,7 @@ came from ``CHATCLI_STATE_DIR``, ChatCLI's home ``~/.chatcli/contexts`` is read 
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,32 +37,11 @@ from vaultsync.extract.jsonio import (
     objects,
     time_key,
     unique_sorted,
-    visible_entries,
 )
 from vaultsync.extract.skips import Reading
+from vaultsync.extract.sources import context_folders, is_context
 
-CONTEXTS = "contexts"
 DEFAULT_TYPE = "Text"
-
-
-def _is_context(entry: os.DirEntry[str]) -> bool:
-    return entry.name.endswith(".json") and not entry.is_dir()
-
-
-def context_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
-    """``<state>/contexts``, then ``<home>/contexts`` when ChatCLI's home is read too."""
-    folders = [state_dir / CONTEXTS]
-    if home is not None and home / CONTEXTS != folders[0]:
-        folders.append(home / CONTEXTS)
-    return tuple(folders)
-
-
-def context_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
-    """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
-    for folder in context_folders(state_dir, home):
-        for entry in visible_entries(folder):
-            if _is_context(entry):
-                yield Path(entry.path)
 
 
 def _read_context(path: Path) -> Context | None:
@@ -100,7 +77,7 @@ def _folder_contexts(folder: Path, reading: Reading) -> list[Context]:
     entries = reading.entries(folder)
     if entries is None:
         return list(reading.kept_under(folder))
-    found = (reading.item(Path(e.path), _read_context) for e in entries if _is_context(e))
+    found = (reading.item(Path(e.path), _read_context) for e in entries if is_context(e))
     return [context for context in found if context is not None]
 
 
@@ -183,8 +160,3 @@ class _Folder:
             Document(source=source, content=p.text(), type=p.type or DEFAULT_TYPE)
             for source, p in sorted(self.by_source.items())
         )
-
-
-def source_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
-    """Every file this module reads."""
-    yield from context_files(state_dir, home)

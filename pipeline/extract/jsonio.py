@@ -150,15 +150,6 @@ def read_text(path: Path) -> str | None:
     return None if data is None else decode_utf8(data, path)
 
 
-def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
-    """Entries of ``folder`` not starting with ``.``, sorted by name; none if it is missing."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:  # missing, or unreadable (the readers report that: ``skips.Reading``)
-        return []
-    return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name)
-
-
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(name)
 

@@ -18,7 +18,6 @@ stores.  Rules the stores leave open, decided here:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -44,14 +43,7 @@ from vaultsync.extract.jsonio import (
     unique_sorted,
     wrong,
 )
-
-INDEX = "memory/memory_index.json"
-TOMBSTONES = "memory/memory_tombstones.json"
-TOPICS = "memory/topics.json"
-PROJECTS = "memory/projects.json"
-PROFILE = "memory/user_profile.json"
-EPISODES = "memory/episodes.json"
-STORES = (INDEX, TOMBSTONES, TOPICS, PROJECTS, PROFILE, EPISODES)
+from vaultsync.extract.sources import EPISODES, INDEX, PROFILE, PROJECTS, TOMBSTONES, TOPICS
 
 STATUS_ALIASES = {
     "active": "active",
@@ -80,12 +72,6 @@ PROFILE_LISTS = frozenset(("certifications", "skills", "goals", "interests", "di
 PROFILE_MAPS = frozenset(("environment", "top_commands", "preferences"))
 PROFILE_PAIRS = {"milestones": ("date", "text"), "stances": ("position", "reason")}
 """Fields listed as ``(first, second)`` pairs taken from each object of the array."""
-
-
-def source_files(state_dir: Path) -> Iterator[Path]:
-    """Every file this module reads (whether or not it exists)."""
-    for rel in STORES:
-        yield state_dir / rel
 
 
 # ---------------------------------------------------------------------------------------------

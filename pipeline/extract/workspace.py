@@ -60,15 +60,12 @@ from vaultsync.extract.jsonio import (
     read_text,
     time_key,
     unique_sorted,
-    visible_entries,
     wrong,
 )
 from vaultsync.extract.skips import Reading
+from vaultsync.extract.sources import board_file, is_session, session_folders, skill_folders
 
-SESSIONS = "sessions"
-SKILLS = "skills"
 SKILL_FILE = "SKILL.md"
-BOARD = "board.json"
 
 COLUMNS = ("backlog", "doing", "review", "blocked", "done")
 COLUMN_ALIASES = {
@@ -99,26 +96,6 @@ _AUTOSAVE = re.compile(r"autosave-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
 # Sessions
 
 
-def _is_session(entry: os.DirEntry[str]) -> bool:
-    return entry.name.endswith(".json") and not entry.is_dir()
-
-
-def session_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
-    """``<state>/sessions``, then ``<home>/sessions`` when ChatCLI's home is read too."""
-    folders = [state_dir / SESSIONS]
-    if home is not None and home / SESSIONS != folders[0]:
-        folders.append(home / SESSIONS)
-    return tuple(folders)
-
-
-def session_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
-    """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
-    for folder in session_folders(state_dir, home):
-        for entry in visible_entries(folder):
-            if _is_session(entry):
-                yield Path(entry.path)
-
-
 def read_sessions(
     state_dir: Path, reading: Reading | None = None, *, home: Path | None = None
 ) -> tuple[Session, ...]:
@@ -144,7 +121,7 @@ def _folder_sessions(folder: Path, reading: Reading) -> list[Session]:
         return sorted(reading.kept_under(folder), key=lambda s: s.name)
     sessions = []
     for entry in entries:
-        if _is_session(entry):
+        if is_session(entry):
             session = reading.item(Path(entry.path), _session)
             if session is not None:
                 sessions.append(session)
@@ -179,22 +156,6 @@ def _session(path: Path) -> Session | None:
 
 # ---------------------------------------------------------------------------------------------
 # Skills
-
-
-def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
-    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``."""
-    return (*extra, state_dir / SKILLS)
-
-
-def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
-    """Every visible file under the skill folders, recursively (for the fingerprint)."""
-    stack = list(skill_folders(state_dir, extra))
-    while stack:
-        for entry in visible_entries(stack.pop()):
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            elif entry.is_file():
-                yield Path(entry.path)
 
 
 def read_skills(
@@ -359,13 +320,6 @@ def read_board(state_dir: Path, reading: Reading | None = None) -> tuple[Card, .
     """
     reading = reading or Reading(state_dir)
     return reading.item(board_file(state_dir), _board) or ()
-
-
-def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
-    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
-    env = os.environ if environ is None else environ
-    chosen = env.get("CHATCLI_BOARD_PATH", "").strip()
-    return Path(chosen).expanduser() if chosen else state_dir / BOARD
 
 
 def _board(path: Path) -> tuple[Card, ...]:

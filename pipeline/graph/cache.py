@@ -50,7 +50,7 @@ from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps, Sources
-from vaultsync.extract import source_files, store_fingerprint
+from vaultsync.extract.sources import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 
 GRAPH_SCHEMA = 2

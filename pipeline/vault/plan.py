@@ -41,10 +41,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import VaultWriteError
-from vaultsync.core.model import NoteSpec
 from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, check_path
+
+if TYPE_CHECKING:  # only annotations: the no-op sync reads the config through VaultFS
+    from vaultsync.core.model import NoteSpec
 
 
 class FileKind(StrEnum):

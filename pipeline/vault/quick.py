@@ -35,7 +35,7 @@ from pathlib import Path
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import RACY_NS
-from vaultsync.extract import store_fingerprint
+from vaultsync.extract.sources import store_fingerprint
 from vaultsync.vault.manifest import (
     CACHE,
     CONTROL_DIR,

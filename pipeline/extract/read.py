@@ -1,0 +1,90 @@
+"""Stage 1, extract, the readers' entry point: a state directory → ``Records``; writes nothing.
+
+``read_state`` reads every store that feeds the graph (chatcli-stores.md) and returns frozen,
+deterministically sorted records.  A missing store is empty; a malformed one raises
+``StoreError`` (one line: file, ``line:column`` or field path, what is wrong); a sealed one
+raises ``SealedStoreError``.  Which files those are is :mod:`.sources`' to say (and its
+``store_fingerprint`` tells, from ``stat`` alone, whether any of them changed since the last run).
+
+Per-item stores (a session, a skill, a context, a daily note, ``board.json``) that cannot be
+read are skipped, not fatal (:mod:`.skips`): ``Records.skipped`` lists them and the item's
+last good value, from ``last_good``, takes its place.  Every file is opened only if it is a
+regular file no larger than ``limit`` bytes.
+
+The folders read besides the state directory's own — ChatCLI's home ``contexts/`` and
+``sessions/`` when the state directory came from ``CHATCLI_STATE_DIR``, the
+``skills.extra_folders`` scanned before ``<state>/skills`` — come in one frozen
+:class:`~vaultsync.core.settings.Sources` (``Caps.sources``), chosen by the CLI; nothing here
+reads the environment to find them.
+
+``memory/links.json`` is not read here (its own module owns it), but it is part of the
+fingerprint, so an edited link invalidates the graph like any other store.
+
+Importing this module imports every reader; ``vaultsync.extract`` itself imports it only when
+``read_state`` is first asked for, so the no-op sync never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from vaultsync.core.errors import StoreError
+from vaultsync.core.model import Records
+from vaultsync.core.settings import Sources
+from vaultsync.extract import contexts, journal, memory, workspace
+from vaultsync.extract.jsonio import DEFAULT_LIMIT, size_limit
+from vaultsync.extract.skips import Reading
+
+__all__ = ["DEFAULT_LIMIT", "read_state", "read_state_keeping"]
+
+
+def read_state(
+    state_dir: Path,
+    *,
+    sources: Sources | None = None,
+    last_good: Mapping[str, Any] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> Records:
+    """Read every store under ``state_dir`` into ``Records`` (``links`` left empty).
+
+    ``sources`` names the folders read besides the state directory's own (ChatCLI's home
+    ``contexts/`` and ``sessions/``, extra skill folders); chosen by the caller, never here.
+
+    Raises:
+        StoreError: a store that is not a per-item store is malformed (the memory index, the
+            tombstones, topics, projects, profile, episodes); the message names the file and
+            the place.
+        SealedStoreError: a store is encrypted at rest and cannot be read without ChatCLI.
+    """
+    return read_state_keeping(state_dir, sources=sources, last_good=last_good, limit=limit)[0]
+
+
+def read_state_keeping(
+    state_dir: Path,
+    *,
+    sources: Sources | None = None,
+    last_good: Mapping[str, Any] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> tuple[Records, dict[str, Any]]:
+    """``read_state``, and the good value of every per-item source (the next ``last_good``)."""
+    if state_dir.exists() and not state_dir.is_dir():
+        raise StoreError(path=str(state_dir), what="not a directory")
+    extra = sources or Sources()
+    reading = Reading(state_dir, last_good=last_good or {})
+    with size_limit(limit):
+        records = Records(
+            facts=memory.read_facts(state_dir),
+            topics=memory.read_topics(state_dir),
+            projects=memory.read_projects(state_dir),
+            profile=memory.read_profile(state_dir),
+            episodes=memory.read_episodes(state_dir),
+            journal=journal.read_journal(state_dir, reading),
+            sessions=workspace.read_sessions(state_dir, reading, home=extra.home),
+            skills=workspace.read_skills(state_dir, reading, extra=extra.skills),
+            cards=workspace.read_board(state_dir, reading),
+            contexts=contexts.read_contexts(state_dir, reading, home=extra.home),
+            skipped=tuple(sorted(reading.skipped, key=lambda s: s.source)),
+        )
+    return records, reading.good

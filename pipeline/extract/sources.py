@@ -1,0 +1,298 @@
+"""Which files each store reads, and their stat fingerprint; lists folders, opens no file.
+
+The one place that knows where the stores' files are: the readers (:mod:`.memory`,
+:mod:`.journal`, :mod:`.workspace`, :mod:`.contexts`) list their files through it, and
+``store_fingerprint`` stats the very same list.  It imports no reader and nothing beyond the
+standard library and :mod:`vaultsync.core.settings`, so the no-op sync (``vault.quick``) can
+fingerprint the stores for the price of the ``stat`` calls alone.
+
+``source_files`` yields every file whose content can change ``Records`` or the links, existing
+or not (a missing fixed-name store is yielded too; the fingerprint skips what ``stat`` does not
+find).  ``store_fingerprint`` is the SHA-256 hex of the sorted ``relpath|size|mtime_ns`` lines
+of those files: a file edited, added or removed changes it, nothing else does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Mapping
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vaultsync.core.settings import Sources
+
+if TYPE_CHECKING:
+    from vaultsync.core.model import JournalPeriod
+
+__all__ = [
+    "LINKS",
+    "board_file",
+    "context_files",
+    "context_folders",
+    "journal_files",
+    "memory_files",
+    "outside_fingerprint",
+    "session_files",
+    "session_folders",
+    "skill_folders",
+    "skill_tree",
+    "source_files",
+    "store_fingerprint",
+    "visible_entries",
+]
+
+# The memory stores (chatcli-stores.md §1-§8); ``memory/links.json`` is read by its own module.
+INDEX = "memory/memory_index.json"
+TOMBSTONES = "memory/memory_tombstones.json"
+TOPICS = "memory/topics.json"
+PROJECTS = "memory/projects.json"
+PROFILE = "memory/user_profile.json"
+EPISODES = "memory/episodes.json"
+STORES = (INDEX, TOMBSTONES, TOPICS, PROJECTS, PROFILE, EPISODES)
+LINKS = "memory/links.json"
+
+MEMORY = "memory"
+WEEKLY = "weekly"
+MONTHLY = "monthly"
+SESSIONS = "sessions"
+SKILLS = "skills"
+BOARD = "board.json"
+CONTEXTS = "contexts"
+
+
+def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """Entries of ``folder`` not starting with ``.``, sorted by name; none if it is missing."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # missing, or unreadable (the readers report that: ``skips.Reading``)
+        return []
+    return sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory stores
+
+
+def memory_files(state_dir: Path) -> Iterator[Path]:
+    """Every memory store file (whether or not it exists)."""
+    for rel in STORES:
+        yield state_dir / rel
+
+
+# ---------------------------------------------------------------------------------------------
+# Journal: memory/YYYYMM/YYYYMMDD.md, memory/weekly/YYYY-Www.md, memory/monthly/YYYY-MM.md
+
+
+def _is_number(text: str, size: int) -> bool:
+    return len(text) == size and text.isascii() and text.isdigit()
+
+
+def _month_label(year: str, month: str) -> str | None:
+    """``2026-07`` for a real month, else ``None``."""
+    if _is_number(year, 4) and _is_number(month, 2) and 1 <= int(month) <= 12:
+        return f"{year}-{month}"
+    return None
+
+
+def daily_label(folder: str, stem: str) -> str | None:
+    """``2026-07-03`` for ``202607/20260703``; ``None`` when the names are not such a date."""
+    if not (_is_number(folder, 6) and _is_number(stem, 8) and stem.startswith(folder)):
+        return None
+    try:
+        day = date(int(stem[:4]), int(stem[4:6]), int(stem[6:]))
+    except ValueError:
+        return None
+    return day.isoformat()
+
+
+def weekly_label(stem: str) -> str | None:
+    """``2026-W27`` for a real ISO week, else ``None``."""
+    year, sep, week = stem.partition("-W")
+    if not (sep and _is_number(year, 4) and _is_number(week, 2)):
+        return None
+    try:
+        date.fromisocalendar(int(year), int(week), 1)
+    except ValueError:
+        return None
+    return stem
+
+
+def monthly_label(stem: str) -> str | None:
+    """``2026-06`` for a real month, else ``None``."""
+    year, sep, month = stem.partition("-")
+    return _month_label(year, month) if sep else None
+
+
+def is_journal_folder(name: str) -> bool:
+    """Whether a folder of ``memory/`` with this name holds journal notes (by name alone)."""
+    return name in (WEEKLY, MONTHLY) or _is_number(name, 6)
+
+
+def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
+    """``(stem, path)`` of each visible ``*.md`` file directly in ``folder``."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # missing or unreadable (an unreadable month keeps nothing: see README)
+        return
+    for entry in entries:
+        name = entry.name
+        if name.endswith(".md") and not name.startswith(".") and not entry.is_dir():
+            yield name[:-3], Path(entry.path)
+
+
+def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, Path]]:
+    """``(period, label, path)`` of every journal note, in no particular order."""
+    memory = state_dir / MEMORY
+    try:
+        entries = list(os.scandir(memory))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.is_dir() or entry.name.startswith("."):
+            continue
+        if entry.name == WEEKLY:
+            for stem, path in _markdown(Path(entry.path)):
+                if label := weekly_label(stem):
+                    yield "weekly", label, path
+        elif entry.name == MONTHLY:
+            for stem, path in _markdown(Path(entry.path)):
+                if label := monthly_label(stem):
+                    yield "monthly", label, path
+        elif _is_number(entry.name, 6):
+            for stem, path in _markdown(Path(entry.path)):
+                if label := daily_label(entry.name, stem):
+                    yield "daily", label, path
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions, skills, board
+
+
+def is_session(entry: os.DirEntry[str]) -> bool:
+    """A ``*.json`` entry that is not a folder (stray ``*.tmp`` files are not sessions)."""
+    return entry.name.endswith(".json") and not entry.is_dir()
+
+
+def session_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
+    """``<state>/sessions``, then ``<home>/sessions`` when ChatCLI's home is read too."""
+    folders = [state_dir / SESSIONS]
+    if home is not None and home / SESSIONS != folders[0]:
+        folders.append(home / SESSIONS)
+    return tuple(folders)
+
+
+def session_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
+    """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
+    for folder in session_folders(state_dir, home):
+        for entry in visible_entries(folder):
+            if is_session(entry):
+                yield Path(entry.path)
+
+
+def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
+    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``."""
+    return (*extra, state_dir / SKILLS)
+
+
+def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
+    """Every visible file under the skill folders, recursively (for the fingerprint)."""
+    stack = list(skill_folders(state_dir, extra))
+    while stack:
+        for entry in visible_entries(stack.pop()):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file():
+                yield Path(entry.path)
+
+
+def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
+    env = os.environ if environ is None else environ
+    chosen = env.get("CHATCLI_BOARD_PATH", "").strip()
+    return Path(chosen).expanduser() if chosen else state_dir / BOARD
+
+
+# ---------------------------------------------------------------------------------------------
+# Contexts
+
+
+def is_context(entry: os.DirEntry[str]) -> bool:
+    """A ``*.json`` entry that is not a folder (``*.tmp`` and ``*.corrupt`` files are not)."""
+    return entry.name.endswith(".json") and not entry.is_dir()
+
+
+def context_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
+    """``<state>/contexts``, then ``<home>/contexts`` when ChatCLI's home is read too."""
+    folders = [state_dir / CONTEXTS]
+    if home is not None and home / CONTEXTS != folders[0]:
+        folders.append(home / CONTEXTS)
+    return tuple(folders)
+
+
+def context_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
+    """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
+    for folder in context_folders(state_dir, home):
+        for entry in visible_entries(folder):
+            if is_context(entry):
+                yield Path(entry.path)
+
+
+# ---------------------------------------------------------------------------------------------
+# All of them, and their fingerprint
+
+
+def source_files(state_dir: Path, sources: Sources | None = None) -> Iterator[Path]:
+    """Every file whose content can change ``Records`` or the links, existing or not."""
+    extra = sources or Sources()
+    yield from memory_files(state_dir)
+    yield state_dir / LINKS
+    for _, _, path in journal_files(state_dir):
+        yield path
+    yield from session_files(state_dir, extra.home)
+    yield from skill_tree(state_dir, extra.skills)
+    yield board_file(state_dir)
+    yield from context_files(state_dir, extra.home)
+
+
+def outside_files(state_dir: Path, sources: Sources) -> Iterator[Path]:
+    """The source files in ``sources``' folders outside the state directory."""
+    for path in source_files(state_dir, sources):
+        if not path.is_relative_to(state_dir):
+            yield path
+
+
+def store_fingerprint(state_dir: Path, sources: Sources | None = None) -> str:
+    """SHA-256 hex over the sorted ``relpath|size|mtime_ns`` lines of every source file.
+
+    Only ``stat`` is called, never ``open``; a file that is edited, added or removed changes
+    the result, and nothing else does.  ``sources``' folders count too (see ``read_state``).
+    """
+    return _fingerprint(state_dir, source_files(state_dir, sources))
+
+
+def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
+    """``store_fingerprint`` of the files outside the state directory only; ``""`` if none.
+
+    The CLI adds it to the settings' key, so the no-op sync (which fingerprints the state
+    directory alone) sees an extra skill folder or ``~/.chatcli/sessions`` change.
+    """
+    if not sources.outside(state_dir):
+        return ""
+    return _fingerprint(state_dir, outside_files(state_dir, sources))
+
+
+def _fingerprint(state_dir: Path, paths: Iterator[Path]) -> str:
+    lines = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        rel = (
+            path.relative_to(state_dir).as_posix() if path.is_relative_to(state_dir) else str(path)
+        )
+        lines.append(f"{rel}|{stat.st_size}|{stat.st_mtime_ns}")
+    lines.sort()
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
