@@ -66,10 +66,12 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 # Synthetic stores of 2,800 and 10,000 notes, the git floor beside them, then the knowledge
-# model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.
+# model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.  Then
+# `sync --each` over 2,000 small sender state directories, 1 shard vs 2 (bench/results/each-*).
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 2800,10000
 	$(BIN)/python bench/watch.py --notes 2800
+	$(BIN)/python bench/each.py --senders 2000
 
 # 100,000 notes (caps raised), median of 5 like the others: takes about 15 minutes.
 bench-large: $(STAMP)

@@ -8,8 +8,9 @@ every run), then times, on fresh copies of that tree:
 * ``2 shards``: ``--shard 0/2`` and ``--shard 1/2`` started together (two cron lines, two
   Job indexes), the wall time until both end;
 
-each once for the first sync (every vault created and committed) and once again right after
-(nothing changed: the quick answer, what most cron runs are).  CPU is the user + system time
+each for the first sync (every vault created and committed), the run right after it (nothing
+changed, but notes written within 2 s of the sync's own records are read again: the racy
+rule of ``vault.quick``) and a third run (the quick answer: what most cron runs are).  CPU is the user + system time
 of the processes (``RUSAGE_CHILDREN``).  ``--in-process`` adds the 1-shard first sync with
 every vault run in the parent process instead of a forked child, to weigh the fork.
 Writes ``bench/results/each-<date>.md`` and ``.json``.
@@ -125,7 +126,12 @@ def main() -> None:
         root = work / f"root-{shards}"
         shutil.copytree(seed, root, symlinks=True)
         rows[f"{shards} shard(s), first sync"] = run_shards(root, shards)
-        rows[f"{shards} shard(s), nothing changed"] = run_shards(root, shards)
+        rows[f"{shards} shard(s), second run (notes just written: re-read)"] = run_shards(
+            root, shards
+        )
+        rows[f"{shards} shard(s), steady (nothing changed: quick answer)"] = run_shards(
+            root, shards
+        )
         print(shards, rows, flush=True)
     if args.in_process:
         root = work / "root-inprocess"
