@@ -45,6 +45,7 @@ from typing import Any
 import click
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.errors import UsageError, VaultsFailed, VaultsyncError
+from vaultsync.core.text import plural
 
 MARKER = "memory"
 """The folder that makes a folder a ChatCLI state directory."""
@@ -354,11 +355,11 @@ def _say(outcome: Outcome, *, verbose: bool, quiet: bool, as_json: bool) -> None
 
 def summary_line(root: Path, shard: Shard | None, found: int, outcomes: list[Outcome]) -> str:
     """``sync --each``'s closing line: how many vaults, changed, failed."""
-    share = f" (shard {shard.index}/{shard.count} of {found})" if shard else ""
+    share = f" (shard {shard.index}/{shard.count} of {found:,})" if shard else ""
     changed = sum(o.changed for o in outcomes)
     failed = sum(not o.ok for o in outcomes)
     return (
-        f"{root}: {len(outcomes)} vaults{share}: {changed} changed, "
+        f"{root}: {plural(len(outcomes), 'vault')}{share}: {changed} changed, "
         f"{len(outcomes) - failed} ok, {failed} failed"
     )
 
@@ -400,6 +401,6 @@ def _raise_failures(outcomes: list[Outcome]) -> None:
         return
     named = ", ".join(failed[:LISTED_FAILURES]) + (" …" if len(failed) > LISTED_FAILURES else "")
     raise VaultsFailed(
-        f"{len(failed)} of {len(outcomes)} vaults failed: {named}",
+        f"{len(failed)} of {plural(len(outcomes), 'vault')} failed: {named}",
         hint="each failure is reported above; `vaultsync sync --state ROOT/NAME` retries one",
     )
