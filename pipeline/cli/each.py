@@ -232,7 +232,10 @@ def sync_one(
 
 def _with_report(base: Outcome, printed: str, lines: tuple[str, ...]) -> Outcome:
     """The outcome of a sync that succeeded, read from its ``--json`` answer."""
-    report: dict[str, Any] = json.loads(printed)
+    try:
+        report: dict[str, Any] = json.loads(printed)
+    except ValueError:  # not the sync's JSON: synced, but nothing more is known of it
+        return _replace_lines(base, (*lines, *printed.splitlines()))
     waiting = [*report.get("conflicts", ()), *report.get("merge_waiting", ())]
     said = [f"conflict: {c['path']} ({c['reason']})" for c in waiting]
     if report["changed"]:
@@ -309,6 +312,7 @@ def in_child(one: Callable[[], Outcome], name: str, state: Path) -> Outcome:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read)
+        _die_with_parent()  # a run stopped (Ctrl-C, a pod deleted) leaves no vault syncing
         code = 1
         try:
             data = json.dumps(asdict(one())).encode()
@@ -328,6 +332,12 @@ def in_child(one: Callable[[], Outcome], name: str, state: Path) -> Outcome:
         name=name, state=str(state), vault=str(state / "vault"), exit_code=1,
         error=f"the sync's process ended without an answer ({_how_it_ended(status)})",
     )  # fmt: skip
+
+
+def _die_with_parent() -> None:
+    from vaultsync.core.parallel import _die_with_parent as die  # one prctl, shared
+
+    die()
 
 
 def _how_it_ended(status: int) -> str:
