@@ -138,6 +138,15 @@ def test_two_shards_split_the_vaults_between_them(tmp_path: Path) -> None:
     assert all((tmp_path / n / "vault").is_dir() for n in names)
 
 
+def test_one_process_mode_reports_failures_alike(tmp_path: Path) -> None:
+    """VAULTSYNC_JOBS=1 (no fork): every vault still synced, the failing one reported, exit 9."""
+    sender(tmp_path, "alice")
+    (sender(tmp_path, "bob") / "memory" / "memory_index.json").write_text("[1, 2")
+    done = each(tmp_path, "--json", env={**os.environ, "VAULTSYNC_JOBS": "1"})
+    assert done.returncode == 9 and "error: bob: " in done.stderr
+    assert [v["ok"] for v in summary(done)["vaults"]] == [True, False]
+
+
 def test_vault_variables_do_not_merge_the_vaults(tmp_path: Path) -> None:
     """VAULTSYNC_VAULT_DIR names one vault: with --each each vault stays in its state dir."""
     sender(tmp_path, "alice")
