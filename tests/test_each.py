@@ -166,6 +166,14 @@ def test_text_mode_names_each_changed_vault_then_sums_up(tmp_path: Path) -> None
     assert lines[-1] == f"{tmp_path}: 1 vault: 1 changed, 1 ok, 0 failed"
 
 
+def test_dry_run_writes_no_vault(tmp_path: Path) -> None:
+    """--dry-run says what each vault would get, and writes none."""
+    sender(tmp_path, "alice")
+    done = each(tmp_path, "--dry-run")
+    assert done.returncode == 0 and done.stdout.startswith("alice: would sync: ")
+    assert not (tmp_path / "alice" / "vault").exists()
+
+
 def test_quiet_second_run_prints_nothing(tmp_path: Path) -> None:
     """-q, nothing changed (cron): no output at all."""
     sender(tmp_path, "alice")

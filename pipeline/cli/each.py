@@ -241,7 +241,8 @@ def _with_report(base: Outcome, printed: str, lines: tuple[str, ...]) -> Outcome
     if report["changed"]:
         counts = ", ".join(f"{len(report[k])} {k}" for k in ("created", "updated", "removed"))
         commit = report.get("commit")
-        said.insert(0, f"synced: {counts}" + (f" (commit {commit[:10]})" if commit else ""))
+        verb = "would sync" if report.get("dry_run") else "synced"
+        said.insert(0, f"{verb}: {counts}" + (f" (commit {commit[:10]})" if commit else ""))
     return Outcome(
         **_fields(base),
         said=tuple(said),
