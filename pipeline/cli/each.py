@@ -16,7 +16,9 @@ The contract (README, "Many vaults: ``sync --each``"):
   of SHA-256 of the name (UTF-8), big-endian.  The same name lands in the same shard on every
   machine and whatever the other names, so N shards cover every state directory exactly once
   and a new sender moves no other.
-* **One process per vault.**  Each vault is synced by the ``sync`` command itself in a forked
+* **One process per vault.**  A vault that nothing changed since its last sync is answered
+  here by ``sync``'s own quick check (stat data only, no lock, nothing written).  Any other
+  vault is synced by the ``sync`` command itself in a forked
   child (the parent has loaded the pipeline once, so a fork costs milliseconds): a crash, an
   out-of-memory kill or a leak stays in that vault's process, and the child's vault lock
   (``vault.write``) is released when it ends.  Vaults run one after the other: parallelism
@@ -186,7 +188,7 @@ def sync_each(
             f"--each {root}: no ChatCLI state directory under it (a folder holding {MARKER}/)"
         )
     chosen = [name for name in found if shard is None or shard.takes(name)]
-    run = _runner()
+    run: Runner | None = None  # forks only once a vault needs a full sync
     outcomes = []
     for name in chosen:
         state = root / name
@@ -194,7 +196,10 @@ def sync_each(
         def one(state: Path = state, name: str = name) -> Outcome:
             return sync_one(ctx, name, state, dry_run=dry_run, no_commit=no_commit)
 
-        outcome = run(one, name, state)
+        outcome = None if dry_run else unchanged(name, state)
+        if outcome is None:
+            run = run or _runner()
+            outcome = run(one, name, state)
         outcomes.append(outcome)
         _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
     if as_json:
@@ -203,6 +208,32 @@ def sync_each(
     elif not quiet and (verbose or any(o.changed or not o.ok for o in outcomes)):
         click.echo(summary_line(root, shard, len(found), outcomes))
     _raise_failures(outcomes)
+
+
+def unchanged(name: str, state: Path) -> Outcome | None:
+    """The quick answer of ``sync`` (``vault.quick``), here, without a fork; else ``None``.
+
+    Most runs of a cron change few vaults: a stat-only check in this process answers for the
+    others (about a millisecond each, against some 10 ms for a fork).  It is the check ``sync``
+    makes first, with the same inputs; anything it cannot settle (an error included) goes to
+    a full sync in a child, which reports it.
+    """
+    from vaultsync.cli.options import workspace
+    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+
+    err = io.StringIO()
+    try:
+        with redirect_stderr(err):
+            ws = workspace(str(state), str(state / "vault"))
+            inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+            if not unchanged_since_last_sync(ws.vault, inputs):
+                return None
+    except (VaultsyncError, OSError):
+        return None
+    return Outcome(
+        name=name, state=str(state), vault=str(ws.vault), exit_code=0, error=None, quick=True,
+        lines=tuple(err.getvalue().splitlines()),
+    )  # fmt: skip
 
 
 def sync_one(
