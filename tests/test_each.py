@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from vaultsync.cli.each import Outcome, in_child, parse_shard, shard_of, state_dirs
+from vaultsync.cli.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
 from vaultsync.cli.schemas import SCHEMAS
 from vaultsync.core.errors import UsageError
 
@@ -164,6 +164,21 @@ def test_text_mode_names_each_changed_vault_then_sums_up(tmp_path: Path) -> None
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and lines[0].startswith("alice: synced: ")
     assert lines[-1] == f"{tmp_path}: 1 vault: 1 changed, 1 ok, 0 failed"
+
+
+def test_unchanged_vault_is_answered_without_a_sync(tmp_path: Path) -> None:
+    """Once synced and settled, a vault gets the quick answer; a changed store does not."""
+    state = sender(tmp_path, "alice")
+    assert unchanged("alice", state) is None  # never synced
+    each(tmp_path)
+    past = state.stat().st_mtime - 60  # notes older than vault.quick's racy window…
+    for note in (state / "vault").rglob("*.md"):
+        os.utime(note, (past, past))
+    each(tmp_path)  # …are recorded by the next sync as settled
+    answer = unchanged("alice", state)
+    assert answer is not None and answer.ok and answer.quick
+    (state / "memory" / "memory_index.json").write_text("[]", encoding="utf-8")
+    assert unchanged("alice", state) is None
 
 
 def test_dry_run_writes_no_vault(tmp_path: Path) -> None:
