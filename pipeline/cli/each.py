@@ -188,9 +188,24 @@ def sync_each(
             f"--each {root}: no ChatCLI state directory under it (a folder holding {MARKER}/)"
         )
     chosen = [name for name in found if shard is None or shard.takes(name)]
-    run: Runner | None = None  # forks only once a vault needs a full sync
     outcomes = []
-    for name in chosen:
+    for outcome in _sync_all(ctx, root, chosen, dry_run=dry_run, no_commit=no_commit):
+        outcomes.append(outcome)
+        _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
+    if as_json:
+        data = summary_json(root, shard, len(found), outcomes, dry_run=dry_run)
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    elif not quiet and (verbose or any(o.changed or not o.ok for o in outcomes)):
+        click.echo(summary_line(root, shard, len(found), outcomes))
+    _raise_failures(outcomes)
+
+
+def _sync_all(
+    ctx: click.Context, root: Path, names: list[str], *, dry_run: bool, no_commit: bool
+) -> Iterator[Outcome]:
+    """Each vault's outcome in name order: the quick answer here, else a sync in a child."""
+    run: Runner | None = None  # forks only once a vault needs a full sync
+    for name in names:
         state = root / name
 
         def one(state: Path = state, name: str = name) -> Outcome:
@@ -200,14 +215,7 @@ def sync_each(
         if outcome is None:
             run = run or _runner()
             outcome = run(one, name, state)
-        outcomes.append(outcome)
-        _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
-    if as_json:
-        data = summary_json(root, shard, len(found), outcomes, dry_run=dry_run)
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-    elif not quiet and (verbose or any(o.changed or not o.ok for o in outcomes)):
-        click.echo(summary_line(root, shard, len(found), outcomes))
-    _raise_failures(outcomes)
+        yield outcome
 
 
 def unchanged(name: str, state: Path) -> Outcome | None:
