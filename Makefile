@@ -69,9 +69,11 @@ fmt: $(STAMP)
 # model and search on the 10,000-note vault; writes bench/results/<date>.md and .json.
 # Then search quality (text / semantic / hybrid: recall@5, MRR on bench/search_queries.json)
 # and the semantic index's cost at 10,000 notes: bench/results/search-quality-<date>-static.*
+# Then `sync --each` over 2,000 small sender state directories, 1 shard vs 2 (bench/results/each-*).
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 2800,10000
 	$(BIN)/python bench/search_quality.py --cost 10000
+	$(BIN)/python bench/each.py --senders 2000
 
 # 100,000 notes (caps raised), median of 5 like the others: takes about 15 minutes.
 bench-large: $(STAMP)

@@ -1,4 +1,4 @@
-"""The JSON Schemas (draft 2020-12) of ``sync --json``, ``status --json`` and ``check --json``.
+"""The JSON Schemas (draft 2020-12) of ``sync``, ``sync --each``, ``status`` and ``check --json``.
 
 The contract for scripts and CI jobs: every output carries ``schema_version``
 (:data:`SCHEMA_VERSION`); within one version a key is never removed, renamed or retyped, and
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK", "SCHEMAS", "SCHEMA_VERSION", "STATUS", "SYNC"]
+__all__ = ["CHECK", "SCHEMAS", "SCHEMA_VERSION", "STATUS", "SYNC", "SYNC_EACH"]
 
 SCHEMA_VERSION = 1
 """The ``schema_version`` of every ``--json`` output of sync, status and check."""
@@ -144,5 +144,56 @@ CHECK: dict[str, Any] = {
     ),
 }
 
-SCHEMAS: dict[str, dict[str, Any]] = {"sync": SYNC, "status": STATUS, "check": CHECK}
+_COUNT = {"type": "integer", "minimum": 0}
+
+SYNC_EACH: dict[str, Any] = {
+    "$schema": _DRAFT,
+    "title": "vaultsync sync --each ROOT --json (also with --shard, --dry-run)",
+    **_object(
+        {
+            "schema_version": _VERSION,
+            "root": _STR,
+            "shard": {
+                "oneOf": [
+                    {"type": "null"},
+                    _object({"index": _COUNT, "count": {"type": "integer", "minimum": 1}}),
+                ],
+                "description": "--shard K/N as {index: K, count: N} (K from 0), or null.",
+            },
+            "found": {**_COUNT, "description": "State directories under ROOT, every shard's."},
+            "dry_run": _BOOL,
+            "synced": {**_COUNT, "description": "Vaults of this run synced without error."},
+            "changed": {**_COUNT, "description": "Vaults whose notes changed."},
+            "failed": {**_COUNT, "description": "Vaults that failed (the exit code is then 9)."},
+            "vaults": {
+                "type": "array",
+                "description": "This run's vaults, by name.",
+                "items": _object(
+                    {
+                        "name": {**_STR, "description": "The state directory, relative to ROOT."},
+                        "state": _STR,
+                        "vault": _STR,
+                        "ok": _BOOL,
+                        "exit_code": {
+                            **_COUNT,
+                            "description": "0, or the code `sync --state` would exit with.",
+                        },
+                        "error": _STR_OR_NULL,
+                        "changed": _BOOL,
+                        "quick": {**_BOOL, "description": "Nothing changed since the last sync."},
+                        "commit": _STR_OR_NULL,
+                        "conflicts": {**_COUNT, "description": "Notes waiting on the owner."},
+                    }
+                ),
+            },
+        }
+    ),
+}
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "sync": SYNC,
+    "sync --each": SYNC_EACH,
+    "status": STATUS,
+    "check": CHECK,
+}
 """Command → its output's schema."""

@@ -102,6 +102,13 @@ def skipped_text(skipped: tuple[Skipped, ...]) -> str:
     is_flag=True,
     help="Print only what needs you (conflicts, warnings, errors): for cron.",
 )
+@click.option(
+    "--each",
+    "each",
+    metavar="ROOT",
+    help="Sync every ChatCLI state directory under ROOT, each into its own vault.",
+)
+@click.option("--shard", metavar="K/N", help="With --each: only share K (0-based) of N.")
 @json_option
 @click.argument("paths", nargs=-1)
 def sync(
@@ -115,6 +122,8 @@ def sync(
     verbose: bool,
     quiet: bool,
     as_json: bool,
+    each: str | None,
+    shard: str | None,
     paths: tuple[str, ...],
 ) -> None:
     """Bring the vault in line with the stores, and commit what changed (one commit).
@@ -122,10 +131,18 @@ def sync(
     Notes you edited are kept and the stores' new data is merged into them, notes you deleted
     stay deleted, files vaultsync did not write are never touched. Prints one line when
     something changed; with -q only what needs you, so cron mails you nothing else.
-    `sync --force PATH…` regenerates only those notes.
+    `sync --force PATH…` regenerates only those notes; `sync --each ROOT [--shard K/N]` syncs
+    every ChatCLI state directory under ROOT into its own vault.
     """
     from vaultsync.vault.quick import sync_inputs
 
+    if each is not None or shard is not None:
+        from vaultsync.cli.each import run_each
+
+        given = {"--state": state, "--vault": vault, "--templates": templates, "--force": force}
+        run_each(each, shard, given=given, paths=paths, dry_run=dry_run, no_commit=no_commit,
+                 verbose=verbose, quiet=quiet, as_json=as_json)  # fmt: skip
+        return
     if paths and not force:
         raise UsageError("note paths are given only with --force (sync --force PATH…)")
     ws = workspace(state, vault, templates=templates)

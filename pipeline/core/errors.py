@@ -116,3 +116,9 @@ class VaultStale(VaultsyncError):
     """``vaultsync check``: the vault differs from what the stores produce."""
 
     exit_code = 1
+
+
+class VaultsFailed(VaultsyncError):
+    """``vaultsync sync --each``: one or more vaults failed (each was reported; the rest synced)."""
+
+    exit_code = 9

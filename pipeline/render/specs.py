@@ -102,12 +102,25 @@ def make_environment(override_dir: Path | None = None) -> jinja2.Environment:
     Raises:
         ConfigError: ``override_dir`` is given but is not a folder.
     """
+    if override_dir is None:
+        return _builtin_environment()
+    if not override_dir.is_dir():
+        raise ConfigError(f"--templates {override_dir}: not a folder")
+    return _environment(jinja2.FileSystemLoader(str(override_dir), encoding="utf-8"))
+
+
+@functools.cache
+def _builtin_environment() -> jinja2.Environment:
+    """The built-ins' environment, one per process (its templates never change while it runs).
+
+    Its compiled templates then serve every vault of a ``sync --each``.
+    """
+    return _environment(None)
+
+
+def _environment(override: jinja2.BaseLoader | None) -> jinja2.Environment:
     builtin = _PackageLoader()
-    loaders: list[jinja2.BaseLoader] = []
-    if override_dir is not None:
-        if not override_dir.is_dir():
-            raise ConfigError(f"--templates {override_dir}: not a folder")
-        loaders.append(jinja2.FileSystemLoader(str(override_dir), encoding="utf-8"))
+    loaders: list[jinja2.BaseLoader] = [] if override is None else [override]
     loaders += [builtin, jinja2.PrefixLoader({BUILTIN_PREFIX: builtin}, delimiter="/")]
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),
@@ -154,7 +167,7 @@ def template_fingerprint(env: jinja2.Environment, name: str) -> str:
         seen.add(current)
         try:
             source, filename, _ = loader.get_source(env, current)
-            references = meta.find_referenced_templates(env.parse(source, current, filename))
+            references = _references(env, source, current, filename)
         except jinja2.TemplateSyntaxError as err:
             place = f"{err.filename or current}, line {err.lineno}"
             raise TemplateError(f"template {place} (used by {name!r}): {err.message}") from err
@@ -167,6 +180,26 @@ def template_fingerprint(env: jinja2.Environment, name: str) -> str:
             else:
                 pending.append(reference)
     return digest.hexdigest()
+
+
+_REFERENCES: dict[tuple[str, str, str | None], tuple[str | None, ...]] = {}
+"""Parsed templates' references, by (source, name, file): ``sync --each`` parses each once."""
+
+
+def _references(
+    env: jinja2.Environment, source: str, name: str, filename: str | None
+) -> tuple[str | None, ...]:
+    """The templates ``source`` names; parsed once per process for each source text.
+
+    The environment is left out of the key: every one comes from :func:`make_environment`,
+    whose parse settings never vary, and an edited template is a different ``source``.
+    """
+    key = (source, name, filename)
+    if key not in _REFERENCES:
+        if len(_REFERENCES) >= 512:  # a long `watch` with templates edited over and over
+            _REFERENCES.clear()
+        _REFERENCES[key] = tuple(meta.find_referenced_templates(env.parse(source, name, filename)))
+    return _REFERENCES[key]
 
 
 def _listed(node_ids: Iterable[str], inputs: RenderInputs) -> Iterable[str]:
