@@ -40,7 +40,7 @@ $(JS)/.installed: $(STAMP)
 
 # What CI runs: lint, types, then the whole suite.
 check: lint typecheck $(JS)/.installed
-	$(BIN)/pytest -q -m 'not slow'
+	$(BIN)/pytest -q -m 'not slow' -n 2
 
 # ruff, the formatter, radon's cyclomatic complexity (at most 15 per function) and the
 # import layers of the pipeline (import-linter, contract in pyproject.toml).
