@@ -119,6 +119,23 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
+CALIBRATION_LOOP = "s = 0\nfor i in range(10_000_000):\n    s += i\n"
+CALIBRATION_REFERENCE_S = 0.55
+"""The loop's time on the machine of ``bench/results/large/2026-12-02.md`` (estimated from that
+run's figures, about 4× faster than the 2026-12-04 machine): machines differ this much, and
+every absolute goal is read against it."""
+
+
+def calibration() -> float:
+    """Seconds of a fixed pure-Python loop (10M additions), best of 3: this machine's speed."""
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        exec(CALIBRATION_LOOP, {})  # noqa: S102 - a constant loop, our own text
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def in_process(state: Path, env: dict[str, str]) -> dict[str, float]:
     """Graph build in one process: cold (nothing kept), rebuild (a store changed: the parsed
     document texts are kept) and warm (graph.json reused)."""
@@ -507,6 +524,7 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         f"Machine: {meta['machine']}, {meta['cpus']} CPUs, Python {meta['python']}"
         + (f", load average {meta['load']}" if "load" in meta else "")
+        + _speed_text(meta)
         + ". "
         f"Whole commands, wall time, median of {meta['runs']} runs, the file system flushed "
         "(`sync`) before each.",
@@ -521,6 +539,17 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines += _redaction_lines(meta.get("redaction"))
     lines += goal_lines(rows)
     return "\n".join(lines) + "\n"
+
+
+def _speed_text(meta: dict[str, Any]) -> str:
+    """The machine's speed: a fixed Python loop here and on the reference machine."""
+    if "loop_s" not in meta:
+        return ""
+    return (
+        f", a 10M-iteration Python loop {meta['loop_s']:.2f} s "
+        f"({meta['loop_s'] / CALIBRATION_REFERENCE_S:.1f}× the reference machine's "
+        f"{CALIBRATION_REFERENCE_S:.2f} s)"
+    )
 
 
 def _redaction_lines(figures: dict[str, float] | None) -> list[str]:
@@ -606,6 +635,7 @@ def main() -> None:
         return
     sys.path.insert(0, str(ROOT))
     rows = []
+    speed = calibration()
     start_load = os.getloadavg()[0]  # other work on the machine: the figures scale with it
     for size in (int(s) for s in args.sizes.split(",")):
         print(f"bench: {size:,} notes…", file=sys.stderr)
@@ -614,7 +644,7 @@ def main() -> None:
     meta = {"date": datetime.now(UTC).date().isoformat(), "machine": platform.machine(),
             "load": f"{start_load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
             "cpus": os.cpu_count(), "python": platform.python_version(), "runs": args.runs,
-            "redaction": redaction(dict(os.environ))}  # fmt: skip
+            "loop_s": round(speed, 3), "redaction": redaction(dict(os.environ))}  # fmt: skip
     extras: dict[str, Any] = {}
     extra_report = ""
     ten_k = OUT / "n10000" / "vault-0"
