@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +227,70 @@ def test_a_killed_child_is_a_failed_vault(tmp_path: Path) -> None:
 
     outcome = in_child(dies, "alice", tmp_path / "alice")
     assert not outcome.ok and "killed by signal 9" in (outcome.error or "")
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` forked that are still running (Linux's /proc)."""
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in found]
+
+
+@contextlib.contextmanager
+def syncing_first_of_three(root: Path) -> Iterator[subprocess.Popen[str]]:
+    """``sync --each ROOT --json`` caught inside its first vault's sync (a child holding on
+    the vault lock, which this test holds), the other two vaults not yet started."""
+    for name in ("a", "b", "c"):
+        sender(root, name)
+    assert each(root).returncode == 0
+    (root / "a" / "memory" / "memory_index.json").write_text("[]", encoding="utf-8")
+    lock = os.open(root / "a" / "vault" / ".vaultsync" / "lock", os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    run = subprocess.Popen(
+        [str(VAULTSYNC), "sync", "--each", str(root), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        while run.poll() is None and not children(run.pid):
+            time.sleep(0.02)  # waits for the fork; asserts nothing about time
+        yield run
+    finally:
+        os.close(lock)  # the child takes the lock and finishes (or was killed)
+        run.wait(timeout=120)
+
+
+def test_sigterm_lets_the_vault_being_synced_finish_and_starts_no_other(tmp_path: Path) -> None:
+    """SIGTERM mid-run: the vault being synced commits, the rest are reported not started."""
+    with syncing_first_of_three(tmp_path) as run:
+        run.send_signal(signal.SIGTERM)
+    out, err = run.communicate()
+    assert run.returncode == 9, err
+    data = summary(subprocess.CompletedProcess(run.args, 9, out, err))
+    assert (data["stopped_by"], data["not_started"]) == ("SIGTERM", 2)
+    assert [(v["name"], v["ok"], v["changed"]) for v in data["vaults"]] == [("a", True, True)]
+    assert commits(tmp_path / "a" / "vault") == 2
+    assert err.startswith("SIGTERM: stopping once the vault being synced is done")
+    assert "stopped by SIGTERM: 2 vaults not started" in err
+
+
+def test_second_sigterm_ends_the_run_at_once(tmp_path: Path) -> None:
+    """A second SIGTERM ends the run by that signal, its vault's child with it."""
+    with syncing_first_of_three(tmp_path) as run:
+        child = children(run.pid)[0]
+        run.send_signal(signal.SIGTERM)
+        assert run.stderr is not None
+        assert run.stderr.readline().startswith("SIGTERM: stopping once")  # heard: once
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=60) == -signal.SIGTERM
+        while Path(f"/proc/{child}").exists() and "Z" not in _state(child):
+            time.sleep(0.02)  # the child dies with its parent (PR_SET_PDEATHSIG)
+    assert commits(tmp_path / "a" / "vault") == 1
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "Z"
 
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -27,6 +27,11 @@ The contract (README, "Many vaults: ``sync --each``"):
 * **Failures.**  A vault that fails is reported (its ``error: …`` line, prefixed with its
   name) and the others go on; the run then exits 9 (:class:`VaultsFailed`).  ``--json``
   prints one summary object (schema ``cli.schemas.SYNC_EACH``) either way.
+* **Stopping.**  SIGTERM (a Kubernetes pod stopped, a CronJob's deadline) or SIGINT lets the
+  vault being synced finish (its child ignores both), starts no other, reports the vaults not
+  started and exits 9: the next run, or the Job's retry of this shard, syncs them.  A second
+  signal ends the run at once; the vault then being synced is left as a killed sync leaves
+  it (its next sync finishes it).
 """
 
 from __future__ import annotations
@@ -45,12 +50,16 @@ from pathlib import Path
 from typing import Any
 
 import click
+from vaultsync.cli import process
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.errors import UsageError, VaultsFailed, VaultsyncError
 from vaultsync.core.text import plural
 
 MARKER = "memory"
 """The folder that makes a folder a ChatCLI state directory."""
+
+STOPPING = "{signal}: stopping once the vault being synced is done (again: stop now)"
+"""Said on stderr when the first SIGTERM/SIGINT arrives."""
 
 LISTED_FAILURES = 5
 """Failed vaults named in the closing error line (the rest are counted)."""
@@ -131,6 +140,14 @@ def _walk(folder: Path, prefix: str) -> Iterator[str]:
             yield from _walk(Path(entry.path), f"{name}/")
 
 
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """A run ended early by a signal: which one, and how many chosen vaults were not started."""
+
+    signal_name: str
+    not_started: int
+
+
 def run_each(
     each: str | None,
     shard: str | None,
@@ -189,15 +206,19 @@ def sync_each(
         )
     chosen = [name for name in found if shard is None or shard.takes(name)]
     outcomes = []
-    for outcome in _sync_all(ctx, root, chosen, dry_run=dry_run, no_commit=no_commit):
-        outcomes.append(outcome)
-        _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
+    with process.stop_on_signals(second_ends_now=True, say=STOPPING) as stop:
+        for outcome in _sync_all(ctx, root, chosen, dry_run=dry_run, no_commit=no_commit):
+            outcomes.append(outcome)
+            _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
+            if stop.is_set():
+                break
+    stopped = Stopped(stop.signal_name, len(chosen) - len(outcomes)) if stop.is_set() else None
     if as_json:
-        data = summary_json(root, shard, len(found), outcomes, dry_run=dry_run)
+        data = summary_json(root, shard, len(found), outcomes, dry_run=dry_run, stopped=stopped)
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-    elif not quiet and (verbose or any(o.changed or not o.ok for o in outcomes)):
-        click.echo(summary_line(root, shard, len(found), outcomes))
-    _raise_failures(outcomes)
+    elif stopped or (not quiet and (verbose or any(o.changed or not o.ok for o in outcomes))):
+        click.echo(summary_line(root, shard, len(found), outcomes, stopped=stopped))
+    _raise_failures(outcomes, stopped)
 
 
 def _sync_all(
@@ -356,6 +377,7 @@ def in_child(one: Callable[[], Outcome], name: str, state: Path) -> Outcome:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read)
+        process.ignore_stop_signals()  # the parent lets this vault finish, then stops
         _die_with_parent()  # a run stopped (Ctrl-C, a pod deleted) leaves no vault syncing
         code = 1
         try:
@@ -407,19 +429,35 @@ def _say(outcome: Outcome, *, verbose: bool, quiet: bool, as_json: bool) -> None
         click.echo(f"{outcome.name}: {'unchanged' if outcome.quick else 'in sync'}")
 
 
-def summary_line(root: Path, shard: Shard | None, found: int, outcomes: list[Outcome]) -> str:
-    """``sync --each``'s closing line: how many vaults, changed, failed."""
+def summary_line(
+    root: Path,
+    shard: Shard | None,
+    found: int,
+    outcomes: list[Outcome],
+    *,
+    stopped: Stopped | None = None,
+) -> str:
+    """``sync --each``'s closing line: how many vaults, changed, failed (, not started)."""
     share = f" (shard {shard.index}/{shard.count} of {found:,})" if shard else ""
     changed = sum(o.changed for o in outcomes)
     failed = sum(not o.ok for o in outcomes)
-    return (
+    line = (
         f"{root}: {plural(len(outcomes), 'vault')}{share}: {changed} changed, "
         f"{len(outcomes) - failed} ok, {failed} failed"
     )
+    if stopped is not None:
+        line += f"; stopped by {stopped.signal_name}, {stopped.not_started} not started"
+    return line
 
 
 def summary_json(
-    root: Path, shard: Shard | None, found: int, outcomes: list[Outcome], *, dry_run: bool
+    root: Path,
+    shard: Shard | None,
+    found: int,
+    outcomes: list[Outcome],
+    *,
+    dry_run: bool,
+    stopped: Stopped | None = None,
 ) -> dict[str, Any]:
     """The summary as plain data (schema: ``cli.schemas.SYNC_EACH``)."""
     return {
@@ -431,6 +469,8 @@ def summary_json(
         "synced": sum(o.ok for o in outcomes),
         "changed": sum(o.changed for o in outcomes),
         "failed": sum(not o.ok for o in outcomes),
+        "stopped_by": None if stopped is None else stopped.signal_name,
+        "not_started": 0 if stopped is None else stopped.not_started,
         "vaults": [
             {
                 "name": o.name,
@@ -449,8 +489,14 @@ def summary_json(
     }
 
 
-def _raise_failures(outcomes: list[Outcome]) -> None:
+def _raise_failures(outcomes: list[Outcome], stopped: Stopped | None = None) -> None:
     failed = [o.name for o in outcomes if not o.ok]
+    if stopped is not None:
+        vaults = plural(stopped.not_started, "vault")
+        raise VaultsFailed(
+            f"stopped by {stopped.signal_name}: {vaults} not started, {len(failed)} failed",
+            hint="the next run (or the Job's retry of this shard) syncs them",
+        )
     if not failed:
         return
     named = ", ".join(failed[:LISTED_FAILURES]) + (" …" if len(failed) > LISTED_FAILURES else "")

@@ -165,6 +165,11 @@ SYNC_EACH: dict[str, Any] = {
             "synced": {**_COUNT, "description": "Vaults of this run synced without error."},
             "changed": {**_COUNT, "description": "Vaults whose notes changed."},
             "failed": {**_COUNT, "description": "Vaults that failed (the exit code is then 9)."},
+            "stopped_by": {
+                **_STR_OR_NULL,
+                "description": "SIGTERM or SIGINT when a signal ended the run early (exit 9).",
+            },
+            "not_started": {**_COUNT, "description": "This shard's vaults a stop left out."},
             "vaults": {
                 "type": "array",
                 "description": "This run's vaults, by name.",

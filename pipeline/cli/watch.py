@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
-import threading
 import time
 from pathlib import Path
-from types import FrameType
 
 import click
 from vaultsync.cli import process
@@ -53,21 +50,8 @@ def watch(ctx: click.Context, state: str | None, vault: str | None, templates: P
         click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
         return
     ws = workspace(state, vault, templates=templates)
-    stop = _stop_on_signals()
-    with watcher_lock(ws.vault):
+    with process.stop_on_signals() as stop, watcher_lock(ws.vault):
         _loop(ctx, ws, templates, stop)
-
-
-def _stop_on_signals() -> threading.Event:
-    """An event set by SIGINT or SIGTERM: the loop ends after its current step."""
-    stop = threading.Event()
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    return stop
 
 
 def timings(ws: Workspace) -> debounce.Timings:
@@ -81,7 +65,7 @@ def timings(ws: Workspace) -> debounce.Timings:
     )
 
 
-def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: threading.Event) -> None:
+def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: process.Stop) -> None:
     """Look, sync when due, wait; until ``stop`` is set."""
     clock = timings(ws)
     schedule = debounce.start(time.monotonic(), clock)
