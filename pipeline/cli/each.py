@@ -29,9 +29,8 @@ The contract (README, "Many vaults: ``sync --each``"):
   prints one summary object (schema ``cli.schemas.SYNC_EACH``) either way.
 * **Stopping.**  SIGTERM (a Kubernetes pod stopped, a CronJob's deadline) or SIGINT lets the
   vault being synced finish (its child ignores both), starts no other, reports the vaults not
-  started and exits 9: the next run, or the Job's retry of this shard, syncs them.  A second
-  signal ends the run at once; the vault then being synced is left as a killed sync leaves
-  it (its next sync finishes it).
+  started and exits 9: the next run syncs them.  A second signal ends the run at once; the
+  vault then being synced is left as a killed sync leaves it (its next sync finishes it).
 """
 
 from __future__ import annotations
@@ -495,7 +494,7 @@ def _raise_failures(outcomes: list[Outcome], stopped: Stopped | None = None) -> 
         vaults = plural(stopped.not_started, "vault")
         raise VaultsFailed(
             f"stopped by {stopped.signal_name}: {vaults} not started, {len(failed)} failed",
-            hint="the next run (or the Job's retry of this shard) syncs them",
+            hint="the next run syncs them",
         )
     if not failed:
         return
