@@ -262,6 +262,25 @@ def phases(state: Path, vault: Path, env: dict[str, str]) -> dict[str, float]:
     return dict(json.loads(target.read_text()))
 
 
+def profile(args: list[str], out: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``bench/profile_command.py``: one command under cProfile, its top functions."""
+    subprocess.run([sys.executable, str(ROOT / "bench" / "profile_command.py"), str(out), "--",
+                    *args], env=env, check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    return dict(json.loads(out.read_text()))
+
+
+def profiles(state: Path, vault: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
+    """A profile of each whole-command measure after the timed runs: what explains a miss."""
+    sync = ["sync", "--state", str(state), "--vault", str(vault)]
+    out = vault.parent / "profile.json"
+    found = {"noop_sync_s": profile(sync, out, env)}
+    change_one_fact(state, runs + 1)
+    found["one_fact_sync_s"] = profile(sync, out, env)
+    add_one_document(state, runs)
+    found["one_document_sync_s"] = profile(sync, out, env)
+    return found
+
+
 def git_floor(vault: Path, work: Path, env: dict[str, str], runs: int) -> tuple[float, float]:
     """``git add -A && git commit`` of the same rendered tree, in a fresh repository: plain,
     and durable (``&& sync``: git fsyncs nothing, a sync makes its notes durable)."""
@@ -364,6 +383,7 @@ def bench_size(notes: int, runs: int, *, watch: bool) -> dict[str, Any]:
         add_one_document(state, run)
         samples.append(timed(sync, env=env)[0])
     row["one_document_sync_s"] = median(samples)
+    row["profiles"] = profiles(state, vault, env, runs)
     row.update(floors(vault, work, env, runs))
     for ratio, over, under in RATIOS:
         row[ratio] = row[over] / row[under]
@@ -457,12 +477,20 @@ def _amount(value: float, unit: str) -> str:
     return f"{value:,.0f} MiB" if unit == "MiB" else f"{value:.3f} s"
 
 
+def _limit(goal: Goal, row: dict[str, Any]) -> float:
+    return goal.limit * row[goal.floor] if goal.floor else goal.limit
+
+
+def _met(goal: Goal, row: dict[str, Any]) -> bool:
+    return goal.key in row and bool(row[goal.key] <= _limit(goal, row))
+
+
 def goal_row(goal: Goal, row: dict[str, Any]) -> str:
     """One line of the goal table: measured, goal, floors, and met or missed by how much."""
     if goal.key not in row or (goal.floor and goal.floor not in row):
         return f"| {row['notes']:,} | {goal.label} | — | | | not measured |"
     value = row[goal.key]
-    limit = goal.limit * row[goal.floor] if goal.floor else goal.limit
+    limit = _limit(goal, row)
     goal_text = f"≤ {_amount(limit, goal.unit)}"
     if goal.floor:
         goal_text = f"≤ {goal.limit:g}× {FLOOR_NAMES[goal.floor]} = {_amount(limit, goal.unit)}"
@@ -538,7 +566,30 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines += _phase_table(rows)
     lines += _redaction_lines(meta.get("redaction"))
     lines += goal_lines(rows)
+    lines += profile_lines(rows)
     return "\n".join(lines) + "\n"
+
+
+def profile_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """For every whole-command goal missed, where one profiled run of it spent its time."""
+    lines = []
+    for row in rows:
+        for goal in GOALS:
+            found = row.get("profiles", {}).get(goal.key)
+            if found is None or not _applies(goal, row) or _met(goal, row):
+                continue
+            lines += ["", f"### {row['notes']:,} notes, {goal.label}: profile", "",
+                      f"`{' '.join(found['command'][:2])} …` under cProfile "
+                      f"({found['profiled_s']:.2f} s profiled; vaultsync's functions by "
+                      "cumulative time, so nested ones overlap).", "",
+                      "| function | calls | cumulative | share |", "|---|---|---|---|"]  # fmt: skip
+            lines += [
+                f"| `{f['function']}` | {f['calls']:,} | {f['seconds']:.3f} s | {f['share']:.0%} |"
+                for f in found["top"]
+            ]
+    if lines:
+        lines = ["", "## Profiles of the missed goals", *lines]
+    return lines
 
 
 def _speed_text(meta: dict[str, Any]) -> str:

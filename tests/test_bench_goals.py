@@ -54,3 +54,40 @@ class TestGoalRow:
         lines = run.goal_lines([{"notes": 120_000, "caps_raised": True, "one_fact_sync_s": 2.5}])
         assert any("one fact changed" in line and line.endswith("| met |") for line in lines)
         assert not any("graph build" in line for line in lines)
+
+
+PROFILE: dict[str, Any] = {
+    "command": ["vaultsync", "sync", "--state", "s", "--vault", "v"],
+    "profiled_s": 2.0,
+    "top": [{"function": "vaultsync/graph/build.py:55 build_graph", "calls": 1,
+             "seconds": 1.2, "share": 0.6}],
+}  # fmt: skip
+
+
+class TestProfiles:
+    def test_a_missed_goal_is_explained_by_its_profile(self) -> None:
+        """A one-fact sync over its goal prints its profile's functions and their shares."""
+        run = bench_run()
+        missed = {"notes": 100_000, "caps_raised": True, "one_fact_sync_s": 9.0,
+                  "profiles": {"one_fact_sync_s": PROFILE}}  # fmt: skip
+        text = "\n".join(run.profile_lines([missed]))
+        assert "### 100,000 notes, one fact changed: profile" in text
+        assert "| `vaultsync/graph/build.py:55 build_graph` | 1 | 1.200 s | 60% |" in text
+
+    def test_a_met_goal_prints_no_profile(self) -> None:
+        """Within its goal, the same profile is left out of the report."""
+        run = bench_run()
+        met = {"notes": 100_000, "caps_raised": True, "one_fact_sync_s": 2.0,
+               "profiles": {"one_fact_sync_s": PROFILE}}  # fmt: skip
+        assert run.profile_lines([met]) == []
+
+    def test_the_machine_speed_is_in_the_header(self) -> None:
+        """The results name the calibration loop's time and its ratio to the reference."""
+        run = bench_run()
+        meta = {"date": "2026-12-04", "machine": "x86_64", "cpus": 2, "python": "3.11",
+                "runs": 1, "loop_s": 1.1}  # fmt: skip
+        header = run.markdown([], meta).splitlines()[2]
+        assert (
+            f"a 10M-iteration Python loop 1.10 s ({1.1 / run.CALIBRATION_REFERENCE_S:.1f}×"
+            in header
+        )

@@ -1,0 +1,70 @@
+"""One ``vaultsync`` command under cProfile: ``python bench/profile_command.py OUT.json -- ARGS``.
+
+Runs ``vaultsync ARGS`` in this process (``cli.main`` with ``standalone_mode=False``, so the
+profile is written even where a big run would leave through ``os._exit``) and writes the
+functions that took the most cumulative time, vaultsync's own first, as JSON: what
+``make bench`` prints under a goal it missed.  Profiling slows Python code down (about 1.5-2×
+here), so the figures are shares of one profiled run, never compared with the timed runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import cProfile
+import json
+import pstats
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TOP = 18
+
+
+def _where(filename: str, line: int, name: str) -> str:
+    """``vaultsync/graph/build.py:55 build_graph`` for our code, the file's name otherwise."""
+    path = Path(filename)
+    for root in ("pipeline", "renderers", "site-packages"):
+        if root in path.parts:
+            rest = path.parts[path.parts.index(root) + 1 :]
+            prefix = "vaultsync/" if root == "pipeline" else ""
+            return f"{prefix}{'/'.join(rest)}:{line} {name}"
+    return f"{path.name}:{line} {name}" if filename != "~" else name
+
+
+def top_functions(stats: pstats.Stats, total: float) -> list[dict[str, Any]]:
+    """The ``TOP`` vaultsync functions by cumulative time, each with its share of the run."""
+    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    ours = [
+        (cumulative, calls, key)
+        for key, (_, calls, _, cumulative, _) in table.items()
+        if "/pipeline/" in key[0] or "/renderers/" in key[0]
+    ]
+    ours.sort(key=lambda item: -item[0])
+    return [
+        {"function": _where(*key), "calls": calls, "seconds": round(cumulative, 3),
+         "share": round(cumulative / total, 3) if total else 0.0}
+        for cumulative, calls, key in ours[:TOP]
+    ]  # fmt: skip
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    args = sys.argv[sys.argv.index("--") + 1 :]
+    from vaultsync.cli.main import cli
+
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    with contextlib.suppress(SystemExit):
+        cli.main(args, prog_name="vaultsync", standalone_mode=False)
+    profile.disable()
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profile)
+    data = {"command": ["vaultsync", *args], "profiled_s": round(total, 3),
+            "top": top_functions(stats, total)}  # fmt: skip
+    out.write_text(json.dumps(data, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
