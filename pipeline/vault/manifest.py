@@ -180,7 +180,7 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
         return _corrupt("entries or deleted has the wrong type", fingerprint)
     entries, bad = _entries(raw_entries)
-    if bad:
+    if bad is not None:
         return _corrupt(f"bad entry {bad!r}", fingerprint)
     for name, paths in (("deleted", raw_deleted), ("released", raw_released)):
         if not _safe_paths(paths):
@@ -195,19 +195,85 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     )
 
 
-def _entries(raw: dict[str, Any]) -> tuple[dict[str, Entry], str]:
-    """The entries by path, or the first bad path (``""``: none)."""
+_new = object.__new__
+_SET = tuple(
+    Entry.__dict__[name].__set__ for name in ("node", "key", "blob", "theirs", "chosen", "wrote")
+)
+# Every blob of a batch well-formed: one regex over the joined blobs, not one per entry.
+_BLOBS = re.compile(r"(?:[0-9a-f]{40})*")
+_NOT_IN_PLAIN = ("\\", "//", "/.", "\x00\x00", "\x00.", "\x00/", "/\x00")
+"""What the paths joined by NUL never hold when each is plain (``_PLAIN``): no backslash, no
+empty part, no part starting with a dot; NUL itself is checked by counting."""
+
+
+def _plain_entry(node: str, key: str, blob: str) -> Entry:
+    """``Entry(node=node, key=key, blob=blob)``, twice as fast.
+
+    The slots are set through their member descriptors: a frozen dataclass's ``__init__`` goes
+    through ``object.__setattr__`` per field, which is most of the cost of loading 100,000.
+    """
+    entry: Entry = _new(Entry)
+    set_node, set_key, set_blob, set_theirs, set_chosen, set_wrote = _SET
+    set_node(entry, node)
+    set_key(entry, key)
+    set_blob(entry, blob)
+    set_theirs(entry, "")
+    set_chosen(entry, False)
+    set_wrote(entry, "")
+    return entry
+
+
+def all_safe(paths: list[str]) -> bool:
+    """``is_safe`` of every path: substring searches over the paths joined by NUL.
+
+    One regex per path costs 0.5 s at 100,000 paths; these scans take milliseconds.
+    """
+    if not paths:
+        return True
+    joined = "\x00".join(paths)
+    if not joined or joined[0] in "./\x00" or joined[-1] in "/\x00":
+        return False
+    if joined.count("\x00") != len(paths) - 1:
+        return False
+    if any(bad in joined for bad in _NOT_IN_PLAIN):
+        return False
+    return ":" not in joined or not any(_DRIVE.match(p) for p in paths)
+
+
+def _entries(raw: dict[str, Any]) -> tuple[dict[str, Entry], str | None]:
+    """The entries by path, or the first bad path (``None``: none; ``""`` can be bad).
+
+    The usual entry (``node``, ``key``, ``blob`` and nothing else) is checked in bulk: its
+    blob with all the others, its path with all paths; anything else entry by entry.
+    """
     entries: dict[str, Entry] = {}
+    blobs: list[str] = []
     for path, value in raw.items():
+        if type(value) is dict and len(value) == 3:
+            node, key, blob = value.get("node"), value.get("key"), value.get("blob")
+            if type(node) is str and type(key) is str and type(blob) is str and len(blob) == 40:
+                entries[path] = _plain_entry(node, key, blob)
+                blobs.append(blob)
+                continue
         entry = _entry(value)
-        if entry is None or not is_safe(path):
-            return {}, path
+        if entry is None:
+            return {}, _first_bad(raw)
         entries[path] = entry
-    return entries, ""
+    if not _BLOBS.fullmatch("".join(blobs)) or not all_safe(list(entries)):
+        return {}, _first_bad(raw)
+    return entries, None
+
+
+def _first_bad(raw: dict[str, Any]) -> str | None:
+    """The first path whose entry or path is bad (the slow, one-by-one check)."""
+    for path, value in raw.items():
+        if _entry(value) is None or not is_safe(path):
+            return path
+    return None
 
 
 def _safe_paths(paths: object) -> bool:
-    return isinstance(paths, list) and all(isinstance(p, str) and is_safe(p) for p in paths)
+    return isinstance(paths, list) and all(isinstance(p, str) for p in paths) and all_safe(paths)
 
 
 def _line(key: str, value: object) -> str:

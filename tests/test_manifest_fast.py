@@ -1,0 +1,67 @@
+"""The manifest's bulk checks and fast entries agree with the one-by-one rules they replace."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from vaultsync.vault.manifest import (
+    Entry,
+    _entry,
+    all_safe,
+    dump_manifest,
+    is_safe,
+    load_manifest,
+)
+
+_PARTS = st.text(alphabet="a./\\:\x00Cé", max_size=6)
+_BLOB = st.text(alphabet="0123456789abcdefABg", min_size=39, max_size=41)
+
+
+@given(st.lists(_PARTS, max_size=5))
+def test_all_safe_is_is_safe_of_each(paths: list[str]) -> None:
+    """The joined-string check says safe exactly when every path is."""
+    assert all_safe(paths) == all(is_safe(p) for p in paths)
+
+
+_VALUES = st.one_of(
+    st.fixed_dictionaries({"node": st.text(max_size=3), "key": st.text(max_size=3), "blob": _BLOB}),
+    st.fixed_dictionaries(
+        {"node": st.text(max_size=3), "key": st.integers(), "blob": _BLOB},
+    ),
+    st.fixed_dictionaries(
+        {"node": st.text(max_size=3), "key": st.text(max_size=3), "blob": _BLOB},
+        optional={"theirs": _BLOB, "chosen": st.booleans(), "other": st.integers()},
+    ),
+)
+
+
+@given(st.dictionaries(_PARTS, _VALUES, max_size=6))
+def test_load_matches_entry_by_entry(raw: dict[str, dict[str, object]]) -> None:
+    """A manifest loads to the entries ``_entry`` gives one by one, or is corrupt when one is bad."""
+    doc = {"schema": 1, "engine": "vaultsync", "entries": raw, "deleted": []}
+    loaded = load_manifest(json.dumps(doc).encode(), fingerprint="f")
+    expected = {p: _entry(v) for p, v in raw.items()}
+    if all(e is not None and is_safe(p) for p, e in expected.items()):
+        assert not loaded.corrupt
+        assert dict(loaded.entries) == expected
+    else:
+        first = next(p for p, e in expected.items() if e is None or not is_safe(p))
+        assert loaded.corrupt
+        assert loaded.problem == f"bad entry {first!r}"
+
+
+def test_fast_entry_equals_constructed() -> None:
+    """A loaded entry equals, hashes and dumps like one built by its constructor."""
+    built = Entry(node="n", key="k", blob="a" * 40)
+    data = dump_manifest({"x.md": built}, frozenset())
+    loaded = load_manifest(data, fingerprint="f").entries["x.md"]
+    assert (loaded, hash(loaded), repr(loaded)) == (built, hash(built), repr(built))
+
+
+def test_entry_at_empty_path_is_corrupt() -> None:
+    """An entry keyed by the empty path makes the manifest corrupt, not silently empty."""
+    doc = {"schema": 1, "engine": "vaultsync", "deleted": []}
+    doc["entries"] = {"": {"node": "n", "key": "k", "blob": "a" * 40}}
+    assert load_manifest(json.dumps(doc).encode(), fingerprint="f").corrupt
