@@ -10,8 +10,10 @@ from vaultsync.vault.manifest import (
     Entry,
     _entry,
     all_safe,
+    dump_cache,
     dump_manifest,
     is_safe,
+    load_cache,
     load_manifest,
 )
 
@@ -39,7 +41,7 @@ _VALUES = st.one_of(
 
 @given(st.dictionaries(_PARTS, _VALUES, max_size=6))
 def test_load_matches_entry_by_entry(raw: dict[str, dict[str, object]]) -> None:
-    """A manifest loads to the entries ``_entry`` gives one by one, or is corrupt when one is bad."""
+    """A manifest loads to what ``_entry`` gives entry by entry, or is corrupt if one is bad."""
     doc = {"schema": 1, "engine": "vaultsync", "entries": raw, "deleted": []}
     loaded = load_manifest(json.dumps(doc).encode(), fingerprint="f")
     expected = {p: _entry(v) for p, v in raw.items()}
@@ -65,3 +67,34 @@ def test_entry_at_empty_path_is_corrupt() -> None:
     doc = {"schema": 1, "engine": "vaultsync", "deleted": []}
     doc["entries"] = {"": {"node": "n", "key": "k", "blob": "a" * 40}}
     assert load_manifest(json.dumps(doc).encode(), fingerprint="f").corrupt
+
+
+_STATS = st.tuples(st.integers(0, 2**40), st.integers(0, 2**62), st.integers(0, 2**40))
+_HEX = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+
+
+@given(st.dictionaries(st.text(max_size=8), st.tuples(_STATS, _HEX), max_size=8))
+def test_cache_columns_round_trip(entries: dict[str, tuple[tuple[int, int, int], str]]) -> None:
+    """The stat cache's columns load back to the entries dumped."""
+    data = dump_cache(entries, "in", manifest="b" * 40, absent=("x.md",))
+    loaded = load_cache(data, written_ns=5)
+    assert (loaded.entries, loaded.inputs, loaded.manifest, loaded.absent) == (
+        entries,
+        "in",
+        "b" * 40,
+        ("x.md",),
+    )
+
+
+def test_cache_of_schema_1_still_loads() -> None:
+    """A cache written before the columns (schema 1) keeps its entries: nothing is re-hashed."""
+    old = {"schema": 1, "entries": {"a.md": [1, 2, 3, "c" * 40]}, "inputs": "i"}
+    loaded = load_cache(json.dumps(old).encode())
+    assert (loaded.entries, loaded.inputs) == ({"a.md": ((1, 2, 3), "c" * 40)}, "i")
+
+
+def test_cache_with_ragged_columns_is_empty() -> None:
+    """Columns of mismatched lengths or types give an empty cache, never an error."""
+    good = json.loads(dump_cache({"a.md": ((1, 2, 3), "c" * 40)}))
+    for column, bad in (("stats", [1, 2]), ("blobs", "c" * 39), ("stats", [1, 2, "3"])):
+        assert load_cache(json.dumps(good | {column: bad}).encode()).entries == {}
