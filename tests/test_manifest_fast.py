@@ -16,6 +16,7 @@ from vaultsync.vault.manifest import (
     load_cache,
     load_manifest,
 )
+from vaultsync.vault.plan import _fold, _fold_all
 
 _PARTS = st.text(alphabet="a./\\:\x00Cé", max_size=6)
 _BLOB = st.text(alphabet="0123456789abcdefABg", min_size=39, max_size=41)
@@ -98,3 +99,9 @@ def test_cache_with_ragged_columns_is_empty() -> None:
     good = json.loads(dump_cache({"a.md": ((1, 2, 3), "c" * 40)}))
     for column, bad in (("stats", [1, 2]), ("blobs", "c" * 39), ("stats", [1, 2, "3"])):
         assert load_cache(json.dumps(good | {column: bad}).encode()).entries == {}
+
+
+@given(st.lists(st.text(alphabet="aAßΣς\u0301e\u00e9İ/\x00K\u212a", max_size=5), max_size=6))
+def test_fold_all_is_fold_of_each(paths: list[str]) -> None:
+    """Folding the joined paths gives each path's own NFC case fold."""
+    assert _fold_all(paths) == [_fold(p) for p in paths]
