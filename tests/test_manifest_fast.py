@@ -15,6 +15,7 @@ from vaultsync.vault.manifest import (
     is_safe,
     load_cache,
     load_manifest,
+    patch_manifest,
 )
 from vaultsync.vault.plan import _fold, _fold_all
 
@@ -105,3 +106,37 @@ def test_cache_with_ragged_columns_is_empty() -> None:
 def test_fold_all_is_fold_of_each(paths: list[str]) -> None:
     """Folding the joined paths gives each path's own NFC case fold."""
     assert _fold_all(paths) == [_fold(p) for p in paths]
+
+
+_ENTRIES = st.dictionaries(
+    st.sampled_from(["a.md", "b/c.md", "b/d.md", "é.md", "z.md", "B.md", "b.md"]),
+    st.builds(
+        Entry,
+        node=st.sampled_from(["n", "m", 'q"\n']),
+        key=st.sampled_from(["k", "j"]),
+        blob=st.sampled_from(["a" * 40, "b" * 40]),
+        theirs=st.sampled_from(["", "c" * 40]),
+        chosen=st.booleans(),
+    ),
+)
+
+
+@given(_ENTRIES, _ENTRIES, st.frozensets(st.sampled_from(["x.md", "y/z.md"])), st.integers(1, 3))
+def test_patch_equals_dump(
+    before: dict[str, Entry], after: dict[str, Entry], deleted: frozenset[str], fmt: int
+) -> None:
+    """Patching a dump of ``before`` gives byte for byte the dump of ``after``."""
+    previous = dump_manifest(before, deleted, render_format=fmt)
+    patched = patch_manifest(previous, before, after)
+    if before and after:
+        assert patched == dump_manifest(after, deleted, render_format=fmt)
+    else:
+        assert patched is None
+
+
+def test_patch_refuses_another_layout() -> None:
+    """A manifest not laid out as this version dumps (here: compact JSON) is not patched."""
+    before = {"a.md": Entry(node="n", key="k", blob="a" * 40)}
+    compact = json.dumps(json.loads(dump_manifest(before, frozenset()))).encode()
+    after = {"a.md": Entry(node="n", key="j", blob="a" * 40)}
+    assert patch_manifest(compact, before, after) is None

@@ -20,6 +20,7 @@ Three records, each with its own job and failure mode:
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -322,6 +323,62 @@ def dump_manifest(
     return text.encode("utf-8")
 
 
+PATCH_AT_MOST = 2000
+"""More changed entries than this: the manifest is dumped whole (patching saves nothing)."""
+
+
+def _row(path: str, entry: Entry) -> bytes:
+    return f"    {_quote(path)}: {_entry_json(entry)},".encode()
+
+
+def patch_manifest(
+    previous: bytes, before: Mapping[str, Entry], entries: Mapping[str, Entry]
+) -> bytes | None:
+    """``dump_manifest(entries, …)`` made from ``previous`` by rewriting only the changed lines.
+
+    ``previous`` must be ``dump_manifest(before, deleted, released, render_format=…)`` with the
+    same ``deleted``, ``released`` and render format as the result (the caller proves it: the
+    cache records the blob id of the manifest a sync dumped).  An entry is unchanged when it is
+    the very object (or an equal one) ``before`` holds; each other one's line is replaced,
+    inserted or dropped in place.  ``None`` when patching does not apply (an empty side, too
+    many changes, or ``previous`` not laid out as a dump): the caller dumps in full.
+    At 100,000 entries a dump takes 0.5 s, a patch of one line a few hundredths.
+    """
+    if not before or not entries:
+        return None
+    changed = [p for p, e in entries.items() if (old := before.get(p)) is not e and old != e]
+    added = sum(p not in before for p in changed)
+    removed = len(before) - (len(entries) - added)  # entries of ``before`` not in ``entries``
+    if len(changed) + removed > PATCH_AT_MOST:
+        return None
+    if removed:
+        changed += [p for p in before if p not in entries]
+    lines = previous.split(b"\n")
+    try:
+        start = lines.index(b'  "entries": {') + 1
+    except ValueError:
+        return None
+    end = start + len(before)
+    if end >= len(lines) or lines[end] != b"  },":
+        return None
+    body = lines[start:end]
+    body[-1] += b","
+    paths = sorted(before)
+    if body[0] != _row(paths[0], before[paths[0]]):  # laid out by another version's dump
+        return None
+    for path in sorted(changed, reverse=True):  # from the end: earlier indices stay put
+        at = bisect.bisect_left(paths, path)
+        there = at < len(paths) and paths[at] == path
+        if path not in entries:
+            del body[at]
+        elif there:
+            body[at] = _row(path, entries[path])
+        else:
+            body.insert(at, _row(path, entries[path]))
+    body[-1] = body[-1][:-1]
+    return b"\n".join([*lines[:start], *body, *lines[end:]])
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StatCache:
     """Stat data → blob, as last seen; ``written_ns`` is the cache file's own mtime."""
@@ -335,6 +392,9 @@ class StatCache:
     absent: tuple[str, ...] = ()
     """That manifest's entry paths with no file in ``entries`` (``vault.quick`` checks they are
     still absent without parsing the manifest)."""
+    dumped: str = ""
+    """Blob id of the manifest bytes the last sync dumped (``""``: none): bytes with this id are
+    ``dump_manifest``'s own layout, so the next sync may patch them (``patch_manifest``)."""
 
 
 CACHE_SCHEMA = 2
@@ -358,10 +418,16 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
             }
         inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
         manifest, absent = _manifest_summary(doc)
+        dumped = doc.get("dumped", "") if isinstance(doc, dict) else ""
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
     return StatCache(
-        entries=entries, written_ns=written_ns, inputs=inputs, manifest=manifest, absent=absent
+        entries=entries,
+        written_ns=written_ns,
+        inputs=inputs,
+        manifest=manifest,
+        absent=absent,
+        dumped=dumped if isinstance(dumped, str) and _BLOB.fullmatch(dumped) else "",
     )
 
 
@@ -403,6 +469,7 @@ def dump_cache(
     *,
     manifest: str = "",
     absent: tuple[str, ...] = (),
+    dumped: str = "",
 ) -> bytes:
     """Serialize the stat cache (compact columns: it is never read by people or diffed)."""
     rows = sorted(entries.items())
@@ -415,6 +482,8 @@ def dump_cache(
     }
     if manifest:
         doc |= {"manifest": manifest, "absent": sorted(absent)}
+    if dumped:
+        doc["dumped"] = dumped
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
