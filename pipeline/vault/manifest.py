@@ -331,6 +331,18 @@ def _row(path: str, entry: Entry) -> bytes:
     return f"    {_quote(path)}: {_entry_json(entry)},".encode()
 
 
+def _changed_paths(before: Mapping[str, Entry], entries: Mapping[str, Entry]) -> list[str] | None:
+    """The paths whose entry differs, is new or is gone; ``None`` past ``PATCH_AT_MOST``."""
+    changed = [p for p, e in entries.items() if (old := before.get(p)) is not e and old != e]
+    added = sum(p not in before for p in changed)
+    removed = len(before) - (len(entries) - added)  # entries of ``before`` not in ``entries``
+    if len(changed) + removed > PATCH_AT_MOST:
+        return None
+    if removed:
+        changed += [p for p in before if p not in entries]
+    return changed
+
+
 def patch_manifest(
     previous: bytes, before: Mapping[str, Entry], entries: Mapping[str, Entry]
 ) -> bytes | None:
@@ -346,13 +358,9 @@ def patch_manifest(
     """
     if not before or not entries:
         return None
-    changed = [p for p, e in entries.items() if (old := before.get(p)) is not e and old != e]
-    added = sum(p not in before for p in changed)
-    removed = len(before) - (len(entries) - added)  # entries of ``before`` not in ``entries``
-    if len(changed) + removed > PATCH_AT_MOST:
+    changed = _changed_paths(before, entries)
+    if changed is None:
         return None
-    if removed:
-        changed += [p for p in before if p not in entries]
     lines = previous.split(b"\n")
     try:
         start = lines.index(b'  "entries": {') + 1

@@ -348,27 +348,9 @@ def plan_sync(
     """
     by_path = validate_specs(specs)
     clashes = collisions(by_path)
-    steps: list[Step] = []
-    keep: dict[str, Entry] = {}
-    quick = not force and not clashes and not manifest.released
-    for path in sorted(by_path):
-        if quick and path not in force_paths:
-            entry = _unchanged(by_path[path], manifest.entries.get(path), disk.get(path, ABSENT))
-            if entry is not None:
-                steps.append(_unchanged_step(by_path[path], disk[path]))
-                keep[path] = entry
-                continue
-        step, kept = _produced_step(
-            by_path[path],
-            manifest,
-            disk,
-            history,
-            clash=clashes.get(path),
-            force=force or path in force_paths,
-        )
-        steps.append(step)
-        if kept is not None:
-            keep[path] = kept
+    steps, keep = _produced_steps(
+        by_path, manifest, disk, history, clashes, force=force, force_paths=force_paths
+    )
     gone = (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
     for path in sorted(gone):
         found = _gone_step(
@@ -424,6 +406,41 @@ _SET_STEP = tuple(
     Step.__dict__[n].__set__
     for n in ("path", "action", "spec", "state", "prior", "reason", "source")
 )
+
+
+def _produced_steps(
+    by_path: Mapping[str, NoteSpec],
+    manifest: Manifest,
+    disk: DiskState,
+    history: Ownership,
+    clashes: Mapping[str, str],
+    *,
+    force: bool,
+    force_paths: frozenset[str],
+) -> tuple[list[Step], dict[str, Entry]]:
+    """The step of every path the stores produce, by path, and the entries they keep."""
+    steps: list[Step] = []
+    keep: dict[str, Entry] = {}
+    quick = not force and not clashes and not manifest.released
+    for path in sorted(by_path):
+        if quick and path not in force_paths:
+            entry = _unchanged(by_path[path], manifest.entries.get(path), disk.get(path, ABSENT))
+            if entry is not None:
+                steps.append(_unchanged_step(by_path[path], disk[path]))
+                keep[path] = entry
+                continue
+        step, kept = _produced_step(
+            by_path[path],
+            manifest,
+            disk,
+            history,
+            clash=clashes.get(path),
+            force=force or path in force_paths,
+        )
+        steps.append(step)
+        if kept is not None:
+            keep[path] = kept
+    return steps, keep
 
 
 def _unchanged(spec: NoteSpec, entry: Entry | None, state: FileState) -> Entry | None:
