@@ -448,14 +448,16 @@ def _columns(doc: dict[str, Any]) -> dict[str, tuple[StatKey, str]]:
         and isinstance(blobs, str)
         and len(stats) == 3 * len(paths)
         and len(blobs) == 40 * len(paths)
-        and all(type(p) is str for p in paths)
-        and all(type(n) is int for n in stats)
+        and set(map(type, paths)) <= {str}  # map/set in C: no Python loop per value
+        and set(map(type, stats)) <= {int}
         and _BLOBS.fullmatch(blobs)
     ):
         raise ValueError("malformed cache columns")
     numbers = iter(stats)
     keys = zip(numbers, numbers, numbers, strict=True)
-    ids = (blobs[i : i + 40] for i in range(0, len(blobs), 40))
+    ids = map(
+        blobs.__getitem__, map(slice, range(0, len(blobs), 40), range(40, len(blobs) + 40, 40))
+    )
     return dict(zip(paths, zip(keys, ids, strict=True), strict=True))
 
 
