@@ -54,6 +54,7 @@ from vaultsync.vault.manifest import (
     dump_cache,
     dump_journal,
     dump_manifest,
+    patch_manifest,
 )
 from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
 from vaultsync.vault.report import SyncReport, conflicts, format_change, sync_report
@@ -113,7 +114,17 @@ def run(
     if gitignore_ok and nothing_to_write(decision, rendered):
         kept = decision.controls
         left = None if kept.manifest.corrupt else (kept.manifest_bytes, kept.manifest.entries)
-        save_cache(fs, decision, {}, {}, (), inputs=inputs, waiting=waiting, manifest=left)
+        save_cache(
+            fs,
+            decision,
+            {},
+            {},
+            (),
+            inputs=inputs,
+            waiting=waiting,
+            manifest=left,
+            dumped=kept.cache.dumped,
+        )
         return sync_report(decision, rendered, written={}, removed=())
     if commit and (found := repo.get()) is not None:
         found.verify()  # a broken repository stops the sync before any note is written
@@ -145,6 +156,7 @@ def run(
         inputs=inputs,
         waiting=waiting,
         manifest=(manifest.data, manifest.entries),
+        dumped=blob_id(manifest.data),
     )
     if synced:
         drop_journal(fs)
@@ -259,10 +271,35 @@ def write_manifest(
     sync's commit.
     """
     entries, deleted = next_manifest(decision.plan, written.outcome, rendered.merges)
-    data = dump_manifest(entries, deleted, decision.plan.released, render_format=RENDER_FORMAT)
+    data = _patched(decision, entries, deleted) or dump_manifest(
+        entries, deleted, decision.plan.released, render_format=RENDER_FORMAT
+    )
     if data != decision.controls.manifest_bytes:
         fs.write_control(MANIFEST, data)
     return NewManifest(entries=entries, deleted=deleted, data=data)
+
+
+def _patched(
+    decision: Decision, entries: Mapping[str, Entry], deleted: frozenset[str]
+) -> bytes | None:
+    """The new manifest patched from the one read, when that one is provably a dump.
+
+    Its blob id is the one the stat cache recorded as dumped by the last sync, and only
+    entries changed (same deleted and released paths, same render format); ``None`` otherwise.
+    """
+    controls = decision.controls
+    before = controls.manifest
+    if (
+        controls.manifest_bytes is None
+        or before.corrupt
+        or not controls.cache.dumped
+        or before.fingerprint != controls.cache.dumped
+        or before.deleted != deleted
+        or before.released != decision.plan.released
+        or before.render_format != RENDER_FORMAT
+    ):
+        return None
+    return patch_manifest(controls.manifest_bytes, before.entries, entries)
 
 
 def commit_changes(
@@ -390,6 +427,7 @@ def save_cache(
     inputs: str = "",
     waiting: bool = False,
     manifest: tuple[bytes | None, Iterable[str]] | None = None,
+    dumped: str = "",
 ) -> None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
@@ -397,7 +435,8 @@ def save_cache(
     (``waiting``: a file being saved): ``vault.quick`` may then skip a later sync whose inputs
     and files are all unchanged.  With it, ``manifest`` (the bytes of the valid manifest the
     sync left and its entry paths) is summed up as its blob id and the paths that have no file,
-    so ``vault.quick`` need not parse it.  Not durable (a hint only: a lost or
+    so ``vault.quick`` need not parse it.  ``dumped``: the blob id of the manifest bytes a sync
+    dumped (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or
     stale cache costs hashing, never correctness).  Crash window: none of its own.
     """
     gone = set(removed)
@@ -416,9 +455,10 @@ def save_cache(
     if (
         stale
         or entries != cache.entries
-        or (recorded, summary, absent) != (cache.inputs, cache.manifest, cache.absent)
+        or (recorded, summary, absent, dumped)
+        != (cache.inputs, cache.manifest, cache.absent, cache.dumped)
     ):
-        data = dump_cache(entries, recorded, manifest=summary, absent=absent)
+        data = dump_cache(entries, recorded, manifest=summary, absent=absent, dumped=dumped)
         fs.write_control(CACHE, data, durable=False)
 
 

@@ -20,6 +20,7 @@ Three records, each with its own job and failure mode:
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -180,7 +181,7 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
         return _corrupt("entries or deleted has the wrong type", fingerprint)
     entries, bad = _entries(raw_entries)
-    if bad:
+    if bad is not None:
         return _corrupt(f"bad entry {bad!r}", fingerprint)
     for name, paths in (("deleted", raw_deleted), ("released", raw_released)):
         if not _safe_paths(paths):
@@ -195,19 +196,85 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
     )
 
 
-def _entries(raw: dict[str, Any]) -> tuple[dict[str, Entry], str]:
-    """The entries by path, or the first bad path (``""``: none)."""
+_new = object.__new__
+_SET = tuple(
+    Entry.__dict__[name].__set__ for name in ("node", "key", "blob", "theirs", "chosen", "wrote")
+)
+# Every blob of a batch well-formed: one regex over the joined blobs, not one per entry.
+_BLOBS = re.compile(r"(?:[0-9a-f]{40})*")
+_NOT_IN_PLAIN = ("\\", "//", "/.", "\x00\x00", "\x00.", "\x00/", "/\x00")
+"""What the paths joined by NUL never hold when each is plain (``_PLAIN``): no backslash, no
+empty part, no part starting with a dot; NUL itself is checked by counting."""
+
+
+def _plain_entry(node: str, key: str, blob: str) -> Entry:
+    """``Entry(node=node, key=key, blob=blob)``, twice as fast.
+
+    The slots are set through their member descriptors: a frozen dataclass's ``__init__`` goes
+    through ``object.__setattr__`` per field, which is most of the cost of loading 100,000.
+    """
+    entry: Entry = _new(Entry)
+    set_node, set_key, set_blob, set_theirs, set_chosen, set_wrote = _SET
+    set_node(entry, node)
+    set_key(entry, key)
+    set_blob(entry, blob)
+    set_theirs(entry, "")
+    set_chosen(entry, False)
+    set_wrote(entry, "")
+    return entry
+
+
+def all_safe(paths: list[str]) -> bool:
+    """``is_safe`` of every path: substring searches over the paths joined by NUL.
+
+    One regex per path costs 0.5 s at 100,000 paths; these scans take milliseconds.
+    """
+    if not paths:
+        return True
+    joined = "\x00".join(paths)
+    if not joined or joined[0] in "./\x00" or joined[-1] in "/\x00":
+        return False
+    if joined.count("\x00") != len(paths) - 1:
+        return False
+    if any(bad in joined for bad in _NOT_IN_PLAIN):
+        return False
+    return ":" not in joined or not any(_DRIVE.match(p) for p in paths)
+
+
+def _entries(raw: dict[str, Any]) -> tuple[dict[str, Entry], str | None]:
+    """The entries by path, or the first bad path (``None``: none; ``""`` can be bad).
+
+    The usual entry (``node``, ``key``, ``blob`` and nothing else) is checked in bulk: its
+    blob with all the others, its path with all paths; anything else entry by entry.
+    """
     entries: dict[str, Entry] = {}
+    blobs: list[str] = []
     for path, value in raw.items():
+        if type(value) is dict and len(value) == 3:
+            node, key, blob = value.get("node"), value.get("key"), value.get("blob")
+            if type(node) is str and type(key) is str and type(blob) is str and len(blob) == 40:
+                entries[path] = _plain_entry(node, key, blob)
+                blobs.append(blob)
+                continue
         entry = _entry(value)
-        if entry is None or not is_safe(path):
-            return {}, path
+        if entry is None:
+            return {}, _first_bad(raw)
         entries[path] = entry
-    return entries, ""
+    if not _BLOBS.fullmatch("".join(blobs)) or not all_safe(list(entries)):
+        return {}, _first_bad(raw)
+    return entries, None
+
+
+def _first_bad(raw: dict[str, Any]) -> str | None:
+    """The first path whose entry or path is bad (the slow, one-by-one check)."""
+    for path, value in raw.items():
+        if _entry(value) is None or not is_safe(path):
+            return path
+    return None
 
 
 def _safe_paths(paths: object) -> bool:
-    return isinstance(paths, list) and all(isinstance(p, str) and is_safe(p) for p in paths)
+    return isinstance(paths, list) and all(isinstance(p, str) for p in paths) and all_safe(paths)
 
 
 def _line(key: str, value: object) -> str:
@@ -256,6 +323,70 @@ def dump_manifest(
     return text.encode("utf-8")
 
 
+PATCH_AT_MOST = 2000
+"""More changed entries than this: the manifest is dumped whole (patching saves nothing)."""
+
+
+def _row(path: str, entry: Entry) -> bytes:
+    return f"    {_quote(path)}: {_entry_json(entry)},".encode()
+
+
+def _changed_paths(before: Mapping[str, Entry], entries: Mapping[str, Entry]) -> list[str] | None:
+    """The paths whose entry differs, is new or is gone; ``None`` past ``PATCH_AT_MOST``."""
+    changed = [p for p, e in entries.items() if (old := before.get(p)) is not e and old != e]
+    added = sum(p not in before for p in changed)
+    removed = len(before) - (len(entries) - added)  # entries of ``before`` not in ``entries``
+    if len(changed) + removed > PATCH_AT_MOST:
+        return None
+    if removed:
+        changed += [p for p in before if p not in entries]
+    return changed
+
+
+def patch_manifest(
+    previous: bytes, before: Mapping[str, Entry], entries: Mapping[str, Entry]
+) -> bytes | None:
+    """``dump_manifest(entries, …)`` made from ``previous`` by rewriting only the changed lines.
+
+    ``previous`` must be ``dump_manifest(before, deleted, released, render_format=…)`` with the
+    same ``deleted``, ``released`` and render format as the result (the caller proves it: the
+    cache records the blob id of the manifest a sync dumped).  An entry is unchanged when it is
+    the very object (or an equal one) ``before`` holds; each other one's line is replaced,
+    inserted or dropped in place.  ``None`` when patching does not apply (an empty side, too
+    many changes, or ``previous`` not laid out as a dump): the caller dumps in full.
+    At 100,000 entries a dump takes 0.5 s, a patch of one line a few hundredths.
+    """
+    if not before or not entries:
+        return None
+    changed = _changed_paths(before, entries)
+    if changed is None:
+        return None
+    lines = previous.split(b"\n")
+    try:
+        start = lines.index(b'  "entries": {') + 1
+    except ValueError:
+        return None
+    end = start + len(before)
+    if end >= len(lines) or lines[end] != b"  },":
+        return None
+    body = lines[start:end]
+    body[-1] += b","
+    paths = sorted(before)
+    if body[0] != _row(paths[0], before[paths[0]]):  # laid out by another version's dump
+        return None
+    for path in sorted(changed, reverse=True):  # from the end: earlier indices stay put
+        at = bisect.bisect_left(paths, path)
+        there = at < len(paths) and paths[at] == path
+        if path not in entries:
+            del body[at]
+        elif there:
+            body[at] = _row(path, entries[path])
+        else:
+            body.insert(at, _row(path, entries[path]))
+    body[-1] = body[-1][:-1]
+    return b"\n".join([*lines[:start], *body, *lines[end:]])
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StatCache:
     """Stat data → blob, as last seen; ``written_ns`` is the cache file's own mtime."""
@@ -269,25 +400,65 @@ class StatCache:
     absent: tuple[str, ...] = ()
     """That manifest's entry paths with no file in ``entries`` (``vault.quick`` checks they are
     still absent without parsing the manifest)."""
+    dumped: str = ""
+    """Blob id of the manifest bytes the last sync dumped (``""``: none): bytes with this id are
+    ``dump_manifest``'s own layout, so the next sync may patch them (``patch_manifest``)."""
+
+
+CACHE_SCHEMA = 2
+"""``cache.json``'s layout: columns (``paths``, ``stats`` flat, ``blobs`` concatenated), which
+load and save three to five times faster at 100,000 files than schema 1's object of arrays
+(still read, so an upgrade hashes nothing again)."""
 
 
 def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
     """Parse ``cache.json``; anything unexpected gives an empty cache."""
     try:
         doc = json.loads(data.decode("utf-8")) if data is not None else None
-        raw = doc["entries"] if isinstance(doc, dict) and doc.get("schema") == SCHEMA else {}
-        entries = {
-            p: ((int(v[0]), int(v[1]), int(v[2])), str(v[3]))
-            for p, v in raw.items()
-            if isinstance(v, list) and len(v) == 4
-        }
+        if isinstance(doc, dict) and doc.get("schema") == CACHE_SCHEMA:
+            entries = _columns(doc)
+        else:
+            raw = doc["entries"] if isinstance(doc, dict) and doc.get("schema") == SCHEMA else {}
+            entries = {
+                p: ((int(v[0]), int(v[1]), int(v[2])), str(v[3]))
+                for p, v in raw.items()
+                if isinstance(v, list) and len(v) == 4
+            }
         inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
         manifest, absent = _manifest_summary(doc)
+        dumped = doc.get("dumped", "") if isinstance(doc, dict) else ""
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
     return StatCache(
-        entries=entries, written_ns=written_ns, inputs=inputs, manifest=manifest, absent=absent
+        entries=entries,
+        written_ns=written_ns,
+        inputs=inputs,
+        manifest=manifest,
+        absent=absent,
+        dumped=dumped if isinstance(dumped, str) and _BLOB.fullmatch(dumped) else "",
     )
+
+
+def _columns(doc: dict[str, Any]) -> dict[str, tuple[StatKey, str]]:
+    """Schema 2's entries; raises ``ValueError`` when a column is malformed."""
+    paths, stats, blobs = doc["paths"], doc["stats"], doc["blobs"]
+    if not (
+        isinstance(paths, list)
+        and isinstance(stats, list)
+        and isinstance(blobs, str)
+        and len(stats) == 3 * len(paths)
+        and len(blobs) == 40 * len(paths)
+        and set(map(type, paths)) <= {str}  # map/set in C: no Python loop per value
+        and set(map(type, stats)) <= {int}
+        and _BLOBS.fullmatch(blobs)
+    ):
+        raise ValueError("malformed cache columns")
+    numbers = iter(stats)
+    keys = zip(numbers, numbers, numbers, strict=True)
+    ids = map(
+        blobs.__getitem__, map(slice, range(0, len(blobs), 40), range(40, len(blobs) + 40, 40))
+    )
+    return dict(zip(paths, zip(keys, ids, strict=True), strict=True))
 
 
 def _manifest_summary(doc: object) -> tuple[str, tuple[str, ...]]:
@@ -308,12 +479,21 @@ def dump_cache(
     *,
     manifest: str = "",
     absent: tuple[str, ...] = (),
+    dumped: str = "",
 ) -> bytes:
-    """Serialize the stat cache (compact: it is never read by people or diffed)."""
-    rows = {p: [*stat, blob] for p, (stat, blob) in sorted(entries.items())}
-    doc: dict[str, Any] = {"schema": SCHEMA, "entries": rows, "inputs": inputs}
+    """Serialize the stat cache (compact columns: it is never read by people or diffed)."""
+    rows = sorted(entries.items())
+    doc: dict[str, Any] = {
+        "schema": CACHE_SCHEMA,
+        "paths": [p for p, _ in rows],
+        "stats": [n for _, (stat, _blob) in rows for n in stat],
+        "blobs": "".join(blob for _, (_stat, blob) in rows),
+        "inputs": inputs,
+    }
     if manifest:
         doc |= {"manifest": manifest, "absent": sorted(absent)}
+    if dumped:
+        doc["dumped"] = dumped
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -44,7 +44,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import VaultWriteError
-from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, check_path
+from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, all_safe, check_path
 
 if TYPE_CHECKING:  # only annotations: the no-op sync reads the config through VaultFS
     from vaultsync.core.model import NoteSpec
@@ -72,6 +72,24 @@ class FileState:
 
 
 ABSENT = FileState(kind=FileKind.ABSENT)
+_SET_STATE = tuple(FileState.__dict__[n].__set__ for n in ("kind", "blob", "stat", "detail"))
+
+
+def file_state(blob: str, key: StatKey) -> FileState:
+    """``FileState(kind=FileKind.FILE, blob=blob, stat=key)``, built through its slots.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``; the scan
+    builds one per note (100,000), so this is twice as fast.
+    """
+    state: FileState = object.__new__(FileState)
+    set_kind, set_blob, set_stat, set_detail = _SET_STATE
+    set_kind(state, FileKind.FILE)
+    set_blob(state, blob)
+    set_stat(state, key)
+    set_detail(state, "")
+    return state
+
+
 DiskState = Mapping[str, FileState]
 Ownership = Mapping[str, str]
 """Path → the last blob a sync commit wrote there (paths whose last sync change removed them are
@@ -140,11 +158,25 @@ def _fold(path: str) -> str:
     return path.casefold()
 
 
+def _fold_all(paths: list[str]) -> list[str]:
+    """``_fold`` of each path, computed on the paths joined by NUL (one call, not 100,000).
+
+    NUL is a starter that composes with nothing, is its own case fold and is no fold of
+    anything else, so the joined result splits back into each path's fold.
+    """
+    if any("\x00" in p for p in paths):
+        return [_fold(p) for p in paths]
+    folded = _fold("\x00".join(paths)).split("\x00")
+    return folded if len(folded) == len(paths) else [_fold(p) for p in paths]
+
+
 def validate_specs(specs: Sequence[NoteSpec]) -> dict[str, NoteSpec]:
     """Specs by path; raises ``UnsafePathError`` (unsafe path) or ``VaultWriteError`` (twice)."""
     by_path: dict[str, NoteSpec] = {}
+    checked = all_safe([spec.path for spec in specs])  # in bulk; one by one only to raise
     for spec in specs:
-        check_path(spec.path)
+        if not checked:
+            check_path(spec.path)
         if spec.path in by_path:
             raise VaultWriteError(f"{spec.path}: produced twice ({spec.node_id!r})")
         by_path[spec.path] = spec
@@ -159,8 +191,8 @@ def collisions(paths: Iterable[str]) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     first: dict[str, str] = {}
-    for path in sorted(paths):
-        folded = _fold(path)
+    ordered = sorted(paths)
+    for path, folded in zip(ordered, _fold_all(ordered), strict=True):
         if folded in first:
             out[path] = f"differs only by case from {first[folded]}"
         else:
@@ -316,20 +348,9 @@ def plan_sync(
     """
     by_path = validate_specs(specs)
     clashes = collisions(by_path)
-    steps: list[Step] = []
-    keep: dict[str, Entry] = {}
-    for path in sorted(by_path):
-        step, kept = _produced_step(
-            by_path[path],
-            manifest,
-            disk,
-            history,
-            clash=clashes.get(path),
-            force=force or path in force_paths,
-        )
-        steps.append(step)
-        if kept is not None:
-            keep[path] = kept
+    steps, keep = _produced_steps(
+        by_path, manifest, disk, history, clashes, force=force, force_paths=force_paths
+    )
     gone = (manifest.entries.keys() | history.keys()) - by_path.keys() - manifest.released
     for path in sorted(gone):
         found = _gone_step(
@@ -379,6 +400,82 @@ def _stores_moves(steps: list[Step], keep: dict[str, Entry]) -> list[Step]:
     return [
         replace(s, action=Action.MOVED, prior=keep[s.path]) if s.path in moved else s for s in out
     ]
+
+
+_SET_STEP = tuple(
+    Step.__dict__[n].__set__
+    for n in ("path", "action", "spec", "state", "prior", "reason", "source")
+)
+
+
+def _produced_steps(
+    by_path: Mapping[str, NoteSpec],
+    manifest: Manifest,
+    disk: DiskState,
+    history: Ownership,
+    clashes: Mapping[str, str],
+    *,
+    force: bool,
+    force_paths: frozenset[str],
+) -> tuple[list[Step], dict[str, Entry]]:
+    """The step of every path the stores produce, by path, and the entries they keep."""
+    steps: list[Step] = []
+    keep: dict[str, Entry] = {}
+    quick = not force and not clashes and not manifest.released
+    for path in sorted(by_path):
+        if quick and path not in force_paths:
+            entry = _unchanged(by_path[path], manifest.entries.get(path), disk.get(path, ABSENT))
+            if entry is not None:
+                steps.append(_unchanged_step(by_path[path], disk[path]))
+                keep[path] = entry
+                continue
+        step, kept = _produced_step(
+            by_path[path],
+            manifest,
+            disk,
+            history,
+            clash=clashes.get(path),
+            force=force or path in force_paths,
+        )
+        steps.append(step)
+        if kept is not None:
+            keep[path] = kept
+    return steps, keep
+
+
+def _unchanged(spec: NoteSpec, entry: Entry | None, state: FileState) -> Entry | None:
+    """The entry kept when ``_produced_step`` would say ``unchanged`` with the same node.
+
+    The usual step of a sync, taken without its three calls (no clash, release or force:
+    the caller checks those).
+    """
+    if (
+        entry is not None
+        and state.kind is FileKind.FILE
+        and state.blob == entry.blob
+        and entry.key == spec.key
+        and not entry.theirs
+        and entry.node == spec.node_id
+    ):
+        return entry
+    return None
+
+
+def _unchanged_step(spec: NoteSpec, state: FileState) -> Step:
+    """``Step(path=spec.path, action=Action.UNCHANGED, spec=spec, state=state)``, built fast.
+
+    Through its slots, as ``file_state`` is: one per unchanged note.
+    """
+    step: Step = object.__new__(Step)
+    set_path, set_action, set_spec, set_state, set_prior, set_reason, set_source = _SET_STEP
+    set_path(step, spec.path)
+    set_action(step, Action.UNCHANGED)
+    set_spec(step, spec)
+    set_state(step, state)
+    set_prior(step, None)
+    set_reason(step, "")
+    set_source(step, "")
+    return step
 
 
 def _produced_step(

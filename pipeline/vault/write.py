@@ -60,11 +60,12 @@ from vaultsync.vault.manifest import (
     LOCK,
     StatCache,
     StatKey,
+    all_safe,
     blob_id,
     check_path,
     stat_key,
 )
-from vaultsync.vault.plan import ABSENT, FileKind, FileState
+from vaultsync.vault.plan import ABSENT, FileKind, FileState, file_state
 
 LOCK_TIMEOUT = 30.0
 """Seconds a command waits for another one's hold on the vault lock."""
@@ -165,38 +166,53 @@ class VaultFS:
         return fd
 
     def scan(self, paths: Iterable[str], cache: StatCache) -> tuple[dict[str, FileState], int]:
-        """Each path's state, and how many files were hashed only because they were racy."""
+        """Each path's state, and how many files were hashed only because they were racy.
+
+        Per file: one ``stat`` through its folder's descriptor and a cache lookup; the paths
+        are checked in bulk (``all_safe``) and split by text (every path is checked again one
+        by one, raising, only when the bulk check fails).
+        """
+        ordered = sorted(paths)
+        if not all_safe(ordered):
+            for path in ordered:
+                check_path(path)
         states: dict[str, FileState] = {}
         racy = 0
-        for path in sorted(paths):
-            folder, name = _split(path)
-            try:
-                fd = self._dir(folder)
-                st = None if fd is None else os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except _Blocked as err:
-                states[path] = FileState(kind=FileKind.BLOCKED, detail=str(err))
+        hits, racy_from = cache.entries, cache.written_ns - fsio.RACY_NS
+        last: str | None = None
+        fd: int | _Blocked | None = None
+        for path in ordered:
+            folder, _, name = path.rpartition("/")
+            if folder != last:
+                last, fd = folder, self._folder(folder)
+            if isinstance(fd, _Blocked):
+                states[path] = FileState(kind=FileKind.BLOCKED, detail=str(fd))
                 continue
+            try:
+                st = None if fd is None else os.stat(name, dir_fd=fd, follow_symlinks=False)
             except FileNotFoundError:
                 st = None
             if st is None or fd is None:
                 states[path] = ABSENT
-                continue
-            if not stat.S_ISREG(st.st_mode):
+            elif not stat.S_ISREG(st.st_mode):
                 states[path] = FileState(kind=FileKind.OTHER, detail="not a regular file")
-                continue
-            key = stat_key(st)
-            hit = cache.entries.get(path)
-            if (
-                hit is not None
-                and hit[0] == key
-                and not fsio.is_racy(st.st_mtime_ns, cache.written_ns)
-            ):
-                blob = hit[1]
             else:
-                racy += hit is not None and hit[0] == key
-                blob = blob_id(self._read(fd, name))
-            states[path] = FileState(kind=FileKind.FILE, blob=blob, stat=key)
+                key = (st.st_size, st.st_mtime_ns, st.st_ino)
+                hit = hits.get(path)
+                if hit is not None and hit[0] == key and key[1] < racy_from:
+                    blob = hit[1]
+                else:
+                    racy += hit is not None and hit[0] == key
+                    blob = blob_id(self._read(fd, name))
+                states[path] = file_state(blob, key)
         return states, racy
+
+    def _folder(self, folder: str) -> int | _Blocked | None:
+        """A folder's descriptor (``None``: missing), or why it cannot be reached."""
+        try:
+            return self._dir(tuple(folder.split("/")) if folder else ())
+        except _Blocked as err:
+            return err
 
     @staticmethod
     def _read(dir_fd: int, name: str) -> bytes:

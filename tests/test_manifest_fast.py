@@ -1,0 +1,142 @@
+"""The manifest's bulk checks and fast entries agree with the one-by-one rules they replace."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from vaultsync.vault.manifest import (
+    Entry,
+    _entry,
+    all_safe,
+    dump_cache,
+    dump_manifest,
+    is_safe,
+    load_cache,
+    load_manifest,
+    patch_manifest,
+)
+from vaultsync.vault.plan import _fold, _fold_all
+
+_PARTS = st.text(alphabet="a./\\:\x00Cé", max_size=6)
+_BLOB = st.text(alphabet="0123456789abcdefABg", min_size=39, max_size=41)
+
+
+@given(st.lists(_PARTS, max_size=5))
+def test_all_safe_is_is_safe_of_each(paths: list[str]) -> None:
+    """The joined-string check says safe exactly when every path is."""
+    assert all_safe(paths) == all(is_safe(p) for p in paths)
+
+
+_VALUES = st.one_of(
+    st.fixed_dictionaries({"node": st.text(max_size=3), "key": st.text(max_size=3), "blob": _BLOB}),
+    st.fixed_dictionaries(
+        {"node": st.text(max_size=3), "key": st.integers(), "blob": _BLOB},
+    ),
+    st.fixed_dictionaries(
+        {"node": st.text(max_size=3), "key": st.text(max_size=3), "blob": _BLOB},
+        optional={"theirs": _BLOB, "chosen": st.booleans(), "other": st.integers()},
+    ),
+)
+
+
+@given(st.dictionaries(_PARTS, _VALUES, max_size=6))
+def test_load_matches_entry_by_entry(raw: dict[str, dict[str, object]]) -> None:
+    """A manifest loads to what ``_entry`` gives entry by entry, or is corrupt if one is bad."""
+    doc = {"schema": 1, "engine": "vaultsync", "entries": raw, "deleted": []}
+    loaded = load_manifest(json.dumps(doc).encode(), fingerprint="f")
+    expected = {p: _entry(v) for p, v in raw.items()}
+    if all(e is not None and is_safe(p) for p, e in expected.items()):
+        assert not loaded.corrupt
+        assert dict(loaded.entries) == expected
+    else:
+        first = next(p for p, e in expected.items() if e is None or not is_safe(p))
+        assert loaded.corrupt
+        assert loaded.problem == f"bad entry {first!r}"
+
+
+def test_fast_entry_equals_constructed() -> None:
+    """A loaded entry equals, hashes and dumps like one built by its constructor."""
+    built = Entry(node="n", key="k", blob="a" * 40)
+    data = dump_manifest({"x.md": built}, frozenset())
+    loaded = load_manifest(data, fingerprint="f").entries["x.md"]
+    assert (loaded, hash(loaded), repr(loaded)) == (built, hash(built), repr(built))
+
+
+def test_entry_at_empty_path_is_corrupt() -> None:
+    """An entry keyed by the empty path makes the manifest corrupt, not silently empty."""
+    doc = {"schema": 1, "engine": "vaultsync", "deleted": []}
+    doc["entries"] = {"": {"node": "n", "key": "k", "blob": "a" * 40}}
+    assert load_manifest(json.dumps(doc).encode(), fingerprint="f").corrupt
+
+
+_STATS = st.tuples(st.integers(0, 2**40), st.integers(0, 2**62), st.integers(0, 2**40))
+_HEX = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+
+
+@given(st.dictionaries(st.text(max_size=8), st.tuples(_STATS, _HEX), max_size=8))
+def test_cache_columns_round_trip(entries: dict[str, tuple[tuple[int, int, int], str]]) -> None:
+    """The stat cache's columns load back to the entries dumped."""
+    data = dump_cache(entries, "in", manifest="b" * 40, absent=("x.md",))
+    loaded = load_cache(data, written_ns=5)
+    assert (loaded.entries, loaded.inputs, loaded.manifest, loaded.absent) == (
+        entries,
+        "in",
+        "b" * 40,
+        ("x.md",),
+    )
+
+
+def test_cache_of_schema_1_still_loads() -> None:
+    """A cache written before the columns (schema 1) keeps its entries: nothing is re-hashed."""
+    old = {"schema": 1, "entries": {"a.md": [1, 2, 3, "c" * 40]}, "inputs": "i"}
+    loaded = load_cache(json.dumps(old).encode())
+    assert (loaded.entries, loaded.inputs) == ({"a.md": ((1, 2, 3), "c" * 40)}, "i")
+
+
+def test_cache_with_ragged_columns_is_empty() -> None:
+    """Columns of mismatched lengths or types give an empty cache, never an error."""
+    good = json.loads(dump_cache({"a.md": ((1, 2, 3), "c" * 40)}))
+    for column, bad in (("stats", [1, 2]), ("blobs", "c" * 39), ("stats", [1, 2, "3"])):
+        assert load_cache(json.dumps(good | {column: bad}).encode()).entries == {}
+
+
+@given(st.lists(st.text(alphabet="aAßΣς\u0301e\u00e9İ/\x00K\u212a", max_size=5), max_size=6))
+def test_fold_all_is_fold_of_each(paths: list[str]) -> None:
+    """Folding the joined paths gives each path's own NFC case fold."""
+    assert _fold_all(paths) == [_fold(p) for p in paths]
+
+
+_ENTRIES = st.dictionaries(
+    st.sampled_from(["a.md", "b/c.md", "b/d.md", "é.md", "z.md", "B.md", "b.md"]),
+    st.builds(
+        Entry,
+        node=st.sampled_from(["n", "m", 'q"\n']),
+        key=st.sampled_from(["k", "j"]),
+        blob=st.sampled_from(["a" * 40, "b" * 40]),
+        theirs=st.sampled_from(["", "c" * 40]),
+        chosen=st.booleans(),
+    ),
+)
+
+
+@given(_ENTRIES, _ENTRIES, st.frozensets(st.sampled_from(["x.md", "y/z.md"])), st.integers(1, 3))
+def test_patch_equals_dump(
+    before: dict[str, Entry], after: dict[str, Entry], deleted: frozenset[str], fmt: int
+) -> None:
+    """Patching a dump of ``before`` gives byte for byte the dump of ``after``."""
+    previous = dump_manifest(before, deleted, render_format=fmt)
+    patched = patch_manifest(previous, before, after)
+    if before and after:
+        assert patched == dump_manifest(after, deleted, render_format=fmt)
+    else:
+        assert patched is None
+
+
+def test_patch_refuses_another_layout() -> None:
+    """A manifest not laid out as this version dumps (here: compact JSON) is not patched."""
+    before = {"a.md": Entry(node="n", key="k", blob="a" * 40)}
+    compact = json.dumps(json.loads(dump_manifest(before, frozenset()))).encode()
+    after = {"a.md": Entry(node="n", key="j", blob="a" * 40)}
+    assert patch_manifest(compact, before, after) is None
