@@ -31,19 +31,26 @@ about (by path and content digest), so each warning is shown once.
 digest of the text: the masked text, or ``null`` when it held no secret.  A read of unchanged
 stores then masks nothing again and never loads the secret rules.  It holds no secret (masked
 texts only); a file of another code or rules version is ignored.
+
+``graph-patch.pickle`` keeps what the next build patches from (``graph.patch``): made from the
+masked records only, headed by a digest of the code and rules versions and the caps; a file
+that does not match or load is ignored and the graph is built in full.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copyreg
 import functools
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import pickle
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from vaultsync.core.digest import code_fingerprint
@@ -52,6 +59,7 @@ from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps, Sources
 from vaultsync.extract.sources import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
+from vaultsync.graph.patch import STATE_VERSION, PatchState
 
 GRAPH_SCHEMA = 2
 DOCUMENTS_SCHEMA = 1
@@ -59,6 +67,7 @@ MASKS_SCHEMA = 1
 
 
 LAST_GOOD_MAGIC = b"vaultsync-last-good-1\n"
+PATCH_MAGIC = b"vaultsync-graph-patch-1\n"
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -206,6 +215,61 @@ def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any
     head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
     data = head + pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
     return _replace(cache_dir(state) / "last-good.pickle", data)
+
+
+def patch_state_path(state: Path) -> Path:
+    """Where the incremental build's state lives: ``graph-patch.pickle`` in :func:`cache_dir`."""
+    return cache_dir(state) / "graph-patch.pickle"
+
+
+def _patch_head(caps: Caps) -> bytes:
+    key = f"{code_fingerprint()}:{_rules_version()}:{STATE_VERSION}\n{caps.as_key()}"
+    return PATCH_MAGIC + hashlib.sha256(key.encode()).hexdigest().encode() + b"\n"
+
+
+def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
+    """The state the last build left (``graph.patch``), or ``None`` when it cannot be trusted.
+
+    Its header holds a digest of the code version, the secret rules' version, the state's
+    version and the caps: any difference, an unreadable or corrupt file, means a full build.
+    """
+    try:
+        data = patch_state_path(state).read_bytes()
+    except OSError:
+        return None
+    head = _patch_head(caps)
+    if not data.startswith(head):
+        return None
+    try:
+        loaded = pickle.loads(data[len(head) :])  # noqa: S301 - our own file, 0600 in a 0700 folder
+    except Exception:
+        return None
+    if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
+        return None
+    return loaded
+
+
+def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
+    """Keep the incremental build's state (0600); ``False`` when it cannot be written."""
+    return _replace(patch_state_path(state), _patch_head(caps) + pickle_patch_state(patch))
+
+
+def pickle_patch_state(patch: PatchState) -> bytes:
+    """The pickle of a state (``pickle.loads`` reads it back)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    # The resolver's indexes are read-only views of dicts: pickled as the views of copies.
+    pickler.dispatch_table = {**copyreg.dispatch_table, MappingProxyType: _reduce_view}
+    pickler.dump(patch)
+    return buffer.getvalue()
+
+
+def _reduce_view(view: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
+    return (_view, (dict(view),))
+
+
+def _view(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(mapping)
 
 
 @functools.cache
