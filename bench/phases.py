@@ -32,7 +32,8 @@ IMPORTS = time.perf_counter() - T0
 STAGES: list[tuple[str, Any, str]] = [
     ("stores' digest", quick, "sync_inputs"),
     ("extract", load, "_read"),  # the stores read and masked (what load.build calls)
-    ("graph build", graph, "build_graph"),
+    ("graph state load", cache, "load_patch_state"),
+    ("graph build", graph, "patch_graph"),
     ("graph.json", cache, "save_graph"),
     ("layout + keys", render, "build_note_specs"),
     ("scan + plan", decide, "plan_vault"),
@@ -43,6 +44,7 @@ STAGES: list[tuple[str, Any, str]] = [
     ("commit", apply, "commit_changes"),
     ("index", apply, "sync_index"),
     ("cache", apply, "save_cache"),
+    ("graph state save", cache, "save_patch_state"),
 ]
 
 
@@ -65,7 +67,9 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
         setattr(owner, attribute, timed(times, name, getattr(owner, attribute)))
     # load and render imported these by name: point their names at the timed ones too.
     for target, module, name in (
-        (load, graph, "build_graph"),
+        (load, graph, "patch_graph"),
+        (load, cache, "load_patch_state"),
+        (load, cache, "save_patch_state"),
         (load, cache, "save_graph"),
         (render, load, "build"),
     ):

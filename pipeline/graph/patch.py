@@ -30,13 +30,13 @@ a state is simply a full build.
 from __future__ import annotations
 
 import hashlib
-import pickle
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from vaultsync.core.model import Graph, Link, Node, Records
-from vaultsync.graph.documents import DocumentNote, document_node_id
+from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
 from vaultsync.links.wikilinks import parse_wikilinks
 
 STATE_VERSION = 1
@@ -147,6 +147,16 @@ class Memo:
         return found
 
 
+def parsed_texts(state: PatchState) -> dict[str, ParsedText]:
+    """What parsing each document text gave in the build that left ``state``, by text digest."""
+    return {
+        doc.digest: doc.parsed
+        for entry in state.contexts.values()
+        for doc in entry.documents
+        if doc.digest
+    }
+
+
 def context_key(context_id: str, room: int, documents: Iterable[tuple[str, str]]) -> bytes:
     """Digest of everything ``context_documents`` reads: the id, the room and each document."""
     digest = hashlib.blake2b(f"{context_id}\0{room}\0".encode("utf-8", "surrogatepass"))
@@ -208,10 +218,11 @@ def _node_value(node: Node) -> tuple[str, str, tuple[str, ...]]:
     return (node.kind.value, node.title, node.aliases)
 
 
+_LINK_FIELDS = operator.attrgetter("target", "rel", "origin.value", "weight", "note")
+
+
 def _links_digest(links: Iterable[Link]) -> bytes:
-    text = repr(
-        [(link.target, link.rel, link.origin.value, link.weight, link.note) for link in links]
-    )
+    text = repr(list(map(_LINK_FIELDS, links)))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -220,12 +231,21 @@ def record_digests(
 ) -> Iterator[tuple[str, bytes]]:
     """``(node id, digest of the store record it comes from)`` for every kind of record.
 
-    Two equal records always give the same digest; a digest may differ for equal records (a
-    node is then reported changed, which costs time, never correctness).
+    The digest is of the ``repr`` of the record's fields (nested records by their own
+    ``repr``): two equal records give the same digest; two that differ give different ones
+    but for ``0.0``/``-0.0``-like cases, where a node is reported changed, costing time only.
     """
+    getters: dict[type, Callable[[Any], Any]] = {}
     for node_id, record in _records_by_node(records, documents):
-        data = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
-        yield node_id, hashlib.blake2b(data, digest_size=16).digest()
+        kind = type(record)
+        getter = getters.get(kind)
+        if getter is None:
+            getter = getters[kind] = operator.attrgetter(*(f.name for f in fields(record)))
+        text = repr((kind.__name__, getter(record)))
+        yield (
+            node_id,
+            hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+        )
 
 
 def _records_by_node(

@@ -120,10 +120,17 @@ class _ProjectPaths:
     def __init__(self, records: Records) -> None:
         ordered = sorted(records.projects, key=lambda p: p.name)
         self._by_path = {_clean(p.path): f"project:{p.name}" for p in ordered if p.path}
+        self._found: dict[str, str] = {}  # many records share a path: each is looked up once
 
     def __call__(self, path: str) -> str:
         if not path or not self._by_path:
             return ""
+        found = self._found.get(path)
+        if found is None:
+            found = self._found[path] = self._lookup(path)
+        return found
+
+    def _lookup(self, path: str) -> str:
         current = PurePosixPath(_clean(path))
         for candidate in (current, *current.parents):
             found = self._by_path.get(str(candidate))
