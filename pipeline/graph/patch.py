@@ -250,7 +250,7 @@ def record_digests(
 
 def _records_by_node(
     records: Records, documents: Iterable[DocumentNote]
-) -> Iterator[tuple[str, object]]:
+) -> Iterator[tuple[str, Any]]:
     yield from ((f"project:{p.name}", p) for p in records.projects)
     yield from ((f"fact:{f.id}", f) for f in records.facts)
     yield from ((f"topic:{t.name}", t) for t in records.topics)
