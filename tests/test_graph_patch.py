@@ -306,6 +306,31 @@ class TestPersisted:
         patched, _ = patch_graph(records, CAPS, loaded)
         same(patched, built)
 
+    def test_lost_context_entry_is_derived_again(self, tmp_path: Path) -> None:
+        """A context whose saved entry is corrupt is derived again, the graph unchanged."""
+        records = Records(
+            contexts=(Context(id="c1", name="handbook", mode="knowledge",
+                              documents=(Document(source="a.md", content="# A [[b]]"),
+                                         Document(source="b.md", content="# B")),),),
+        )  # fmt: skip
+        built, state = patch_graph(records, CAPS, None)
+        cache.save_patch_state(tmp_path, CAPS, state)
+        (entry,) = (cache.cache_dir(tmp_path) / "graph-patch").iterdir()
+        entry.write_bytes(entry.read_bytes()[:-9])
+        loaded = cache.load_patch_state(tmp_path, CAPS)
+        assert loaded is not None and loaded.contexts == {}
+        same(patch_graph(records, CAPS, loaded)[0], built)
+
+    def test_unused_context_entries_are_deleted(self, tmp_path: Path) -> None:
+        """Saving a state deletes the entries of contexts no longer built."""
+        document = Document(source="a.md", content="# A")
+        first = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(document,)),))
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(first, CAPS, None)[1])
+        edited = replace(document, content="# B")
+        second = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(edited,)),))
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(second, CAPS, None)[1])
+        assert len(list((cache.cache_dir(tmp_path) / "graph-patch").iterdir())) == 1
+
     def test_state_is_private(self, tmp_path: Path) -> None:
         """The state file is readable by its owner only."""
         cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])

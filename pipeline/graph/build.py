@@ -122,9 +122,11 @@ def _build(
 ) -> Build:
     documents = _capped_documents(records, caps, known, memo)
     nodes = build_nodes(records, caps, documents)
-    resolver = build_resolver(nodes.nodes, documents, context_index=memo.context_index)
+    resolver = build_resolver(
+        nodes.nodes, documents, context_index=memo.context_index, normalize=memo.normalize
+    )
     links: dict[tuple[str, str, str], Link] = {}
-    _add(links, structural_links(records, nodes, caps))
+    _add(links, structural_links(records, nodes, caps, memo))
     unresolved: list[tuple[str, str]] = []
     _add(links, _document_links(documents, caps, resolver, unresolved, memo))
     _add(links, _wikilinks(nodes, resolver, unresolved, memo))

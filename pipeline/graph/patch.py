@@ -37,6 +37,7 @@ from typing import Any
 
 from vaultsync.core.model import Graph, Link, Node, Records
 from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
+from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import parse_wikilinks
 
 STATE_VERSION = 1
@@ -60,9 +61,14 @@ class PatchState:
 
     version: int = STATE_VERSION
     contexts: dict[bytes, ContextEntry] = field(default_factory=dict)
+    context_keys: tuple[bytes, ...] = ()
+    """The keys of :attr:`contexts` (which ``graph.cache`` keeps in files of their own)."""
     wikilinks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     mention_names: bytes = b""
     mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    normalized: dict[str, str] = field(default_factory=dict)
+    project_names: bytes = b""
+    session_projects: dict[str, tuple[str, ...]] = field(default_factory=dict)
     nodes: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
     records: dict[str, bytes] = field(default_factory=dict)
     sources: dict[str, bytes] = field(default_factory=dict)
@@ -128,12 +134,33 @@ class Memo:
         self.fresh.wikilinks[text] = found
         return found
 
+    def normalize(self, name: str) -> str:
+        """``links.names.normalize_name(name)``."""
+        found = self._old.normalized.get(name)
+        if found is None:
+            found = normalize_name(name)
+        self.fresh.normalized[name] = found
+        return found
+
+    def use_project_names(self, names: Iterable[str]) -> None:
+        """The project names sessions are matched against, in their order."""
+        self.fresh.project_names = _digest(names)
+
+    def session_projects(
+        self, words: str, compute: Callable[[], tuple[str, ...]]
+    ) -> tuple[str, ...]:
+        """The projects a session's normalized name and title name, in project order."""
+        found = None
+        if self.fresh.project_names == self._old.project_names:
+            found = self._old.session_projects.get(words)
+        if found is None:
+            found = compute()
+        self.fresh.session_projects[words] = found
+        return found
+
     def use_mention_names(self, names: Iterable[tuple[str, str]]) -> None:
         """The ``(name, node id)`` pairs the mention finder is built from, in its order."""
-        digest = hashlib.blake2b(digest_size=16)
-        for name, node_id in names:
-            digest.update(f"{name}\0{node_id}\0".encode("utf-8", "surrogatepass"))
-        self.fresh.mention_names = digest.digest()
+        self.fresh.mention_names = _digest(f"{name}\0{node_id}" for name, node_id in names)
 
     def mentions(self, text: str, compute: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
         """The notes ``text`` mentions, in text order (before any per-note rule)."""
@@ -145,6 +172,13 @@ class Memo:
             found = compute()
         self.fresh.mentions[text] = found
         return found
+
+
+def _digest(parts: Iterable[str]) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(f"{part}\0".encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
 def parsed_texts(state: PatchState) -> dict[str, ParsedText]:

@@ -77,12 +77,14 @@ def build_resolver(
     documents: Iterable[DocumentNote],
     *,
     context_index: Callable[[str, Callable[[], Any]], Any] | None = None,
+    normalize: Callable[[str], str] = normalize_name,
 ) -> Resolver:
     """Index every node's id, title and aliases, and every context's document paths.
 
     ``nodes`` come sorted by id, so a case-folded id shared by two notes goes to the first.
     ``context_index(context id, compute)``: a context's index as an earlier build made it from
-    the same documents (``graph.patch.Memo``), else ``compute()``.
+    the same documents (``graph.patch.Memo``), else ``compute()``; ``normalize``: the same as
+    ``normalize_name``, perhaps remembered.
     """
     by_id: dict[str, str] = {}
     by_id_folded: dict[str, str] = {}
@@ -92,7 +94,7 @@ def build_resolver(
         by_id_folded.setdefault(node.id.casefold(), node.id)
         rank = (KIND_PRIORITY[node.kind], node.id)
         for name in (node.title, *node.aliases):
-            key = normalize_name(name)
+            key = normalize(name)
             if key and (key not in ranked or rank < ranked[key]):
                 ranked[key] = rank
 
