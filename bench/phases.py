@@ -1,9 +1,10 @@
 """Where one sync's time goes: ``python bench/phases.py STATE VAULT [--json FILE]``.
 
 Runs one ``vaultsync sync`` in this process with a wall-clock timer around each stage —
-imports, the stores' digest, extract, graph build, graph.json, layout and note keys, the
-vault scan and plan, render, then ``vault.apply``'s steps: journal, write, manifest, commit,
-index, cache — and prints them (or writes JSON).  The stages are timed by wrapping their
+imports, the stores' digest, extract, the graph patch state's load, graph build (patched),
+graph.json, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
+steps: journal, write, manifest, commit, index, cache — and the patch state's save, and prints
+them (or writes JSON).  The stages are timed by wrapping their
 functions by name (``vault.sync`` and ``vault.apply`` call them through their modules), so the
 pipeline itself carries no timing code; the total is the whole sync, the stages add up to most
 of it.  A stage the sync skipped (a no-op sync writes no journal) prints as "not run".

@@ -5,6 +5,10 @@ document links, wikilinks, mentions, explicit links — and sorts its output, so
 not depend on the order of the stores' records.  Links are unique by (from, to, rel); when two
 origins give the same triple the one a person is more likely to care about is kept
 (``ORIGIN_RANK``).
+
+:func:`patch_graph` is the same build with its costly per-item steps answered from the last
+build's state (``graph.patch``): equal to :func:`build_graph` byte for byte, plus a
+``GraphDelta`` of what changed since that build.
 """
 
 from __future__ import annotations
