@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -25,7 +26,7 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.core.settings import Caps
-from vaultsync.graph import cache
+from vaultsync.graph import cache, load
 from vaultsync.graph.build import Build, build_graph, patch_graph
 from vaultsync.graph.cache import graph_to_json
 from vaultsync.graph.patch import PatchState
@@ -355,3 +356,20 @@ class TestPersisted:
         path = cache.patch_state_path(tmp_path)
         path.write_bytes(path.read_bytes()[:-5])
         assert cache.load_patch_state(tmp_path, CAPS) is None
+
+
+class TestThroughLoad:
+    def test_second_read_is_patched_and_equals_a_full_build(
+        self, demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A sync's read of an edited store is patched (it has a delta) and equals a full build."""
+        monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+        first = load.build(demo_state, Caps())[1]
+        assert first.delta is None
+        index = demo_state / "memory" / "memory_index.json"
+        facts = json.loads(index.read_text())
+        facts[0]["content"] += " [edited]"
+        index.write_text(json.dumps(facts, indent=2))
+        records, second = load.build(demo_state, Caps())
+        assert second.delta is not None and second.delta.records == {f"fact:{facts[0]['id']}"}
+        same(second, build_graph(records, Caps(), fingerprint=second.graph.fingerprint))
