@@ -1,9 +1,10 @@
 """Where one sync's time goes: ``python bench/phases.py STATE VAULT [--json FILE]``.
 
 Runs one ``vaultsync sync`` in this process with a wall-clock timer around each stage —
-imports, the stores' digest, extract, graph build, graph.json, layout and note keys, the
-vault scan and plan, render, then ``vault.apply``'s steps: journal, write, manifest, commit,
-index, cache — and prints them (or writes JSON).  The stages are timed by wrapping their
+imports, the stores' digest, extract, the graph patch state's load, graph build (patched),
+graph.json, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
+steps: journal, write, manifest, commit, index, cache — and the patch state's save, and prints
+them (or writes JSON).  The stages are timed by wrapping their
 functions by name (``vault.sync`` and ``vault.apply`` call them through their modules), so the
 pipeline itself carries no timing code; the total is the whole sync, the stages add up to most
 of it.  A stage the sync skipped (a no-op sync writes no journal) prints as "not run".
@@ -32,7 +33,8 @@ IMPORTS = time.perf_counter() - T0
 STAGES: list[tuple[str, Any, str]] = [
     ("stores' digest", quick, "sync_inputs"),
     ("extract", load, "_read"),  # the stores read and masked (what load.build calls)
-    ("graph build", graph, "build_graph"),
+    ("graph state load", cache, "load_patch_state"),
+    ("graph build", graph, "patch_graph"),
     ("graph.json", cache, "save_graph"),
     ("layout + keys", render, "build_note_specs"),
     ("scan + plan", decide, "plan_vault"),
@@ -43,6 +45,7 @@ STAGES: list[tuple[str, Any, str]] = [
     ("commit", apply, "commit_changes"),
     ("index", apply, "sync_index"),
     ("cache", apply, "save_cache"),
+    ("graph state save", cache, "save_patch_state"),
 ]
 
 
@@ -65,7 +68,9 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
         setattr(owner, attribute, timed(times, name, getattr(owner, attribute)))
     # load and render imported these by name: point their names at the timed ones too.
     for target, module, name in (
-        (load, graph, "build_graph"),
+        (load, graph, "patch_graph"),
+        (load, cache, "load_patch_state"),
+        (load, cache, "save_patch_state"),
         (load, cache, "save_graph"),
         (render, load, "build"),
     ):

@@ -5,12 +5,17 @@ document links, wikilinks, mentions, explicit links — and sorts its output, so
 not depend on the order of the stores' records.  Links are unique by (from, to, rel); when two
 origins give the same triple the one a person is more likely to care about is kept
 (``ORIGIN_RANK``).
+
+:func:`patch_graph` is the same build with its costly per-item steps answered from the last
+build's state (``graph.patch``): equal to :func:`build_graph` byte for byte, plus a
+``GraphDelta`` of what changed since that build.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vaultsync.core.model import KIND_PRIORITY, ZERO_TIME, Graph, Kind, Link, Origin, Records
 from vaultsync.core.settings import Caps
@@ -18,10 +23,10 @@ from vaultsync.drawn.rules import follow_supersession, supersession_map
 from vaultsync.graph.documents import DocumentNote, ParsedText, context_documents
 from vaultsync.graph.mentions import MentionFinder
 from vaultsync.graph.nodes import GraphNodes, build_nodes
+from vaultsync.graph.patch import Memo, PatchState, changes, context_key, describe
 from vaultsync.graph.resolve import Resolver, build_resolver
 from vaultsync.graph.structure import structural_links
 from vaultsync.links.mdlinks import DocPathIndex, resolve_document_link
-from vaultsync.links.wikilinks import parse_wikilinks
 
 ORIGIN_RANK = {
     Origin.USER: 0,
@@ -42,6 +47,22 @@ MENTION_SOURCES = frozenset(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GraphDelta:
+    """What differs from the build this one was patched from (ids of graph nodes)."""
+
+    nodes: frozenset[str]
+    """Nodes added, removed, or whose Node (kind, title, aliases) changed."""
+    records: frozenset[str]
+    """Nodes whose store record changed in any field (RecordIndex.by_id)."""
+    sources: frozenset[str]
+    """Nodes whose outgoing links changed in any field (note included)."""
+    names: frozenset[str]
+    """Normalized names (``links.names.normalize_name`` of titles and aliases) that were added
+    or removed, or now name another note: a wikilink written with one of these may now resolve
+    differently."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Build:
     """A built graph with what later stages need beside it: the resolver and the documents."""
 
@@ -50,6 +71,8 @@ class Build:
     documents: tuple[DocumentNote, ...]
     unresolved: tuple[tuple[str, str], ...]
     """``(source node id, target as written)`` for every wikilink that names no note yet."""
+    delta: GraphDelta | None = None
+    """What changed since the build this one was patched from; ``None`` for a full build."""
 
 
 def build_graph(
@@ -64,15 +87,54 @@ def build_graph(
     ``known``: documents' texts parsed by an earlier build (``text_digest`` → ``ParsedText``),
     not parsed again; the graph is the same with or without them.
     """
-    documents = _capped_documents(records, caps, known or {})
+    return _build(records, caps, fingerprint, known or {}, Memo(None))
+
+
+def patch_graph(
+    records: Records,
+    caps: Caps,
+    previous: PatchState | None,
+    *,
+    fingerprint: str = "",
+    known: Mapping[str, ParsedText] | None = None,
+) -> tuple[Build, PatchState]:
+    """The graph of ``records`` patched from an earlier build's state, and the state to keep.
+
+    Equal to :func:`build_graph` of the same records byte for byte (``graph.patch``); with a
+    ``previous`` state the build's ``delta`` says what changed since, else it is ``None``.
+    ``previous`` must come from a build with the same caps and code (``graph.cache`` checks).
+    """
+    memo = Memo(previous)
+    built = _build(records, caps, fingerprint, known or {}, memo)
+    state = memo.fresh
+    describe(state, records, built.graph, built.resolver.by_name, built.documents)
+    if previous is None:
+        return built, state
+    found = changes(previous, state)
+    delta = GraphDelta(
+        nodes=found.nodes, records=found.records, sources=found.sources, names=found.names
+    )
+    return replace(built, delta=delta), state
+
+
+def _build(
+    records: Records,
+    caps: Caps,
+    fingerprint: str,
+    known: Mapping[str, ParsedText],
+    memo: Memo,
+) -> Build:
+    documents = _capped_documents(records, caps, known, memo)
     nodes = build_nodes(records, caps, documents)
-    resolver = build_resolver(nodes.nodes, documents)
+    resolver = build_resolver(
+        nodes.nodes, documents, context_index=memo.context_index, normalize=memo.normalize
+    )
     links: dict[tuple[str, str, str], Link] = {}
-    _add(links, structural_links(records, nodes, caps))
+    _add(links, structural_links(records, nodes, caps, memo))
     unresolved: list[tuple[str, str]] = []
-    _add(links, _document_links(documents, caps, resolver, unresolved))
-    _add(links, _wikilinks(nodes, resolver, unresolved))
-    _add(links, _mentions(nodes, caps, links))
+    _add(links, _document_links(documents, caps, resolver, unresolved, memo))
+    _add(links, _wikilinks(nodes, resolver, unresolved, memo))
+    _add(links, _mentions(nodes, caps, links, memo))
     _add(links, _explicit_links(records, nodes))
     graph = Graph(
         nodes=nodes.nodes,
@@ -88,7 +150,7 @@ def build_graph(
 
 
 def _capped_documents(
-    records: Records, caps: Caps, known: Mapping[str, ParsedText]
+    records: Records, caps: Caps, known: Mapping[str, ParsedText], memo: Memo
 ) -> tuple[DocumentNote, ...]:
     # Contexts created first keep their documents (Records sorts contexts by creation time).
     documents: list[DocumentNote] = []
@@ -96,7 +158,14 @@ def _capped_documents(
         room = min(caps.docs_per_context, caps.docs_total - len(documents))
         if room <= 0:
             break
-        documents.extend(context_documents(context, room, known))
+        key = context_key(
+            context.id, room, ((doc.source, doc.content) for doc in context.documents[:room])
+        )
+        documents.extend(
+            memo.documents(
+                context.id, key, functools.partial(context_documents, context, room, known)
+            )
+        )
     return tuple(documents)
 
 
@@ -114,19 +183,15 @@ def _document_links(
     caps: Caps,
     resolver: Resolver,
     unresolved: list[tuple[str, str]],
+    memo: Memo,
 ) -> Iterable[Link]:
     by_context: dict[str, list[DocumentNote]] = {}
     for doc in documents:
         by_context.setdefault(doc.context_id, []).append(doc)
-    for docs in by_context.values():
-        index = DocPathIndex.build(doc.path for doc in docs)
-        node_of = {doc.path: doc.node_id for doc in docs}
-        for doc in docs:
-            targets: dict[str, Origin] = {}
-            for dest in doc.parsed.link_dests:
-                path = resolve_document_link(dest, doc.path, index)
-                if path is not None and node_of[path] != doc.node_id:
-                    targets.setdefault(node_of[path], Origin.MARKDOWN)
+    for context_id, docs in by_context.items():
+        markdown = memo.markdown_targets(context_id, functools.partial(_markdown_targets, docs))
+        for doc, opened in zip(docs, markdown, strict=True):
+            targets = dict.fromkeys(opened, Origin.MARKDOWN)
             for written in doc.parsed.link_targets:
                 target = resolver.resolve_wikilink(written, doc.node_id)
                 if target is None:
@@ -144,16 +209,29 @@ def _document_links(
                 )
 
 
+def _markdown_targets(docs: list[DocumentNote]) -> tuple[tuple[str, ...], ...]:
+    """Per document, the other documents of its context its Markdown links open, in order."""
+    index = DocPathIndex.build(doc.path for doc in docs)
+    node_of = {doc.path: doc.node_id for doc in docs}
+    opened: list[tuple[str, ...]] = []
+    for doc in docs:
+        targets: dict[str, None] = {}
+        for dest in doc.parsed.link_dests:
+            path = resolve_document_link(dest, doc.path, index)
+            if path is not None and node_of[path] != doc.node_id:
+                targets.setdefault(node_of[path])
+        opened.append(tuple(targets))
+    return tuple(opened)
+
+
 def _wikilinks(
-    nodes: GraphNodes, resolver: Resolver, unresolved: list[tuple[str, str]]
+    nodes: GraphNodes, resolver: Resolver, unresolved: list[tuple[str, str]], memo: Memo
 ) -> Iterable[Link]:
     for node_id, text in nodes.texts:
-        for wiki in parse_wikilinks(text):
-            if not wiki.target:
-                continue
-            target = resolver.resolve_wikilink(wiki.target, node_id)
+        for written in memo.wikilink_targets(text):
+            target = resolver.resolve_wikilink(written, node_id)
             if target is None:
-                unresolved.append((node_id, wiki.target))
+                unresolved.append((node_id, written))
                 continue
             yield Link(
                 source=node_id,
@@ -165,7 +243,7 @@ def _wikilinks(
 
 
 def _mentions(
-    nodes: GraphNodes, caps: Caps, existing: dict[tuple[str, str, str], Link]
+    nodes: GraphNodes, caps: Caps, existing: dict[tuple[str, str, str], Link], memo: Memo
 ) -> Iterable[Link]:
     names = sorted(
         (
@@ -176,7 +254,9 @@ def _mentions(
         ),
         key=lambda item: (item[2], item[1], item[0]),
     )
-    finder = MentionFinder((name, node_id) for name, node_id, _ in names)
+    pairs = [(name, node_id) for name, node_id, _ in names]
+    finder = MentionFinder(pairs)
+    memo.use_mention_names(pairs)
     connected = {(a, b) for a, b, _ in existing} | {(b, a) for a, b, _ in existing}
     by_id = nodes.by_id
     for node_id, text in nodes.texts:
@@ -184,8 +264,7 @@ def _mentions(
             continue
         count = 0
         seen: set[str] = set()
-        for mention in finder.find(text):
-            target = mention.target
+        for target in memo.mentions(text, functools.partial(_found, finder, text)):
             if target == node_id or target in seen or (node_id, target) in connected:
                 continue
             seen.add(target)
@@ -199,6 +278,10 @@ def _mentions(
             count += 1
             if count >= caps.mentions_per_note:
                 break
+
+
+def _found(finder: MentionFinder, text: str) -> tuple[str, ...]:
+    return tuple(mention.target for mention in finder.find(text))
 
 
 def _explicit_links(records: Records, nodes: GraphNodes) -> Iterable[Link]:

@@ -31,19 +31,27 @@ about (by path and content digest), so each warning is shown once.
 digest of the text: the masked text, or ``null`` when it held no secret.  A read of unchanged
 stores then masks nothing again and never loads the secret rules.  It holds no secret (masked
 texts only); a file of another code or rules version is ignored.
+
+``graph-patch.pickle`` keeps what the next build patches from (``graph.patch``): made from the
+masked records only, headed by a digest of the code and rules versions and the caps; a file
+that does not match or load is ignored and the graph is built in full.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copyreg
 import functools
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import pickle
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from vaultsync.core.digest import code_fingerprint
@@ -52,6 +60,7 @@ from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps, Sources
 from vaultsync.extract.sources import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
+from vaultsync.graph.patch import STATE_VERSION, ContextEntry, PatchState
 
 GRAPH_SCHEMA = 2
 DOCUMENTS_SCHEMA = 1
@@ -59,6 +68,7 @@ MASKS_SCHEMA = 1
 
 
 LAST_GOOD_MAGIC = b"vaultsync-last-good-1\n"
+PATCH_MAGIC = b"vaultsync-graph-patch-1\n"
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -206,6 +216,142 @@ def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any
     head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
     data = head + pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
     return _replace(cache_dir(state) / "last-good.pickle", data)
+
+
+def patch_state_path(state: Path) -> Path:
+    """Where the incremental build's state lives: ``graph-patch.pickle`` in :func:`cache_dir`."""
+    return cache_dir(state) / "graph-patch.pickle"
+
+
+def _patch_head(caps: Caps) -> bytes:
+    key = f"{code_fingerprint()}:{_rules_version()}:{STATE_VERSION}\n{caps.as_key()}"
+    return PATCH_MAGIC + hashlib.sha256(key.encode()).hexdigest().encode() + b"\n"
+
+
+def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
+    """The state the last build left (``graph.patch``), or ``None`` when it cannot be trusted.
+
+    Its header holds a digest of the code version, the secret rules' version, the state's
+    version and the caps: any difference, an unreadable or corrupt file, means a full build.
+    A context's entry lives in its own file (``graph-patch/<its key>``, written once, since
+    the key is a digest of its inputs); one that is missing or does not load is left out, and
+    the build derives that context's documents again.
+    """
+    head = _patch_head(caps)
+    loaded = _load_pickle(patch_state_path(state), head)
+    if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
+        return None
+    folder = _contexts_folder(state)
+    for key in loaded.context_keys:
+        entry = _load_pickle(folder / key.hex(), head)
+        if isinstance(entry, ContextEntry):
+            loaded.contexts[key] = entry
+    return loaded
+
+
+def _load_pickle(path: Path, head: bytes) -> object:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(head):
+        return None
+    try:
+        return pickle.loads(data[len(head) :])  # noqa: S301 - our own file, 0600 in a 0700 folder
+    except Exception:
+        return None
+
+
+def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
+    """Keep the incremental build's state (0600); ``False`` when it cannot be written.
+
+    Only the contexts' entries not written before are written; those no build uses now are
+    deleted.
+    """
+    head = _patch_head(caps)
+    folder = _contexts_folder(state)
+    names = {key.hex(): entry for key, entry in patch.contexts.items()}
+    with contextlib.suppress(OSError):
+        for stale in folder.iterdir():
+            if stale.name not in names:
+                stale.unlink()
+    ok = True
+    for name, entry in sorted(names.items()):
+        path = folder / name
+        if not _starts_with(path, head):
+            ok = _replace(path, head + pickle_patch_state(entry)) and ok
+    main = replace(patch, contexts={}, context_keys=tuple(sorted(patch.contexts)))
+    return _replace(patch_state_path(state), head + pickle_patch_state(main)) and ok
+
+
+def _starts_with(path: Path, head: bytes) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(head)) == head
+    except OSError:
+        return False
+
+
+def _contexts_folder(state: Path) -> Path:
+    return cache_dir(state) / "graph-patch"
+
+
+def pickle_patch_state(patch: PatchState | ContextEntry) -> bytes:
+    """The pickle of a state or of one context's entry (``pickle.loads`` reads it back)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    # The resolver's indexes are read-only views of dicts: pickled as the views of copies.
+    # Documents are rebuilt by their constructors: a slotted dataclass's own ``__setstate__``
+    # looks its fields up again for every object.
+    pickler.dispatch_table = {
+        **copyreg.dispatch_table,
+        MappingProxyType: _reduce_view,
+        DocumentNote: _reduce_document,
+        ParsedText: _reduce_parsed,
+    }
+    pickler.dump(patch)
+    return buffer.getvalue()
+
+
+def _reduce_view(view: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
+    return (_view, (dict(view),))
+
+
+def _view(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(mapping)
+
+
+def _reduce_document(doc: DocumentNote) -> tuple[Any, ...]:
+    fields = (doc.node_id, doc.context_id, doc.source, doc.path, doc.title, doc.stem)
+    return (_document, (fields, doc.markdown, doc.digest, doc.parsed))
+
+
+def _document(fields: tuple[str, str, str, str, str, str], markdown: bool, digest: str,
+              parsed: ParsedText) -> DocumentNote:  # fmt: skip
+    node_id, context_id, source, path, title, stem = fields
+    return DocumentNote(
+        node_id=node_id,
+        context_id=context_id,
+        source=source,
+        path=path,
+        title=title,
+        stem=stem,
+        markdown=markdown,
+        digest=digest,
+        parsed=parsed,
+    )
+
+
+def _reduce_parsed(parsed: ParsedText) -> tuple[Any, ...]:
+    return (_parsed, (parsed.title, parsed.summary, parsed.link_dests, parsed.link_targets))
+
+
+def _parsed(
+    title: str, summary: str, link_dests: tuple[str, ...], link_targets: tuple[str, ...]
+) -> ParsedText:
+    return ParsedText(
+        title=title, summary=summary, link_dests=link_dests, link_targets=link_targets
+    )
 
 
 @functools.cache

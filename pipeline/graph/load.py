@@ -26,22 +26,25 @@ from vaultsync.core.scrub import Scrubber, exposed_values, scrub
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
-from vaultsync.graph.build import Build, build_graph
+from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     graph_fingerprint,
     load_graph,
     load_last_good,
     load_masks,
     load_parsed_texts,
+    load_patch_state,
     mark_history_check,
     remember_warnings,
     save_graph,
     save_last_good,
     save_masks,
     save_parsed_texts,
+    save_patch_state,
 )
 from vaultsync.graph.documents import context_documents
 from vaultsync.graph.nodes import build_nodes
+from vaultsync.graph.patch import parsed_texts
 
 
 def read_records(state: Path, caps: Caps | None = None) -> Records:
@@ -140,10 +143,13 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     records, good, known_good = _read(state, caps)
     if moved is not None:
         records = replace(records, skipped=(moved, *records.skipped))
-    known = load_parsed_texts(state)
-    built = build_graph(records, caps, fingerprint=fingerprint, known=known)
+    # Patched from the last build's state when there is a usable one (graph.patch), else full.
+    previous = load_patch_state(state, caps)
+    known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
+    built, patch = patch_graph(records, caps, previous, fingerprint=fingerprint, known=known)
     save_graph(state, built.graph, caps.sources)
     save_parsed_texts(state, built.documents, known)
+    save_patch_state(state, caps, patch)
     save_last_good(state, good, known_good)
     return records, built
 

@@ -11,9 +11,11 @@ note in the graph and another in the vault.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 from urllib.parse import unquote
 
 from vaultsync.core.model import KIND_PRIORITY, Node
@@ -70,10 +72,19 @@ class Resolver:
         return index.by_name.get(wikilink_name_key(target))
 
 
-def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> Resolver:
+def build_resolver(
+    nodes: Iterable[Node],
+    documents: Iterable[DocumentNote],
+    *,
+    context_index: Callable[[str, Callable[[], Any]], Any] | None = None,
+    normalize: Callable[[str], str] = normalize_name,
+) -> Resolver:
     """Index every node's id, title and aliases, and every context's document paths.
 
     ``nodes`` come sorted by id, so a case-folded id shared by two notes goes to the first.
+    ``context_index(context id, compute)``: a context's index as an earlier build made it from
+    the same documents (``graph.patch.Memo``), else ``compute()``; ``normalize``: the same as
+    ``normalize_name``, perhaps remembered.
     """
     by_id: dict[str, str] = {}
     by_id_folded: dict[str, str] = {}
@@ -83,7 +94,7 @@ def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> 
         by_id_folded.setdefault(node.id.casefold(), node.id)
         rank = (KIND_PRIORITY[node.kind], node.id)
         for name in (node.title, *node.aliases):
-            key = normalize_name(name)
+            key = normalize(name)
             if key and (key not in ranked or rank < ranked[key]):
                 ranked[key] = rank
 
@@ -94,7 +105,11 @@ def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> 
         doc_context[doc.node_id] = doc.context_id
         doc_path[doc.node_id] = doc.path
         per_context.setdefault(doc.context_id, []).append(doc)
-    contexts = {cid: _context_index(docs) for cid, docs in per_context.items()}
+    remembered = context_index or _compute
+    contexts = {
+        cid: remembered(cid, functools.partial(_context_index, docs))
+        for cid, docs in per_context.items()
+    }
     return Resolver(
         by_id=MappingProxyType(by_id),
         by_id_folded=MappingProxyType(by_id_folded),
@@ -103,6 +118,10 @@ def build_resolver(nodes: Iterable[Node], documents: Iterable[DocumentNote]) -> 
         doc_path=MappingProxyType(doc_path),
         contexts=MappingProxyType(contexts),
     )
+
+
+def _compute(_context_id: str, compute: Callable[[], Any]) -> Any:
+    return compute()
 
 
 def _context_index(docs: list[DocumentNote]) -> _ContextIndex:

@@ -15,10 +15,12 @@ autosave name only (see ``extract.workspace``): its file's mtime is not in git.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, timedelta, tzinfo
 from pathlib import PurePosixPath
+from typing import Protocol
 
 from vaultsync.core.model import Link, Origin, Records
 from vaultsync.core.settings import Caps
@@ -30,14 +32,39 @@ def _link(source: str, target: str, rel: str, weight: float) -> Link:
     return Link(source=source, target=target, rel=rel, origin=Origin.STRUCTURAL, weight=weight)
 
 
-def structural_links(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
+class SessionMemo(Protocol):
+    """Remembers which projects a session names (``graph.patch.Memo``)."""
+
+    def use_project_names(self, names: Iterable[str]) -> None:
+        """The project names matched, in their order."""
+
+    def session_projects(
+        self, words: str, compute: Callable[[], tuple[str, ...]]
+    ) -> tuple[str, ...]:
+        """The projects ``words`` names, ``compute()`` when not remembered."""
+        ...
+
+
+class _Unremembered:
+    def use_project_names(self, names: Iterable[str]) -> None:
+        pass
+
+    def session_projects(
+        self, words: str, compute: Callable[[], tuple[str, ...]]
+    ) -> tuple[str, ...]:
+        return compute()
+
+
+def structural_links(
+    records: Records, nodes: GraphNodes, caps: Caps, memo: SessionMemo | None = None
+) -> Iterator[Link]:
     """Every structural link whose two ends are notes of the graph."""
-    for link in _all(records, nodes, caps):
+    for link in _all(records, nodes, caps, memo or _Unremembered()):
         if link.source in nodes.by_id and link.target in nodes.by_id:
             yield link
 
 
-def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
+def _all(records: Records, nodes: GraphNodes, caps: Caps, memo: SessionMemo) -> Iterator[Link]:
     project_of = _ProjectPaths(records)
     yield from _memory_links(records, project_of)
     zone = caps.zone
@@ -46,7 +73,7 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps) -> Iterator[Link]:
     for episode in nodes.episodes:
         day = day_of(episode.date, zone)
         episodes_by_day.setdefault(day, []).append(f"episode:{episode.id}")
-    yield from _session_links(records, nodes, episodes_by_day)
+    yield from _session_links(records, nodes, episodes_by_day, memo)
     yield from _journal_links(records, caps, episodes_by_day)
     yield from _workspace_links(records, nodes)
 
@@ -120,10 +147,17 @@ class _ProjectPaths:
     def __init__(self, records: Records) -> None:
         ordered = sorted(records.projects, key=lambda p: p.name)
         self._by_path = {_clean(p.path): f"project:{p.name}" for p in ordered if p.path}
+        self._found: dict[str, str] = {}  # many records share a path: each is looked up once
 
     def __call__(self, path: str) -> str:
         if not path or not self._by_path:
             return ""
+        found = self._found.get(path)
+        if found is None:
+            found = self._found[path] = self._lookup(path)
+        return found
+
+    def _lookup(self, path: str) -> str:
         current = PurePosixPath(_clean(path))
         for candidate in (current, *current.parents):
             found = self._by_path.get(str(candidate))
@@ -156,21 +190,29 @@ def _episode_links(
 
 
 def _session_links(
-    records: Records, nodes: GraphNodes, episodes_by_day: dict[str, list[str]]
+    records: Records,
+    nodes: GraphNodes,
+    episodes_by_day: dict[str, list[str]],
+    memo: SessionMemo,
 ) -> Iterator[Link]:
     names = [
         (re.compile(rf"(?<![\w]){re.escape(normalize_name(p.name))}(?![\w])"), f"project:{p.name}")
         for p in records.projects
         if len(normalize_name(p.name)) >= 2
     ]
+    memo.use_project_names(project_id for _, project_id in names)
     for session in nodes.sessions:
         sid = f"session:{session.name}"
         words = normalize_name(f"{session.name} {session.title}")
-        for pattern, project_id in names:
-            if pattern.search(words):
-                yield _link(sid, project_id, "in_project", 1.5)
+        compute = functools.partial(_named_projects, names, words)
+        for project_id in memo.session_projects(words, compute):
+            yield _link(sid, project_id, "in_project", 1.5)
         for episode_id in episodes_by_day.get(session_day(session), ()):
             yield _link(sid, episode_id, "same_day", 1)
+
+
+def _named_projects(names: list[tuple[re.Pattern[str], str]], words: str) -> tuple[str, ...]:
+    return tuple(project_id for pattern, project_id in names if pattern.search(words))
 
 
 def _journal_links(

@@ -1,0 +1,305 @@
+"""The incremental graph build: what an earlier build derived, reused by its inputs; pure.
+
+Issue #18, "Incremental graph".  A :class:`Memo` hands the build the results of its costly,
+per-item steps as the previous build computed them, looked up by their *whole* input, so a
+patched build is the full build with some pure calls answered from memory and equals it byte
+for byte (``tests/test_graph_patch.py`` checks that for random edit sequences):
+
+- a context's documents (titles, summaries, paths, parsed links), its path index and the
+  Markdown links between its documents, by a digest of the context's id, its room under the
+  caps and every kept document's source and text;
+- the wikilink targets written in a note's prose, by the text;
+- the mentions found in a note's prose, by the text, while the names that can be mentioned
+  (every mention target's title and aliases, in rank order) are the ones the previous build
+  had; any change of those names finds every note's mentions again.
+
+What depends on more than one item — caps, supersession, name resolution, the rule that a
+mention is dropped when another link joins the pair, the per-note caps, structural links — is
+recomputed by the build from the records every time, so no coupling between items can go
+stale.  Wikilinks are resolved again each time (dictionary lookups): a new title captures
+every link written with it, resolved or not.
+
+:class:`PatchState` is what the next build needs: the memo tables and, to say what changed
+(``GraphDelta``), each node's (kind, title, aliases), a digest of its store record and of its
+outgoing links, and the name → note table.  It holds only what the masked records gave (the
+build runs downstream of ``core.scrub``).  ``graph.cache`` persists it; anything it cannot
+prove valid (another code version, caps or secret rules) is not loaded, and a build without
+a state is simply a full build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from vaultsync.core.model import Graph, Link, Node, Records
+from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
+from vaultsync.links.names import normalize_name
+from vaultsync.links.wikilinks import parse_wikilinks
+
+STATE_VERSION = 1
+"""Bumped whenever :class:`PatchState`'s shape or meaning changes."""
+
+
+@dataclass(slots=True)
+class ContextEntry:
+    """What the documents of one context gave: notes, path index, Markdown link targets."""
+
+    documents: tuple[DocumentNote, ...]
+    index: Any = None
+    """The resolver's per-context index (``graph.resolve``), once built."""
+    markdown: tuple[tuple[str, ...], ...] | None = None
+    """Per document, the notes its Markdown links open, in order, once resolved."""
+
+
+@dataclass(slots=True, kw_only=True)
+class PatchState:
+    """What a build leaves for the next one to patch from (masked values only)."""
+
+    version: int = STATE_VERSION
+    contexts: dict[bytes, ContextEntry] = field(default_factory=dict)
+    context_keys: tuple[bytes, ...] = ()
+    """The keys of :attr:`contexts` (which ``graph.cache`` keeps in files of their own)."""
+    wikilinks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    mention_names: bytes = b""
+    mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    normalized: dict[str, str] = field(default_factory=dict)
+    project_names: bytes = b""
+    session_projects: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    nodes: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    records: dict[str, bytes] = field(default_factory=dict)
+    sources: dict[str, bytes] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+
+
+class Memo:
+    """Answers a build's per-item steps from a previous :class:`PatchState`, and records them.
+
+    ``Memo(None)`` remembers what this build computes and answers nothing from before; the
+    tables of :attr:`fresh` keep exactly what this build used, so the state never outgrows
+    the stores.
+    """
+
+    def __init__(self, previous: PatchState | None) -> None:
+        """Patch from ``previous`` (``None``: compute everything)."""
+        self._old = previous or PatchState()
+        self.fresh = PatchState()
+        self._context_keys: dict[str, bytes] = {}
+
+    def documents(
+        self, context_id: str, key: bytes, compute: Callable[[], tuple[DocumentNote, ...]]
+    ) -> tuple[DocumentNote, ...]:
+        """A context's documents under ``key`` (see :func:`context_key`), computed when unknown."""
+        entry = self.fresh.contexts.get(key) or self._old.contexts.get(key)
+        if entry is None:
+            entry = ContextEntry(documents=compute())
+        self.fresh.contexts[key] = entry
+        self._context_keys[context_id] = key
+        return entry.documents
+
+    def context_index(self, context_id: str, compute: Callable[[], Any]) -> Any:
+        """The resolver's index of a context's documents, computed when unknown."""
+        entry = self._entry(context_id)
+        if entry is None:
+            return compute()
+        if entry.index is None:
+            entry.index = compute()
+        return entry.index
+
+    def markdown_targets(
+        self, context_id: str, compute: Callable[[], tuple[tuple[str, ...], ...]]
+    ) -> tuple[tuple[str, ...], ...]:
+        """Per document of a context, the notes its Markdown links open."""
+        entry = self._entry(context_id)
+        if entry is None:
+            return compute()
+        if entry.markdown is None:
+            entry.markdown = compute()
+        return entry.markdown
+
+    def _entry(self, context_id: str) -> ContextEntry | None:
+        key = self._context_keys.get(context_id)
+        return None if key is None else self.fresh.contexts[key]
+
+    def wikilink_targets(self, text: str) -> tuple[str, ...]:
+        """The non-empty wikilink targets written in ``text``, in order."""
+        if "[[" not in text:
+            return ()
+        found = self._old.wikilinks.get(text)
+        if found is None:
+            found = tuple(wiki.target for wiki in parse_wikilinks(text) if wiki.target)
+        self.fresh.wikilinks[text] = found
+        return found
+
+    def normalize(self, name: str) -> str:
+        """``links.names.normalize_name(name)``."""
+        found = self._old.normalized.get(name)
+        if found is None:
+            found = normalize_name(name)
+        self.fresh.normalized[name] = found
+        return found
+
+    def use_project_names(self, names: Iterable[str]) -> None:
+        """The project names sessions are matched against, in their order."""
+        self.fresh.project_names = _digest(names)
+
+    def session_projects(
+        self, words: str, compute: Callable[[], tuple[str, ...]]
+    ) -> tuple[str, ...]:
+        """The projects a session's normalized name and title name, in project order."""
+        found = None
+        if self.fresh.project_names == self._old.project_names:
+            found = self._old.session_projects.get(words)
+        if found is None:
+            found = compute()
+        self.fresh.session_projects[words] = found
+        return found
+
+    def use_mention_names(self, names: Iterable[tuple[str, str]]) -> None:
+        """The ``(name, node id)`` pairs the mention finder is built from, in its order."""
+        self.fresh.mention_names = _digest(f"{name}\0{node_id}" for name, node_id in names)
+
+    def mentions(self, text: str, compute: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+        """The notes ``text`` mentions, in text order (before any per-note rule)."""
+        if self.fresh.mention_names == self._old.mention_names:
+            found = self._old.mentions.get(text)
+            if found is None:
+                found = compute()
+        else:
+            found = compute()
+        self.fresh.mentions[text] = found
+        return found
+
+
+def _digest(parts: Iterable[str]) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        digest.update(f"{part}\0".encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
+def parsed_texts(state: PatchState) -> dict[str, ParsedText]:
+    """What parsing each document text gave in the build that left ``state``, by text digest."""
+    return {
+        doc.digest: doc.parsed
+        for entry in state.contexts.values()
+        for doc in entry.documents
+        if doc.digest
+    }
+
+
+def context_key(context_id: str, room: int, documents: Iterable[tuple[str, str]]) -> bytes:
+    """Digest of everything ``context_documents`` reads: the id, the room and each document."""
+    digest = hashlib.blake2b(f"{context_id}\0{room}\0".encode("utf-8", "surrogatepass"))
+    for source, content in documents:
+        encoded = content.encode("utf-8", "surrogatepass")
+        digest.update(f"{source}\0{len(encoded)}\0".encode("utf-8", "surrogatepass"))
+        digest.update(encoded)
+    return digest.digest()
+
+
+# --- what changed ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The four sets of ``build.GraphDelta``."""
+
+    nodes: frozenset[str]
+    records: frozenset[str]
+    sources: frozenset[str]
+    names: frozenset[str]
+
+
+def describe(
+    state: PatchState,
+    records: Records,
+    graph: Graph,
+    names: Mapping[str, str],
+    documents: Iterable[DocumentNote],
+) -> None:
+    """Fill ``state``'s node, record, source and name tables from a finished build."""
+    state.nodes = {node.id: _node_value(node) for node in graph.nodes}
+    state.records = dict(record_digests(records, documents))
+    state.sources = {source: _links_digest(links) for source, links in graph.outgoing.items()}
+    state.names = dict(names)
+
+
+def changes(old: PatchState, new: PatchState) -> Changes:
+    """What differs between two described builds."""
+    return Changes(
+        nodes=_differ(old.nodes, new.nodes),
+        records=_differ(old.records, new.records),
+        sources=_differ(old.sources, new.sources),
+        names=_differ(old.names, new.names),
+    )
+
+
+def _differ(old: Mapping[str, object], new: Mapping[str, object]) -> frozenset[str]:
+    gone = old.keys() - new.keys()
+    return frozenset(
+        gone.union(key for key, value in new.items() if old.get(key, _MISSING) != value)
+    )
+
+
+_MISSING = object()
+
+
+def _node_value(node: Node) -> tuple[str, str, tuple[str, ...]]:
+    return (node.kind.value, node.title, node.aliases)
+
+
+_LINK_FIELDS = operator.attrgetter("target", "rel", "origin.value", "weight", "note")
+
+
+def _links_digest(links: Iterable[Link]) -> bytes:
+    text = repr(list(map(_LINK_FIELDS, links)))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def record_digests(
+    records: Records, documents: Iterable[DocumentNote]
+) -> Iterator[tuple[str, bytes]]:
+    """``(node id, digest of the store record it comes from)`` for every kind of record.
+
+    The digest is of the ``repr`` of the record's fields (nested records by their own
+    ``repr``): two equal records give the same digest; two that differ give different ones
+    but for ``0.0``/``-0.0``-like cases, where a node is reported changed, costing time only.
+    """
+    getters: dict[type, Callable[[Any], Any]] = {}
+    for node_id, record in _records_by_node(records, documents):
+        kind = type(record)
+        getter = getters.get(kind)
+        if getter is None:
+            getter = getters[kind] = operator.attrgetter(*(f.name for f in fields(record)))
+        text = repr((kind.__name__, getter(record)))
+        yield (
+            node_id,
+            hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+        )
+
+
+def _records_by_node(
+    records: Records, documents: Iterable[DocumentNote]
+) -> Iterator[tuple[str, Any]]:
+    yield from ((f"project:{p.name}", p) for p in records.projects)
+    yield from ((f"fact:{f.id}", f) for f in records.facts)
+    yield from ((f"topic:{t.name}", t) for t in records.topics)
+    if records.profile is not None:
+        yield "profile:user", records.profile
+    yield from ((f"episode:{e.id}", e) for e in records.episodes)
+    yield from ((f"note:{n.period}:{n.label}", n) for n in records.journal)
+    yield from ((f"session:{s.name}", s) for s in records.sessions)
+    yield from ((f"skill:{s.name}", s) for s in records.skills)
+    yield from ((f"card:{c.id}", c) for c in records.cards)
+    kept = {doc.node_id for doc in documents}
+    for context in records.contexts:
+        prefix = "kb" if context.is_knowledge else "ctx"
+        yield f"{prefix}:{context.id}", replace(context, documents=())
+        for doc in context.documents:
+            node_id = document_node_id(context.id, doc.source)
+            if node_id in kept:
+                yield node_id, doc

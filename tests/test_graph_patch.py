@@ -1,0 +1,375 @@
+"""Incremental graph build: a build patched from the last one's state equals a full build."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vaultsync.core.model import (
+    Context,
+    Document,
+    Episode,
+    ExplicitLink,
+    Fact,
+    JournalNote,
+    Project,
+    Records,
+    Session,
+    Skill,
+    Topic,
+)
+from vaultsync.core.settings import Caps
+from vaultsync.graph import cache, load
+from vaultsync.graph.build import Build, build_graph, patch_graph
+from vaultsync.graph.cache import graph_to_json
+from vaultsync.graph.patch import PatchState
+
+T0 = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
+DAYS = [T0 + timedelta(days=d, hours=h) for d in range(3) for h in (0, 20)]
+FACT_IDS = [c * 24 for c in "abcd"]
+NAMES = ["orbital", "Telemetry", "auth flow", "ledger", "handbook", "Guide", "user"]
+PATHS = ["", "/src/orbital", "/src/orbital/api", "/src/ledger"]
+DOC_PATHS = ["docs/a.md", "docs/b.md", "docs/sub/Guide.md", "notes.txt", "README.md"]
+WORDS = [
+    *NAMES,
+    "plain",
+    "words",
+    "[[orbital]]",
+    "[[Telemetry|tele]]",
+    "[[Guide]]",
+    "[[handbook]]",
+    "[[missing]]",
+    "[[sub/Guide]]",
+    f"[[fact:{FACT_IDS[0]}]]",
+    "`orbital`",
+    "[b](b.md)",
+    "[guide](sub/Guide.md)",
+    "https://x/orbital",
+    "\n# ",
+]
+CAPS = Caps(
+    episodes=2,
+    sessions=2,
+    docs_per_context=2,
+    docs_total=3,
+    links_per_doc=2,
+    mentions_per_note=2,
+    same_day_per_daily=2,
+)
+
+texts = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
+names = st.sampled_from(NAMES)
+days = st.sampled_from(DAYS)
+tags = st.lists(st.sampled_from(["go", "Postgres", "ops"]), max_size=2, unique=True).map(tuple)
+
+facts = st.builds(
+    lambda fid, content, tags, day, path, newer: Fact(
+        id=fid,
+        content=content or "x",
+        category="general",
+        tags=tags,
+        created_at=day,
+        source_project=path,
+        provenance=f"supersedes {newer}" if newer else "",
+    ),
+    st.sampled_from(FACT_IDS),
+    texts,
+    tags,
+    days,
+    st.sampled_from(PATHS),
+    st.sampled_from(["", *FACT_IDS]),
+)
+documents = st.lists(
+    st.builds(Document, source=st.sampled_from(DOC_PATHS), content=texts),
+    max_size=4,
+    unique_by=lambda d: d.source,
+).map(tuple)
+contexts = st.builds(
+    Context,
+    id=st.sampled_from(["c1", "c2", "c3"]),
+    name=names,
+    mode=st.sampled_from(["knowledge", "full"]),
+    created_at=days,
+    tags=tags,
+    documents=documents,
+)
+episodes = st.builds(
+    Episode,
+    id=st.sampled_from(["e1", "e2", "e3", "e4"]),
+    date=days,
+    project=st.sampled_from(PATHS),
+    summary=texts,
+)
+ITEMS: dict[str, Any] = {
+    "facts": (facts, lambda f: f.id),
+    "topics": (
+        st.builds(
+            Topic,
+            name=names,
+            summary=texts,
+            related_fact_ids=st.lists(st.sampled_from(FACT_IDS), max_size=2).map(tuple),
+        ),
+        lambda t: t.name,
+    ),
+    "projects": (
+        st.builds(
+            Project, name=names, path=st.sampled_from(PATHS), description=texts, technologies=tags
+        ),
+        lambda p: p.name,
+    ),
+    "contexts": (contexts, lambda c: c.id),
+    "episodes": (episodes, lambda e: e.id),
+    "sessions": (
+        st.builds(Session, name=st.sampled_from(["s1", "s2", "s3"]), title=names),
+        lambda s: s.name,
+    ),
+    "skills": (
+        st.builds(Skill, name=names, description=texts, triggers=tags),
+        lambda s: s.name,
+    ),
+    "journal": (
+        st.builds(
+            JournalNote,
+            period=st.just("daily"),
+            label=st.sampled_from(["2026-10-05", "2026-10-06"]),
+            text=texts,
+            source_path=st.just("m"),
+        ),
+        lambda n: n.label,
+    ),
+    "links": (
+        st.builds(
+            ExplicitLink,
+            source=st.sampled_from([f"fact:{i}" for i in FACT_IDS] + ["project:orbital"]),
+            target=st.sampled_from([f"fact:{i}" for i in FACT_IDS] + ["topic:ledger"]),
+            rel=st.sampled_from(["related", "depends_on"]),
+            note=st.sampled_from(["", "why"]),
+        ),
+        lambda link: (link.source, link.target, link.rel),
+    ),
+}
+edits = st.one_of(
+    *(st.tuples(st.just(kind), st.just("put"), item) for kind, (item, _) in ITEMS.items()),
+    st.tuples(st.sampled_from(sorted(ITEMS)), st.just("drop"), st.integers(0, 3)),
+)
+
+
+def apply(items: dict[str, dict[Any, Any]], edit: tuple[str, str, Any]) -> None:
+    """Put an item (replacing the one with its key) or drop the n-th one of a kind."""
+    kind, action, value = edit
+    table = items.setdefault(kind, {})
+    if action == "put":
+        table[ITEMS[kind][1](value)] = value
+    elif table:
+        del table[sorted(table)[value % len(table)]]
+
+
+def records_of(items: dict[str, dict[Any, Any]]) -> Records:
+    fields: dict[str, Any] = {k: tuple(v for _, v in sorted(t.items())) for k, t in items.items()}
+    return Records(**fields)
+
+
+def reloaded(state: PatchState | None) -> PatchState | None:
+    """The state as the next run reads it: pickled and loaded again."""
+    return None if state is None else pickle.loads(cache.pickle_patch_state(state))  # noqa: S301
+
+
+def same(patched: Build, full: Build) -> None:
+    assert graph_to_json(patched.graph) == graph_to_json(full.graph)
+    assert patched.unresolved == full.unresolved
+    assert patched.documents == full.documents
+    assert patched.resolver.by_name == full.resolver.by_name
+
+
+@settings(max_examples=300)
+@given(st.lists(edits, min_size=1, max_size=12))
+def test_patched_build_equals_full_build_after_every_edit(steps: list[Any]) -> None:
+    """After each random edit, the build patched from the last state equals a full build."""
+    items: dict[str, dict[Any, Any]] = {}
+    state: PatchState | None = None
+    for edit in steps:
+        apply(items, edit)
+        records = records_of(items)
+        patched, state = patch_graph(records, CAPS, reloaded(state))
+        same(patched, build_graph(records, CAPS))
+
+
+@settings(max_examples=150)
+@given(st.lists(edits, min_size=1, max_size=8), edits)
+def test_delta_names_what_changed(steps: list[Any], last: Any) -> None:
+    """The delta holds every node, record, link source and name that differs between builds."""
+    items: dict[str, dict[Any, Any]] = {}
+    for edit in steps:
+        apply(items, edit)
+    before, state = patch_graph(records_of(items), CAPS, None)
+    apply(items, last)
+    after, _ = patch_graph(records_of(items), CAPS, state)
+    delta = after.delta
+    assert delta is not None
+    old_nodes = {n.id: n for n in before.graph.nodes}
+    new_nodes = {n.id: n for n in after.graph.nodes}
+    changed = {
+        i for i in old_nodes.keys() | new_nodes.keys() if old_nodes.get(i) != new_nodes.get(i)
+    }
+    assert changed == delta.nodes
+    moved = {
+        i
+        for i in old_nodes.keys() | new_nodes.keys()
+        if before.graph.links_from(i) != after.graph.links_from(i)
+    }
+    assert moved <= delta.sources
+    old_names, new_names = before.resolver.by_name, after.resolver.by_name
+    renamed = {
+        k for k in old_names.keys() | new_names.keys() if old_names.get(k) != new_names.get(k)
+    }
+    assert renamed == delta.names
+
+
+def test_full_build_has_no_delta() -> None:
+    """A build without a previous state says nothing about what changed."""
+    records = Records(facts=(Fact(id="f1", content="orbital", category="general"),))
+    assert patch_graph(records, CAPS, None)[0].delta is None
+    assert build_graph(records, CAPS).delta is None
+
+
+def test_unchanged_records_give_an_empty_delta() -> None:
+    """Patching the same records again reports no node, record, source or name as changed."""
+    records = Records(
+        facts=(Fact(id="f1", content="see [[orbital]]", category="general", tags=("go",)),),
+        projects=(Project(name="orbital", path="/src/orbital"),),
+        contexts=(Context(id="c1", name="handbook", mode="knowledge",
+                          documents=(Document(source="a.md", content="# A [[orbital]]"),)),),
+    )  # fmt: skip
+    _, state = patch_graph(records, CAPS, None)
+    delta = patch_graph(records, CAPS, state)[0].delta
+    assert delta is not None
+    assert (delta.nodes, delta.records, delta.sources, delta.names) == ((frozenset(),) * 4)
+
+
+def test_edited_fact_is_a_changed_record() -> None:
+    """A fact whose text changes is in the delta's records and, retitled, in its nodes."""
+    fact = Fact(id="f1", content="old title", category="general")
+    _, state = patch_graph(Records(facts=(fact,)), CAPS, None)
+    edited = Records(facts=(replace(fact, content="new title"),))
+    delta = patch_graph(edited, CAPS, state)[0].delta
+    assert delta is not None
+    assert delta.records == {"fact:f1"} and delta.nodes == {"fact:f1"}
+    assert delta.names == {"old title", "new title"}
+
+
+def test_new_title_captures_an_unresolved_wikilink() -> None:
+    """A wikilink that named no note resolves once a note with that title appears."""
+    linking = Fact(id="f1", content="see [[ledger]]", category="")
+    before, state = patch_graph(Records(facts=(linking,)), CAPS, None)
+    assert before.unresolved == (("fact:f1", "ledger"),)
+    records = Records(facts=(linking,), topics=(Topic(name="ledger"),))
+    after, _ = patch_graph(records, CAPS, state)
+    assert after.unresolved == ()
+    assert after.graph.links_from("fact:f1")[0].target == "topic:ledger"
+    assert after.delta is not None and "fact:f1" in after.delta.sources
+
+
+def test_new_name_is_mentioned_by_existing_text() -> None:
+    """A project created after a fact that names it is mentioned by that fact."""
+    fact = Fact(id="f1", content="the orbital rollout", category="")
+    _, state = patch_graph(Records(facts=(fact,)), CAPS, None)
+    records = Records(facts=(fact,), projects=(Project(name="orbital"),))
+    after, _ = patch_graph(records, CAPS, state)
+    assert graph_to_json(after.graph) == graph_to_json(build_graph(records, CAPS).graph)
+    assert [(link.target, link.rel) for link in after.graph.links_from("fact:f1")] == [
+        ("project:orbital", "mentions")
+    ]
+
+
+class TestPersisted:
+    @pytest.fixture(autouse=True)
+    def _cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+
+    def test_state_round_trips_through_the_cache(self, tmp_path: Path) -> None:
+        """A saved state loads back and patches to the same graph."""
+        records = Records(
+            contexts=(Context(id="c1", name="handbook", mode="knowledge",
+                              documents=(Document(source="a.md", content="# A [[b]]"),
+                                         Document(source="b.md", content="# B")),),),
+        )  # fmt: skip
+        built, state = patch_graph(records, CAPS, None)
+        assert cache.save_patch_state(tmp_path, CAPS, state)
+        loaded = cache.load_patch_state(tmp_path, CAPS)
+        assert loaded is not None
+        patched, _ = patch_graph(records, CAPS, loaded)
+        same(patched, built)
+
+    def test_lost_context_entry_is_derived_again(self, tmp_path: Path) -> None:
+        """A context whose saved entry is corrupt is derived again, the graph unchanged."""
+        records = Records(
+            contexts=(Context(id="c1", name="handbook", mode="knowledge",
+                              documents=(Document(source="a.md", content="# A [[b]]"),
+                                         Document(source="b.md", content="# B")),),),
+        )  # fmt: skip
+        built, state = patch_graph(records, CAPS, None)
+        cache.save_patch_state(tmp_path, CAPS, state)
+        (entry,) = (cache.cache_dir(tmp_path) / "graph-patch").iterdir()
+        entry.write_bytes(entry.read_bytes()[:-9])
+        loaded = cache.load_patch_state(tmp_path, CAPS)
+        assert loaded is not None and loaded.contexts == {}
+        same(patch_graph(records, CAPS, loaded)[0], built)
+
+    def test_unused_context_entries_are_deleted(self, tmp_path: Path) -> None:
+        """Saving a state deletes the entries of contexts no longer built."""
+        document = Document(source="a.md", content="# A")
+        first = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(document,)),))
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(first, CAPS, None)[1])
+        edited = replace(document, content="# B")
+        second = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(edited,)),))
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(second, CAPS, None)[1])
+        assert len(list((cache.cache_dir(tmp_path) / "graph-patch").iterdir())) == 1
+
+    def test_state_is_private(self, tmp_path: Path) -> None:
+        """The state file is readable by its owner only."""
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])
+        assert cache.patch_state_path(tmp_path).stat().st_mode & 0o777 == 0o600
+
+    def test_other_caps_do_not_load_the_state(self, tmp_path: Path) -> None:
+        """A state saved under other caps is not used."""
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])
+        assert cache.load_patch_state(tmp_path, replace(CAPS, episodes=3)) is None
+
+    @pytest.mark.parametrize("damage", [b"", b"garbage", b"vaultsync-graph-patch-1\nxx\n"])
+    def test_corrupt_state_is_ignored(self, tmp_path: Path, damage: bytes) -> None:
+        """An unreadable or foreign state file loads as none (a full build follows)."""
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])
+        path = cache.patch_state_path(tmp_path)
+        path.write_bytes(damage)
+        assert cache.load_patch_state(tmp_path, CAPS) is None
+
+    def test_truncated_state_is_ignored(self, tmp_path: Path) -> None:
+        """A state cut short after its header loads as none."""
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])
+        path = cache.patch_state_path(tmp_path)
+        path.write_bytes(path.read_bytes()[:-5])
+        assert cache.load_patch_state(tmp_path, CAPS) is None
+
+
+class TestThroughLoad:
+    def test_second_read_is_patched_and_equals_a_full_build(
+        self, demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A sync's read of an edited store is patched (it has a delta) and equals a full build."""
+        monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+        first = load.build(demo_state, Caps())[1]
+        assert first.delta is None
+        index = demo_state / "memory" / "memory_index.json"
+        facts = json.loads(index.read_text())
+        facts[0]["content"] += " [edited]"
+        index.write_text(json.dumps(facts, indent=2))
+        records, second = load.build(demo_state, Caps())
+        assert second.delta is not None and second.delta.records == {f"fact:{facts[0]['id']}"}
+        same(second, build_graph(records, Caps(), fingerprint=second.graph.fingerprint))
