@@ -42,6 +42,18 @@ MENTION_SOURCES = frozenset(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class GraphDelta:
+    """What differs from the build this one was patched from (ids of graph nodes)."""
+
+    nodes: frozenset[str]  # nodes added, removed, or whose Node (kind, title, aliases) changed
+    records: frozenset[str]  # nodes whose store record changed in any field (RecordIndex.by_id)
+    sources: frozenset[str]  # nodes whose outgoing links changed in any field (note included)
+    names: frozenset[str]  # normalized names (links.names.normalize_name of titles and
+    # aliases) that were added or removed: a wikilink written with one
+    # of these may now resolve differently
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Build:
     """A built graph with what later stages need beside it: the resolver and the documents."""
 
@@ -50,6 +62,7 @@ class Build:
     documents: tuple[DocumentNote, ...]
     unresolved: tuple[tuple[str, str], ...]
     """``(source node id, target as written)`` for every wikilink that names no note yet."""
+    delta: GraphDelta | None = None
 
 
 def build_graph(
