@@ -18,8 +18,9 @@ or pickle, and executes nothing.
 from __future__ import annotations
 
 import contextlib
+import gc
 import marshal
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -29,7 +30,7 @@ from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import atomic_write
 from vaultsync.core.settings import Caps
 from vaultsync.graph.cache import cache_dir
-from vaultsync.render.layout import Layout, Place
+from vaultsync.render.layout import Place, Placement
 
 __all__ = [
     "NoteMemo",
@@ -38,6 +39,7 @@ __all__ = [
     "memo_bytes",
     "memo_from_bytes",
     "memo_path",
+    "paused_gc",
     "save_specs_memo",
 ]
 
@@ -64,7 +66,7 @@ class SpecsMemo:
 
     setting: str
     """Digest of the code, the templates' fingerprints, the zone and the user's moves."""
-    layout: Layout
+    placement: Placement
     notes: Mapping[str, NoteMemo]
     card: str
     """Home's index card (it reads the whole graph: kept while no node or link changed)."""
@@ -83,20 +85,36 @@ def memo_bytes(memo: SpecsMemo) -> bytes:
     """``memo`` as plain values, marshalled (read back by :func:`memo_from_bytes`)."""
     places = {
         node_id: (p.rank, p.folders, p.stem, p.tail, p.fallback, p.name)
-        for node_id, p in memo.layout.places.items()
+        for node_id, p in memo.placement.places.items()
     }
     notes = {n: (m.path, m.key, m.deps, m.names) for n, m in memo.notes.items()}
-    layout = (dict(memo.layout.paths), places, dict(memo.layout.context_folders))
-    return marshal.dumps((memo.setting, memo.card, layout, notes))
+    placement = (places, dict(memo.placement.context_folders))
+    return marshal.dumps((memo.setting, memo.card, placement, notes))
 
 
 def memo_from_bytes(data: bytes) -> SpecsMemo | None:
     """The memo :func:`memo_bytes` wrote; ``None`` when ``data`` is not one."""
     try:
-        # our own file, 0600 in a 0700 folder; marshal builds plain values and runs nothing
-        return _memo(marshal.loads(data))  # noqa: S302
+        with paused_gc():
+            # our own file, 0600 in a 0700 folder; marshal builds plain values, runs nothing
+            return _memo(marshal.loads(data))  # noqa: S302
     except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
         return None
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic collector off while ~100,000 acyclic objects are made, then as it was.
+
+    Left on, it would walk the whole heap several times over for nothing.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo) -> bool:
@@ -124,14 +142,13 @@ def load_specs_memo(state: Path, caps: Caps) -> SpecsMemo | None:
 
 
 def _memo(raw: Any) -> SpecsMemo:
-    setting, card, (paths, places, folders), notes = raw
+    setting, card, (places, folders), notes = raw
     if not isinstance(setting, str) or not isinstance(card, str):
         raise TypeError(setting)
     return SpecsMemo(
         setting=setting,
         card=card,
-        layout=Layout(
-            paths=MappingProxyType(dict(paths)),
+        placement=Placement(
             places=MappingProxyType({n: Place(n, *fields) for n, fields in places.items()}),
             context_folders=MappingProxyType(dict(folders)),
         ),

@@ -86,6 +86,7 @@ __all__ = [
     "KIND_FOLDERS",
     "Layout",
     "Place",
+    "Placement",
     "short_id",
     "vault_layout",
     "vault_paths",
@@ -131,15 +132,22 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
-class Layout:
-    """The vault path of every note, and what the next layout may reuse."""
+class Placement:
+    """Where every note wants to live: what the next layout may reuse."""
 
-    paths: Mapping[str, str]
-    """Node id → vault-relative POSIX path, in node id order."""
     places: Mapping[str, Place]
     """Node id → where it wants to live (tags have none)."""
     context_folders: Mapping[str, str]
     """Context id → its folder name under ``Contexts/``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The vault path of every note, and the placement it was settled from."""
+
+    paths: Mapping[str, str]
+    """Node id → vault-relative POSIX path, in node id order."""
+    placement: Placement
 
 
 def _hash8(node_id: str, size: int = 8) -> str:
@@ -405,12 +413,12 @@ def vault_layout(
     *,
     zone: tzinfo = UTC,
     chosen: Mapping[str, str] | None = None,
-    previous: Layout | None = None,
+    previous: Placement | None = None,
     changed: Collection[str] = frozenset(),
 ) -> Layout:
     """:func:`vault_paths` with what it worked out, reusing ``previous`` where it still holds.
 
-    ``previous``: the layout of the last run, made with the same ``zone``; ``changed``: every
+    ``previous``: the placement of the last run, made with the same ``zone``; ``changed``: every
     node id whose node (kind, title, aliases) or record changed since, added and removed ones
     included.  The result is the same as without ``previous``.
     """
@@ -426,21 +434,22 @@ def vault_layout(
     )
     places: dict[str, Place] = {}
     for node in graph.nodes:
-        place = _kept(node, previous, changed, touched, index)
+        place = None
+        if touched is not None and node.id not in changed:
+            place = _kept(node, previous, sources.documents)
         if place is None:
             place = _place(node, sources)
         if place is not None:
             places[node.id] = place
     paths = _unique_paths(list(places.values()), chosen or {})
-    return Layout(
-        paths=paths,
-        places=MappingProxyType(places),
-        context_folders=MappingProxyType(context_folders),
+    placement = Placement(
+        places=MappingProxyType(places), context_folders=MappingProxyType(context_folders)
     )
+    return Layout(paths=paths, placement=placement)
 
 
 def _touched_contexts(
-    previous: Layout, folders: Mapping[str, str], changed: Collection[str], index: RecordIndex
+    previous: Placement, folders: Mapping[str, str], changed: Collection[str], index: RecordIndex
 ) -> set[str]:
     """Context ids whose documents must be placed again.
 
@@ -460,22 +469,15 @@ def _touched_contexts(
     return touched
 
 
-def _kept(
-    node: Node,
-    previous: Layout | None,
-    changed: Collection[str],
-    touched: set[str] | None,
-    index: RecordIndex,
-) -> Place | None:
-    """The previous place of ``node`` when nothing it depends on changed, else ``None``."""
-    if previous is None or touched is None or node.id in changed:
+def _kept(node: Node, previous: Placement | None, redone: Mapping[str, object]) -> Place | None:
+    """The previous place of ``node`` unless it must be placed again.
+
+    Contexts always are (their folders are settled together); documents are when they are
+    among ``redone``, the documents of the contexts touched.
+    """
+    if previous is None or node.kind is Kind.KBCONTEXT or node.kind is Kind.CONTEXT:
         return None
-    place = previous.places.get(node.id)
-    if place is None or node.kind in (Kind.KBCONTEXT, Kind.CONTEXT):
-        return None
-    if node.kind is Kind.DOC and _doc_parts(node.id, index)[0] in touched:
-        return None
-    return place
+    return None if node.id in redone else previous.places.get(node.id)
 
 
 def _unique_paths(places: list[Place], chosen: Mapping[str, str]) -> Mapping[str, str]:
@@ -488,15 +490,17 @@ def _unique_paths(places: list[Place], chosen: Mapping[str, str]) -> Mapping[str
         for i in range(len(spelled)):
             taken.add("/".join(spelled[: i + 1]).casefold())
     paths = _chosen_paths(chosen, {p.node_id for p in places}, taken)
+    prefixes = {spelled: "".join(f"{c}/" for c in spelled) for spelled in canonical.values()}
     losers: list[Place] = []
     for place in sorted(places, key=lambda p: p.rank):
         if place.node_id in paths:
             continue
-        wanted = "/".join((*folders[place.node_id], place.name))
-        if wanted.casefold() in taken:
+        wanted = prefixes[folders[place.node_id]] + place.name
+        folded = wanted.casefold()
+        if folded in taken:
             losers.append(place)
             continue
-        taken.add(wanted.casefold())
+        taken.add(folded)
         paths[place.node_id] = wanted
     for place in losers:
         paths[place.node_id] = _free_path(place, folders[place.node_id], taken)

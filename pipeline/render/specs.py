@@ -47,7 +47,13 @@ from vaultsync.graph.build import GraphDelta
 from vaultsync.graph.load import build
 from vaultsync.graph.resolve import wikilink_name_key
 from vaultsync.links.names import normalize_name
-from vaultsync.render.keycache import NoteMemo, SpecsMemo, load_specs_memo, save_specs_memo
+from vaultsync.render.keycache import (
+    NoteMemo,
+    SpecsMemo,
+    load_specs_memo,
+    paused_gc,
+    save_specs_memo,
+)
 from vaultsync.render.layout import HOME_PATH, vault_layout
 from vaultsync.render.yamlfm import is_yaml_list, yaml_scalar
 from vaultsync.renderers import RENDERERS, context, home, topic
@@ -463,7 +469,7 @@ def note_specs(
         index,
         zone=zone,
         chosen=chosen,
-        previous=None if usable is None else usable[0].layout,
+        previous=None if usable is None else usable[0].placement,
         changed=frozenset() if usable is None else usable[1].nodes | usable[1].records,
     )
     inputs = RenderInputs(
@@ -481,7 +487,9 @@ def note_specs(
     card = usable[0].card if same_graph and usable is not None else home.context_card(inputs)
     specs.append(_home_spec(env, inputs, _home_key(inputs, fingerprints[home.TEMPLATE], card)))
     specs.sort(key=lambda spec: spec.path)
-    memo = SpecsMemo(setting=setting, layout=layout, notes=MappingProxyType(notes), card=card)
+    memo = SpecsMemo(
+        setting=setting, placement=layout.placement, notes=MappingProxyType(notes), card=card
+    )
     return NoteSpecs(specs=tuple(specs), memo=memo, keyed=keyed)
 
 
@@ -575,17 +583,18 @@ def vault_specs_skipped(
     progress.phase("graph")
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
-    previous = load_specs_memo(state, caps) if built.delta is not None else None
-    made = note_specs(
-        records,
-        built.graph,
-        built.resolver,
-        env,
-        zone=caps.zone,
-        chosen=chosen,
-        deleted=deleted,
-        delta=built.delta,
-        previous=previous,
-    )
-    save_specs_memo(state, caps, made.memo)
+    with paused_gc():  # ~100,000 specs and memos, no cycles among them
+        previous = load_specs_memo(state, caps) if built.delta is not None else None
+        made = note_specs(
+            records,
+            built.graph,
+            built.resolver,
+            env,
+            zone=caps.zone,
+            chosen=chosen,
+            deleted=deleted,
+            delta=built.delta,
+            previous=previous,
+        )
+        save_specs_memo(state, caps, made.memo)
     return made.specs, records.skipped
