@@ -83,13 +83,29 @@ def _header(caps: Caps) -> bytes:
 
 def memo_bytes(memo: SpecsMemo) -> bytes:
     """``memo`` as plain values, marshalled (read back by :func:`memo_from_bytes`)."""
-    places = {
-        node_id: (p.rank, p.folders, p.stem, p.tail, p.fallback, p.name)
-        for node_id, p in memo.placement.places.items()
-    }
-    notes = {n: (m.path, m.key, m.deps, m.names) for n, m in memo.notes.items()}
-    placement = (places, dict(memo.placement.context_folders))
-    return marshal.dumps((memo.setting, memo.card, placement, notes))
+    # Column by column, folder paths once each and the rank without the id: about a third
+    # smaller and faster to read than a tuple per place.
+    places = memo.placement.places.values()
+    folders: dict[tuple[str, ...], int] = {}
+    columns = (
+        [p.node_id for p in places],
+        [p.rank[:2] for p in places],
+        [folders.setdefault(p.folders, len(folders)) for p in places],
+        [p.stem for p in places],
+        [p.tail for p in places],
+        [p.fallback for p in places],
+        [p.name for p in places],
+    )
+    notes = memo.notes.items()
+    note_columns = (
+        [n for n, _ in notes],
+        [m.path for _, m in notes],
+        [m.key for _, m in notes],
+        [m.deps for _, m in notes],
+        [m.names for _, m in notes],
+    )
+    placement = (list(folders), columns, dict(memo.placement.context_folders))
+    return marshal.dumps((memo.setting, memo.card, placement, note_columns))
 
 
 def memo_from_bytes(data: bytes) -> SpecsMemo | None:
@@ -142,15 +158,22 @@ def load_specs_memo(state: Path, caps: Caps) -> SpecsMemo | None:
 
 
 def _memo(raw: Any) -> SpecsMemo:
-    setting, card, (places, folders), notes = raw
+    setting, card, (table, columns, context_folders), note_columns = raw
     if not isinstance(setting, str) or not isinstance(card, str):
         raise TypeError(setting)
+    ids, ranks, folders, stems, tails, fallbacks, names = columns
+    places = {
+        n: Place(n, (*rank, n), table[f], stem, tail, fallback, name)
+        for n, rank, f, stem, tail, fallback, name in zip(
+            ids, ranks, folders, stems, tails, fallbacks, names, strict=True
+        )
+    }
+    notes = {n: NoteMemo(*fields) for n, *fields in zip(*note_columns, strict=True)}
     return SpecsMemo(
         setting=setting,
         card=card,
         placement=Placement(
-            places=MappingProxyType({n: Place(n, *fields) for n, fields in places.items()}),
-            context_folders=MappingProxyType(dict(folders)),
+            places=MappingProxyType(places), context_folders=MappingProxyType(dict(context_folders))
         ),
-        notes=MappingProxyType({n: NoteMemo(*fields) for n, fields in notes.items()}),
+        notes=MappingProxyType(notes),
     )
