@@ -34,7 +34,7 @@ STAGES: list[tuple[str, Any, str]] = [
     ("extract", load, "_read"),  # the stores read and masked (what load.build calls)
     ("graph build", graph, "build_graph"),
     ("graph.json", cache, "save_graph"),
-    ("layout + keys", render, "build_note_specs"),
+    ("layout + keys", render, "note_specs"),
     ("scan + plan", decide, "plan_vault"),
     ("render", decide, "render"),
     ("journal", apply, "write_journal"),
