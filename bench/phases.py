@@ -36,7 +36,7 @@ STAGES: list[tuple[str, Any, str]] = [
     ("graph state load", cache, "load_patch_state"),
     ("graph build", graph, "patch_graph"),
     ("graph.json", cache, "save_graph"),
-    ("layout + keys", render, "build_note_specs"),
+    ("layout + keys", render, "note_specs"),
     ("scan + plan", decide, "plan_vault"),
     ("render", decide, "render"),
     ("journal", apply, "write_journal"),

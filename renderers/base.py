@@ -50,6 +50,7 @@ __all__ = [
     "prepare_text",
     "relation_property",
     "resolved_targets",
+    "target_resolutions",
 ]
 
 PRIVATE = "\u2039private\u203a"
@@ -303,7 +304,11 @@ def _target_path(link: WikiLink, source_id: str, inputs: RenderInputs) -> str | 
 
 
 def _resolved_path(written: str, source_id: str, inputs: RenderInputs) -> str | None:
-    target = inputs.resolver.resolve_wikilink(written, source_id)
+    return _note_path(inputs.resolver.resolve_wikilink(written, source_id), inputs)
+
+
+def _note_path(target: str | None, inputs: RenderInputs) -> str | None:
+    """The link path of node ``target`` when it is a note (not a tag, not missing)."""
     if target is None:
         return None
     node = inputs.graph.by_id.get(target)
@@ -411,9 +416,18 @@ def _target_candidates(text: str) -> Iterable[str]:
 
 def resolved_targets(texts: Iterable[str], source_id: str, inputs: RenderInputs) -> Iterable[str]:
     """For a note's key: each wikilink target of ``texts`` with the path it is rewritten to."""
+    for target, _node_id, path in target_resolutions(texts, source_id, inputs):
+        yield f"{target}\0{path or ''}"
+
+
+def target_resolutions(
+    texts: Iterable[str], source_id: str, inputs: RenderInputs
+) -> Iterable[tuple[str, str | None, str | None]]:
+    """Each wikilink target of ``texts`` (sorted), the node it names and the path it gets."""
     targets = {t for text in texts if "[[" in text for t in _target_candidates(text) if t}
     for target in sorted(targets):
-        yield f"{target}\0{_resolved_path(target, source_id, inputs) or ''}"
+        node_id = inputs.resolver.resolve_wikilink(target, source_id)
+        yield target, node_id, _note_path(node_id, inputs)
 
 
 # ---------------------------------------------------------------------------------------------

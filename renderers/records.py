@@ -106,18 +106,23 @@ class RecordIndex:
         return record if isinstance(record, kind) else None
 
 
-def record_digest(record: Record | None) -> bytes:
+def record_digest(record: Record | None, contexts: dict[int, bytes] | None = None) -> bytes:
     """A digest of everything of ``record`` a note can show, cheap even for big documents.
 
     A context's digest leaves its documents' contents out (its folder note lists them from
     the graph) and a document's digest hashes its content instead of ``repr``-ing it.
+    ``contexts``: a memo of the context part by ``id(context)``, for one set of records alive
+    while it is used (the documents of a context share it).
     """
     if record is None:
         return b"-"
     if isinstance(record, DocumentRecord):
         digest = hashlib.sha256()
-        context = replace(record.context, documents=())
-        digest.update(repr(context).encode())
+        memo = {} if contexts is None else contexts
+        shown = memo.get(id(record.context))
+        if shown is None:
+            shown = memo[id(record.context)] = repr(replace(record.context, documents=())).encode()
+        digest.update(shown)
         digest.update(b"\0" + repr((record.document.source, record.document.type)).encode())
         digest.update(b"\0" + record.document.content.encode("utf-8", "surrogatepass"))
         return digest.digest()

@@ -42,6 +42,14 @@ Decisions:
   `` (<8 hex of sha256(node id)>)`` before ``.md`` (longer if that is taken too).  The suffix
   depends on the note alone, so adding a third colliding note never renames the second.
 * Paths are POSIX, relative, without ``..``, ``.`` or empty components (checked).
+
+**Incremental layout** (:func:`vault_layout`): where a note *wants* to live (its
+:class:`Place`: rank, folders, file name) depends only on its node, its record, the zone and,
+for contexts and documents, the context folders and the paths of its context's documents.  Given
+the places of the last layout and the ids whose node or record changed, the places of the
+others are reused (a document's only while its context's folder and its context's set of
+documents are unchanged); the uniqueness pass then runs over every place, so collisions are
+settled exactly as a full layout settles them.
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
 from types import MappingProxyType
@@ -73,7 +81,16 @@ from vaultsync.links.mdlinks import common_root
 from vaultsync.render.filenames import MAX_NAME_BYTES, note_filename, safe_component
 from vaultsync.renderers.records import DocumentRecord, RecordIndex
 
-__all__ = ["HOME_PATH", "KIND_FOLDERS", "short_id", "vault_paths"]
+__all__ = [
+    "HOME_PATH",
+    "KIND_FOLDERS",
+    "Layout",
+    "Place",
+    "Placement",
+    "short_id",
+    "vault_layout",
+    "vault_paths",
+]
 
 HOME_PATH = "Home.md"
 
@@ -100,8 +117,8 @@ MD = ".md"
 
 
 @dataclass(frozen=True, slots=True)
-class _Place:
-    """Where a note wants to live, before the uniqueness pass."""
+class Place:
+    """Where a note wants to live, before the uniqueness pass; plain data (it is cached)."""
 
     node_id: str
     rank: tuple[int, str, str]
@@ -110,6 +127,27 @@ class _Place:
     tail: str
     """Kept whole after the stem, without the leading space: ``(ab12cd34)``."""
     fallback: str
+    name: str
+    """The file name it wants: ``note_filename`` of the stem, tail and fallback."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where every note wants to live: what the next layout may reuse."""
+
+    places: Mapping[str, Place]
+    """Node id → where it wants to live (tags have none)."""
+    context_folders: Mapping[str, str]
+    """Context id → its folder name under ``Contexts/``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The vault path of every note, and the placement it was settled from."""
+
+    paths: Mapping[str, str]
+    """Node id → vault-relative POSIX path, in node id order."""
+    placement: Placement
 
 
 def _hash8(node_id: str, size: int = 8) -> str:
@@ -187,13 +225,19 @@ def _context_folders(graph: Graph, index: RecordIndex) -> dict[str, str]:
     return folders
 
 
-def _document_dirs(graph: Graph, index: RecordIndex) -> dict[str, tuple[tuple[str, ...], str]]:
-    """Doc node id → (folders below the context folder, file name) from its relative path."""
+def _document_dirs(
+    graph: Graph, index: RecordIndex, only: Collection[str] | None = None
+) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Doc node id → (folders below the context folder, file name) from its relative path.
+
+    ``only``: the documents of these context ids alone (``None``: every document).
+    """
     sources: dict[str, list[tuple[str, str]]] = {}
     for node in graph.nodes:
         if node.kind is Kind.DOC:
             context_id, source = _doc_parts(node.id, index)
-            sources.setdefault(context_id, []).append((node.id, _posix(source)))
+            if only is None or context_id in only:
+                sources.setdefault(context_id, []).append((node.id, _posix(source)))
     placed: dict[str, tuple[tuple[str, ...], str]] = {}
     for docs in sources.values():
         root = common_root(path for _, path in docs)
@@ -287,28 +331,30 @@ _SPOTS: Mapping[Kind, Callable[[Node, _Sources], _Spot]] = MappingProxyType(
 )
 
 
-def _place(node: Node, sources: _Sources) -> _Place | None:
+def _place(node: Node, sources: _Sources) -> Place | None:
     """Where ``node`` wants to live; ``None`` for a kind without notes (tags)."""
     spot = _SPOTS.get(node.kind)
     if spot is None:
         return None
     folders, stem, tail = spot(node, sources)
-    return _Place(
+    fallback = f"{node.kind.value}-{_hash8(node.id)}"
+    return Place(
         node.id,
         (KIND_PRIORITY[node.kind], _born(node.id, sources.index), node.id),
         (KIND_FOLDERS[node.kind], *folders),
         stem,
         tail,
-        f"{node.kind.value}-{_hash8(node.id)}",
+        fallback,
+        note_filename(stem, tail=tail, extension=MD, fallback=fallback),
     )
 
 
-def _file_name(place: _Place, extra: str = "") -> str:
+def _file_name(place: Place, extra: str) -> str:
     tail = f"{place.tail} {extra}".strip()
     return note_filename(place.stem, tail=tail, extension=MD, fallback=place.fallback)
 
 
-def _canonical_folders(places: list[_Place]) -> dict[tuple[str, ...], tuple[str, ...]]:
+def _canonical_folders(places: list[Place]) -> dict[tuple[str, ...], tuple[str, ...]]:
     """Each folder path → its spelling, one per case-insensitively equal folder path."""
     distinct = {place.folders for place in places}
     spelled: dict[tuple[str, ...], str] = {}
@@ -358,13 +404,84 @@ def vault_paths(
         Node id → vault-relative POSIX path, in node id order.
     """
     index = index if index is not None else RecordIndex.build(records)
+    return vault_layout(graph, index, zone=zone, chosen=chosen).paths
+
+
+def vault_layout(
+    graph: Graph,
+    index: RecordIndex,
+    *,
+    zone: tzinfo = UTC,
+    chosen: Mapping[str, str] | None = None,
+    previous: Placement | None = None,
+    changed: Collection[str] = frozenset(),
+) -> Layout:
+    """:func:`vault_paths` with what it worked out, reusing ``previous`` where it still holds.
+
+    ``previous``: the placement of the last run, made with the same ``zone``; ``changed``: every
+    node id whose node (kind, title, aliases) or record changed since, added and removed ones
+    included.  The result is the same as without ``previous``.
+    """
+    context_folders = _context_folders(graph, index)
+    touched = None
+    if previous is not None:
+        touched = _touched_contexts(previous, context_folders, changed, index)
     sources = _Sources(
         index=index,
-        context_folders=_context_folders(graph, index),
-        documents=_document_dirs(graph, index),
+        context_folders=context_folders,
+        documents=_document_dirs(graph, index, touched),
         zone=zone,
     )
-    places = [p for p in (_place(n, sources) for n in graph.nodes) if p is not None]
+    places: dict[str, Place] = {}
+    for node in graph.nodes:
+        place = None
+        if touched is not None and node.id not in changed:
+            place = _kept(node, previous, sources.documents)
+        if place is None:
+            place = _place(node, sources)
+        if place is not None:
+            places[node.id] = place
+    paths = _unique_paths(list(places.values()), chosen or {})
+    placement = Placement(
+        places=MappingProxyType(places), context_folders=MappingProxyType(context_folders)
+    )
+    return Layout(paths=paths, placement=placement)
+
+
+def _touched_contexts(
+    previous: Placement, folders: Mapping[str, str], changed: Collection[str], index: RecordIndex
+) -> set[str]:
+    """Context ids whose documents must be placed again.
+
+    Those whose folder changed, whose record changed (a document's rank is its context's
+    creation time) or whose set of documents changed (their common root may move).
+    """
+    known = folders.keys() | previous.context_folders.keys()
+    touched = {c for c in known if folders.get(c) != previous.context_folders.get(c)}
+    for node_id in changed:
+        if node_id.startswith("doc:"):
+            touched.add(_doc_parts(node_id, index)[0])
+            # A context id may hold ":": every context the id can belong to.
+            touched.update(c for c in known if node_id.startswith(f"doc:{c}:"))
+        elif node_id.startswith(("kb:", "ctx:")):
+            record = index.get(node_id, Context)
+            touched.add(record.id if record is not None else node_id.partition(":")[2])
+    return touched
+
+
+def _kept(node: Node, previous: Placement | None, redone: Mapping[str, object]) -> Place | None:
+    """The previous place of ``node`` unless it must be placed again.
+
+    Contexts always are (their folders are settled together); documents are when they are
+    among ``redone``, the documents of the contexts touched.
+    """
+    if previous is None or node.kind is Kind.KBCONTEXT or node.kind is Kind.CONTEXT:
+        return None
+    return None if node.id in redone else previous.places.get(node.id)
+
+
+def _unique_paths(places: list[Place], chosen: Mapping[str, str]) -> Mapping[str, str]:
+    """The uniqueness pass: every place's path, the first by rank keeping a contested name."""
     canonical = _canonical_folders(places)
     folders = {place.node_id: canonical[place.folders] for place in places}
     # Folder paths are taken too: a note may not be named like a folder beside it.
@@ -372,16 +489,18 @@ def vault_paths(
     for spelled in canonical.values():
         for i in range(len(spelled)):
             taken.add("/".join(spelled[: i + 1]).casefold())
-    paths = _chosen_paths(chosen or {}, {p.node_id for p in places}, taken)
-    losers: list[_Place] = []
+    paths = _chosen_paths(chosen, {p.node_id for p in places}, taken)
+    prefixes = {spelled: "".join(f"{c}/" for c in spelled) for spelled in canonical.values()}
+    losers: list[Place] = []
     for place in sorted(places, key=lambda p: p.rank):
         if place.node_id in paths:
             continue
-        wanted = "/".join((*folders[place.node_id], _file_name(place)))
-        if wanted.casefold() in taken:
+        wanted = prefixes[folders[place.node_id]] + place.name
+        folded = wanted.casefold()
+        if folded in taken:
             losers.append(place)
             continue
-        taken.add(wanted.casefold())
+        taken.add(folded)
         paths[place.node_id] = wanted
     for place in losers:
         paths[place.node_id] = _free_path(place, folders[place.node_id], taken)
@@ -398,7 +517,7 @@ def _chosen_paths(chosen: Mapping[str, str], nodes: set[str], taken: set[str]) -
     return paths
 
 
-def _free_path(place: _Place, folders: tuple[str, ...], taken: set[str]) -> str:
+def _free_path(place: Place, folders: tuple[str, ...], taken: set[str]) -> str:
     """A path for a note that lost its name: the name plus the shortest free hash of its id.
 
     The hash depends on the note alone, so another collision never renames it; the path is

@@ -26,9 +26,12 @@ import hashlib
 import importlib.metadata
 import importlib.resources
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, tzinfo
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
+from urllib.parse import unquote
 
 import jinja2
 from jinja2 import meta
@@ -37,11 +40,21 @@ from vaultsync.core import progress
 from vaultsync.core.digest import code_fingerprint as package_fingerprint
 from vaultsync.core.digest import inputs_digest
 from vaultsync.core.errors import ConfigError, TemplateError
-from vaultsync.core.model import Graph, Kind, Node, NoteSpec, Records, Skipped
+from vaultsync.core.model import Context, Graph, Kind, Node, NoteSpec, Records, Skipped
 from vaultsync.core.parallel import split_map
 from vaultsync.core.settings import Caps
+from vaultsync.graph.build import GraphDelta
 from vaultsync.graph.load import build
-from vaultsync.render.layout import HOME_PATH, vault_paths
+from vaultsync.graph.resolve import wikilink_name_key
+from vaultsync.links.names import normalize_name
+from vaultsync.render.keycache import (
+    NoteMemo,
+    SpecsMemo,
+    load_specs_memo,
+    paused_gc,
+    save_specs_memo,
+)
+from vaultsync.render.layout import HOME_PATH, vault_layout
 from vaultsync.render.yamlfm import is_yaml_list, yaml_scalar
 from vaultsync.renderers import RENDERERS, context, home, topic
 from vaultsync.renderers.base import (
@@ -50,14 +63,16 @@ from vaultsync.renderers.base import (
     Resolver,
     code_span,
     link_to,
-    resolved_targets,
+    target_resolutions,
 )
-from vaultsync.renderers.records import RecordIndex, record_digest
+from vaultsync.renderers.records import DocumentRecord, RecordIndex, record_digest
 
 __all__ = [
     "BUILTIN_PREFIX",
+    "NoteSpecs",
     "build_note_specs",
     "make_environment",
+    "note_specs",
     "register_filters",
     "template_fingerprint",
 ]
@@ -209,15 +224,31 @@ def _listed(node_ids: Iterable[str], inputs: RenderInputs) -> Iterable[str]:
         yield f"{node_id}\0{inputs.paths.get(node_id, '')}\0{title}"
 
 
-_EXTRA_KEYS: Mapping[Kind, Callable[[Node, RenderInputs], Iterable[str]]] = {
-    Kind.TOPIC: lambda node, inputs: _listed(topic.related_fact_ids(node, inputs), inputs),
-    Kind.KBCONTEXT: lambda node, inputs: _listed(context.document_ids(node, inputs), inputs),
-    Kind.CONTEXT: lambda node, inputs: _listed(context.document_ids(node, inputs), inputs),
+_EXTRA_IDS: Mapping[Kind, Callable[[Node, RenderInputs], Iterable[str]]] = {
+    Kind.TOPIC: topic.related_fact_ids,
+    Kind.KBCONTEXT: context.document_ids,
+    Kind.CONTEXT: context.document_ids,
 }
 
 
-def _note_key(node: Node, renderer: Renderer, inputs: RenderInputs, template_fp: str) -> str:
+def _lookup_keys(target: str) -> Iterable[str]:
+    """The keys a resolver may look ``target`` up by (id folded, name; also percent-decoded)."""
+    for written in (target, unquote(target)) if "%" in target else (target,):
+        stripped = written.strip()
+        yield stripped.casefold()
+        yield wikilink_name_key(stripped)
+
+
+def _note_memo(
+    node: Node,
+    renderer: Renderer,
+    inputs: RenderInputs,
+    template_fp: str,
+    contexts: dict[int, bytes],
+) -> NoteMemo:
     by_id = inputs.graph.by_id
+    deps: set[str] = set()
+    names: set[str] = set()
 
     def parts() -> Iterable[str | bytes]:
         yield code_fingerprint()
@@ -225,8 +256,9 @@ def _note_key(node: Node, renderer: Renderer, inputs: RenderInputs, template_fp:
         yield f"zone\0{inputs.zone}"
         yield f"{node.id}\0{node.kind.value}\0{node.title}\0" + "\0".join(node.aliases)
         yield inputs.paths[node.id]
-        yield record_digest(inputs.records.by_id.get(node.id))
+        yield record_digest(inputs.records.by_id.get(node.id), contexts)
         for link in inputs.graph.links_from(node.id):
+            deps.add(link.target)
             target = by_id.get(link.target)
             kind = target.kind.value if target is not None else ""
             title = target.title if target is not None else ""
@@ -235,25 +267,97 @@ def _note_key(node: Node, renderer: Renderer, inputs: RenderInputs, template_fp:
                 f"{title}\0{inputs.paths.get(link.target, '')}"
             )
         yield "texts"
-        yield from resolved_targets((node.title, *renderer.texts(node, inputs)), node.id, inputs)
-        extra = _EXTRA_KEYS.get(node.kind)
+        texts = (node.title, *renderer.texts(node, inputs))
+        for written, node_id, path in target_resolutions(texts, node.id, inputs):
+            names.update(_lookup_keys(written))
+            if node_id is not None:
+                deps.add(node_id)
+            yield f"{written}\0{path or ''}"
+        extra = _EXTRA_IDS.get(node.kind)
         if extra is not None:
             yield "extra"
-            yield from extra(node, inputs)
+            listed = extra(node, inputs)
+            deps.update(listed)
+            yield from _listed(listed, inputs)
 
-    return inputs_digest(parts())
+    key = inputs_digest(parts())
+    return NoteMemo(inputs.paths[node.id], key, frozenset(deps), frozenset(names))
 
 
-def _home_key(inputs: RenderInputs, template_fp: str) -> str:
+def _home_key(inputs: RenderInputs, template_fp: str, card: str) -> str:
     def parts() -> Iterable[str | bytes]:
         yield code_fingerprint()
         yield template_fp
-        yield home.context_card(inputs)
+        yield card
         for heading, node_ids in home.listed_ids(inputs):
             yield heading
             yield from _listed(node_ids, inputs)
 
     return inputs_digest(parts())
+
+
+# ---------------------------------------------------------------------------------------------
+# What changed since the last run
+
+
+def _changed_names(graph: Graph, delta: GraphDelta) -> set[str]:
+    """Lookup keys a wikilink may now resolve differently by: names and ids of changed nodes."""
+    names = set(delta.names)
+    for node_id in delta.nodes:
+        names.add(node_id.casefold())
+        node = graph.by_id.get(node_id)
+        if node is not None:
+            names.update(normalize_name(name) for name in (node.title, *node.aliases))
+    return names
+
+
+def _context_documents(graph: Graph, index: RecordIndex, delta: GraphDelta) -> set[str]:
+    """Documents of contexts whose record changed (a document's record digest shows it)."""
+    contexts = {
+        record.id
+        for node_id in delta.records
+        if (record := index.get(node_id, Context)) is not None
+    }
+    if not contexts:
+        return set()
+    return {
+        node_id
+        for node_id, record in index.by_id.items()
+        if isinstance(record, DocumentRecord) and record.context.id in contexts
+    }
+
+
+def _stale_notes(
+    previous: Mapping[str, NoteMemo],
+    delta: GraphDelta,
+    inputs: RenderInputs,
+) -> set[str]:
+    """The notes whose key may differ from the one ``previous`` holds; the rest keep theirs.
+
+    A key reads the note's node, record, path and outgoing links, the kind, title and path of
+    the notes it links to, names and lists, and how its wikilinks resolve: a note is stale when
+    any of those is among what ``delta`` says changed, or when a path moved.
+    """
+    graph, paths = inputs.graph, inputs.paths
+    moved = {
+        n for n, path in paths.items() if (memo := previous.get(n)) is None or memo.path != path
+    }
+    moved.update(previous.keys() - paths.keys())
+    shown = delta.nodes | delta.sources | moved
+    stale = set(delta.nodes | delta.records | delta.sources | moved)
+    for source in delta.sources:  # a context lists the documents that link to it
+        stale.update(link.target for link in graph.links_from(source))
+    stale.update(_context_documents(graph, inputs.records, delta))
+    names = _changed_names(graph, delta)
+    documents_changed = any(node_id.startswith("doc:") for node_id in delta.nodes)
+    for node_id, memo in previous.items():
+        if node_id in stale:
+            continue
+        if not shown.isdisjoint(memo.deps) or not names.isdisjoint(memo.names):
+            stale.add(node_id)
+        elif documents_changed and memo.names and node_id.startswith("doc:"):
+            stale.add(node_id)  # a document's wikilinks resolve within its context first
+    return stale & paths.keys()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,63 +413,152 @@ def build_note_specs(
     Raises:
         TemplateError: a template the vault needs is missing or does not parse.
     """
+    built = note_specs(records, graph, resolver, env, zone=zone, chosen=chosen, deleted=deleted)
+    return built.specs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoteSpecs:
+    """The specs, the memo for the next run, and how many note keys were computed."""
+
+    specs: tuple[NoteSpec, ...]
+    memo: SpecsMemo
+    keyed: int
+
+
+def _setting(zone: tzinfo, chosen: Mapping[str, str], fingerprints: Mapping[str, str]) -> str:
+    """What a memo must have been made under to be reused."""
+    return inputs_digest(
+        (
+            code_fingerprint(),
+            f"{zone!s}\0{zone!r}",
+            *(f"{node_id}\0{path}" for node_id, path in sorted(chosen.items())),
+            "templates",
+            *(f"{name}\0{fp}" for name, fp in sorted(fingerprints.items())),
+        )
+    )
+
+
+def note_specs(
+    records: Records,
+    graph: Graph,
+    resolver: Resolver,
+    env: jinja2.Environment,
+    *,
+    zone: tzinfo = UTC,
+    chosen: Mapping[str, str] | None = None,
+    deleted: frozenset[str] = frozenset(),
+    delta: GraphDelta | None = None,
+    previous: SpecsMemo | None = None,
+) -> NoteSpecs:
+    """:func:`build_note_specs`, reusing ``previous`` for what ``delta`` says did not change.
+
+    ``previous``: the memo of the last run; ``delta``: what differs between the graph and
+    records it was made from and these.  Both given and made under the same settings, only the
+    notes whose inputs may have changed are placed and keyed again; otherwise (``None``, other
+    settings) every note is.  The specs are the same either way.
+    """
+    chosen = chosen or {}
     index = RecordIndex.build(records)
-    paths = vault_paths(graph, records, index=index, zone=zone, chosen=chosen)
+    templates = {RENDERERS[n.kind].template for n in graph.nodes if n.kind in RENDERERS}
+    fingerprints = {t: template_fingerprint(env, t) for t in sorted({*templates, home.TEMPLATE})}
+    setting = _setting(zone, chosen, fingerprints)
+    usable = _usable(previous, delta, setting)
+    layout = vault_layout(
+        graph,
+        index,
+        zone=zone,
+        chosen=chosen,
+        previous=None if usable is None else usable[0].placement,
+        changed=frozenset() if usable is None else usable[1].nodes | usable[1].records,
+    )
     inputs = RenderInputs(
-        graph=graph, records=index, paths=paths, resolver=resolver, zone=zone, deleted=deleted
+        graph=graph,
+        records=index,
+        paths=layout.paths,
+        resolver=resolver,
+        zone=zone,
+        deleted=deleted,
     )
-    fingerprints: dict[str, str] = {}
-
-    def fingerprint(template: str) -> str:
-        if template not in fingerprints:
-            fingerprints[template] = template_fingerprint(env, template)
-        return fingerprints[template]
-
-    noted = [node for node in graph.nodes if node.kind in RENDERERS and node.id in paths]
-    for template in sorted({RENDERERS[node.kind].template for node in noted}):
-        fingerprint(template)
-
-    def key_of(node: Node) -> str:
-        renderer = RENDERERS[node.kind]
-        return _note_key(node, renderer, inputs, fingerprints[renderer.template])
-
-    specs: list[NoteSpec] = []
-    progress.phase("notes", len(noted))
-    for node, key in zip(noted, split_map(key_of, noted), strict=True):
-        renderer = RENDERERS[node.kind]
-        path = paths[node.id]
-        specs.append(
-            NoteSpec(
-                path=path,
-                node_id=node.id,
-                key=key,
-                render=functools.partial(
-                    _render,
-                    env,
-                    renderer.template,
-                    functools.partial(renderer.context, node, inputs),
-                    path,
-                    node.id,
-                ),
-            )
-        )
-    specs.append(
-        NoteSpec(
-            path=HOME_PATH,
-            node_id="",
-            key=_home_key(inputs, fingerprint(home.TEMPLATE)),
-            render=functools.partial(
-                _render,
-                env,
-                home.TEMPLATE,
-                functools.partial(home.context, inputs, HOME_PATH),
-                HOME_PATH,
-                "",
-            ),
-        )
-    )
+    noted = [node for node in graph.nodes if node.kind in RENDERERS and node.id in layout.paths]
+    notes, keyed = _keys(noted, inputs, fingerprints, usable)
+    specs = [_note_spec(env, node, inputs, notes[node.id].key) for node in noted]
+    same_graph = usable is not None and not (usable[1].nodes or usable[1].sources)
+    card = usable[0].card if same_graph and usable is not None else home.context_card(inputs)
+    specs.append(_home_spec(env, inputs, _home_key(inputs, fingerprints[home.TEMPLATE], card)))
     specs.sort(key=lambda spec: spec.path)
-    return tuple(specs)
+    memo = SpecsMemo(
+        setting=setting, placement=layout.placement, notes=MappingProxyType(notes), card=card
+    )
+    return NoteSpecs(specs=tuple(specs), memo=memo, keyed=keyed)
+
+
+def _usable(
+    previous: SpecsMemo | None, delta: GraphDelta | None, setting: str
+) -> tuple[SpecsMemo, GraphDelta] | None:
+    """The last run's memo and what changed since, when it may be reused."""
+    if previous is None or delta is None or previous.setting != setting:
+        return None
+    return previous, delta
+
+
+def _keys(
+    noted: list[Node],
+    inputs: RenderInputs,
+    fingerprints: Mapping[str, str],
+    usable: tuple[SpecsMemo, GraphDelta] | None,
+) -> tuple[dict[str, NoteMemo], int]:
+    """Every note's memo (path, key, what it read), and how many were computed now."""
+    todo = noted
+    if usable is not None:
+        stale = _stale_notes(usable[0].notes, usable[1], inputs)
+        todo = [node for node in noted if node.id in stale]
+    contexts: dict[int, bytes] = {}
+
+    def memo_of(node: Node) -> NoteMemo:
+        renderer = RENDERERS[node.kind]
+        return _note_memo(node, renderer, inputs, fingerprints[renderer.template], contexts)
+
+    progress.phase("notes", len(todo))
+    fresh = dict(zip((node.id for node in todo), split_map(memo_of, todo), strict=True))
+    if usable is None:
+        return fresh, len(todo)
+    kept = usable[0].notes
+    return {node.id: fresh.get(node.id) or kept[node.id] for node in noted}, len(todo)
+
+
+def _home_spec(env: jinja2.Environment, inputs: RenderInputs, key: str) -> NoteSpec:
+    return NoteSpec(
+        path=HOME_PATH,
+        node_id="",
+        key=key,
+        render=functools.partial(
+            _render,
+            env,
+            home.TEMPLATE,
+            functools.partial(home.context, inputs, HOME_PATH),
+            HOME_PATH,
+            "",
+        ),
+    )
+
+
+def _note_spec(env: jinja2.Environment, node: Node, inputs: RenderInputs, key: str) -> NoteSpec:
+    renderer = RENDERERS[node.kind]
+    path = inputs.paths[node.id]
+    return NoteSpec(
+        path=path,
+        node_id=node.id,
+        key=key,
+        render=functools.partial(
+            _render,
+            env,
+            renderer.template,
+            functools.partial(renderer.context, node, inputs),
+            path,
+            node.id,
+        ),
+    )
 
 
 def vault_specs(state: Path, caps: Caps, templates: Path | None = None) -> tuple[NoteSpec, ...]:
@@ -390,7 +583,18 @@ def vault_specs_skipped(
     progress.phase("graph")
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
-    specs = build_note_specs(
-        records, built.graph, built.resolver, env, zone=caps.zone, chosen=chosen, deleted=deleted
-    )
-    return specs, records.skipped
+    with paused_gc():  # ~100,000 specs and memos, no cycles among them
+        previous = load_specs_memo(state, caps) if built.delta is not None else None
+        made = note_specs(
+            records,
+            built.graph,
+            built.resolver,
+            env,
+            zone=caps.zone,
+            chosen=chosen,
+            deleted=deleted,
+            delta=built.delta,
+            previous=previous,
+        )
+        save_specs_memo(state, caps, made.memo)
+    return made.specs, records.skipped
