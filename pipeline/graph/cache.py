@@ -392,7 +392,8 @@ MEMO_FILE = "extract-memo-{}.pickle"
 rarely rewritten), and each fixed store's (facts…), so a changed fact rewrites only the facts'."""
 _memo_loaded: dict[Path, tuple[tuple[int, int, int], str, dict[str, Any]]] = {}
 """Memo file → (its stat data, its version, its entries) as last loaded or saved in this
-process: a second read in one process (``watch``) reuses the very same record objects."""
+process: a second read in one process (``watch``) reuses the very same record objects.  Only
+one state directory's files are held (``sync --each`` reads many)."""
 
 
 def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
@@ -441,7 +442,7 @@ def _load_memo_part(path: Path, version: str) -> tuple[dict[str, Any], int]:  # 
         return {}, 0
     if not isinstance(entries, dict):
         return {}, 0
-    _memo_loaded[path] = (key, version, entries)
+    _hold(path, (key, version, entries))
     return entries, info.st_mtime_ns
 
 
@@ -465,5 +466,12 @@ def _save_memo_part(path: Path, version: str, entries: dict[str, Any]) -> bool:
         return False
     with contextlib.suppress(OSError):
         info = path.stat()
-        _memo_loaded[path] = ((info.st_size, info.st_mtime_ns, info.st_ino), version, entries)
+        _hold(path, ((info.st_size, info.st_mtime_ns, info.st_ino), version, entries))
     return True
+
+
+def _hold(path: Path, held: tuple[tuple[int, int, int], str, dict[str, Any]]) -> None:
+    """Keep one memo file's entries in this process, forgetting other state directories'."""
+    for other in [other for other in _memo_loaded if other.parent != path.parent]:
+        del _memo_loaded[other]
+    _memo_loaded[path] = held
