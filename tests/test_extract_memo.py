@@ -217,6 +217,17 @@ def test_one_changed_fact_keeps_the_other_facts(state: Path) -> None:
     assert second.facts[1].content == "edited"
 
 
+def test_a_time_written_otherwise_is_not_taken_for_the_old_one(state: Path) -> None:
+    """A fact whose time names the same instant in another zone is read as now written."""
+    index = state / "memory" / "memory_index.json"
+    fact = {"id": "f0", "content": "a fact", "created_at": "2026-01-02T04:04:05+01:00"}
+    write(index, json.dumps([fact]))
+    _read(state, CAPS)
+    write(index, json.dumps([{**fact, "created_at": "2026-01-02T03:04:05Z"}, {"id": "f1"}]))
+    memo_read = _read(state, CAPS)[0].facts[0]
+    assert repr(memo_read) == repr(_read(state, CAPS, use_memo=False)[0].facts[0])
+
+
 def test_file_changed_within_the_racy_window_is_read_again(tmp_path: Path) -> None:
     """Stat data equal to the memo's do not prove a file unchanged when it changed near the
     memo's writing."""

@@ -155,8 +155,8 @@ class Memo:
         """The memo's value of a fixed store, else ``read()`` (kept masked by :meth:`settle`).
 
         A store read again keeps, of its records, the very objects of the last read that masking
-        left unchanged and that are equal to the records read now (one changed fact: the other
-        13,499 are the same objects, and are not masked again).
+        left unchanged and that are the same as the records read now, by :func:`strict_key`
+        (one changed fact: the other 13,499 are the same objects, and are not masked again).
         """
         hit, kept, stamps = self.lookup(key, paths)
         if hit:
@@ -166,10 +166,7 @@ class Memo:
         entry = self.entries.get(key)
         if isinstance(value, tuple) and entry is not None and isinstance(entry[1], _Store):
             clean = entry[1].clean
-            try:
-                same = tuple(clean.get(record, record) for record in value)
-            except TypeError:  # a record that cannot be hashed: nothing reused
-                return value
+            same = tuple(clean.get(strict_key(record), record) for record in value)
             self.same.extend(new for new, old in zip(same, value, strict=True) if new is not old)
             self.fresh[key].value = same
             return cast("T", same)
@@ -210,19 +207,26 @@ def part(key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Store:
-    """A fixed store's masked records, and those masking left unchanged (by themselves)."""
+    """A fixed store's masked records, and those masking left unchanged, by :func:`strict_key`."""
 
     records: tuple[Any, ...]
-    clean: dict[Any, Any]
+    clean: dict[bytes, Any]
 
     @classmethod
     def of(cls, raw: tuple[Any, ...], masked: tuple[Any, ...]) -> _Store:
         """The masked records of a store; the clean ones indexed for the next read."""
-        try:
-            clean = {new: new for new, old in zip(masked, raw, strict=True) if new == old}
-        except TypeError:  # a record that cannot be hashed
-            clean = {}
+        clean = {strict_key(new): new for new, old in zip(masked, raw, strict=True) if new is old}
         return cls(records=masked, clean=clean)
+
+
+def strict_key(record: Any) -> bytes:
+    """A digest of a record's ``repr``: equal only for records that render the same.
+
+    ``==`` is too loose to stand in for a record read now: ``0.0 == -0.0``, and two times in
+    different zones are equal when they name the same instant.
+    """
+    data = repr(record).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _plain(value: Any) -> Any:

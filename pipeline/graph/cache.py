@@ -42,6 +42,7 @@ import importlib.metadata
 import json
 import os
 import pickle
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -400,9 +401,18 @@ def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
     """The memo version of a read of ``state`` with ``caps`` (``extract.memo.memo_version``)."""
     folders = [str(folder) for folder in caps.sources.skills]
     folders.append(str(caps.sources.home or ""))
-    return memo_version(
-        code_fingerprint(), _rules_version(), caps.store_file_mib, folders, private_name
-    )
+    code = f"{code_fingerprint()}:{_readers_version()}"
+    return memo_version(code, _rules_version(), caps.store_file_mib, folders, private_name)
+
+
+@functools.cache
+def _readers_version() -> str:
+    """Python's and the YAML reader's versions: they decide what a store file reads as too."""
+    try:
+        yaml = importlib.metadata.version("ruamel.yaml")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
+        yaml = "none"
+    return f"{sys.version}:{yaml}"
 
 
 def load_extract_memo(state: Path, version: str, salt: bytes) -> Memo:
