@@ -234,13 +234,13 @@ def test_file_changed_within_the_racy_window_is_read_again(tmp_path: Path) -> No
     path = tmp_path / "f.json"
     write(path, "{}")
     mtime = path.stat().st_mtime_ns
-    entries = {Memo().digest("k"): ((stamp(path),), "old")}
-    near = Memo(entries=entries, written={"items": mtime + fsio.RACY_NS // 2})
+    entries = {Memo().digest("p|k"): ((stamp(path),), "old")}
+    near = Memo(entries=entries, written={"p": mtime + fsio.RACY_NS // 2})
     later = Memo(
-        entries=entries, written={"items": max(mtime, path.stat().st_ctime_ns) + 2 * fsio.RACY_NS}
+        entries=entries, written={"p": max(mtime, path.stat().st_ctime_ns) + 2 * fsio.RACY_NS}
     )
-    assert near.item("k", path)[0] is False
-    assert later.item("k", path)[:2] == (True, "old")
+    assert near.item("p|k", path)[0] is False
+    assert later.item("p|k", path)[:2] == (True, "old")
 
 
 def test_memo_holds_no_secret(state: Path) -> None:

@@ -81,11 +81,17 @@ def memo_version(code: str, rules: str, limit: int, folders: Iterable[str], name
 
 
 def reader_key(read: Callable[..., Any], rel: str) -> str:
-    """The source key of one per-item file: the reader (and its bound arguments) and the file."""
+    """The source key of one per-item file: its part, its reader (with bound arguments), the file.
+
+    The part (before ``|``) names the reader (``contexts-read_context``, ``workspace-session``…):
+    each reader's entries live in their own memo file, so a new session does not rewrite the
+    contexts'.
+    """
     func = getattr(read, "func", read)
     bound = getattr(read, "keywords", None) or {}
     extra = getattr(read, "__defaults__", None) or ()
-    return f"{func.__module__}.{func.__qualname__}{sorted(bound.items())!r}{extra!r}|{rel}"
+    name = f"{func.__module__.rsplit('.', 1)[-1]}-{func.__name__.strip('_')}"
+    return f"{name}|{func.__module__}.{func.__qualname__}{sorted(bound.items())!r}{extra!r}|{rel}"
 
 
 @dataclass(slots=True)
@@ -119,9 +125,10 @@ class Memo:
     """Records of a store read again that are the last read's objects (already masked)."""
 
     def digest(self, key: str) -> str:
-        """A per-item source key as the memo holds it (salted BLAKE2b, 32 hex digits)."""
+        """A per-item source key as the memo holds it: its part, ``:``, a salted BLAKE2b (hex)."""
         data = key.encode("utf-8", "surrogatepass")
-        return hashlib.blake2b(data, key=self.salt, digest_size=16).hexdigest()
+        digest = hashlib.blake2b(data, key=self.salt, digest_size=16).hexdigest()
+        return f"{key.partition('|')[0]}:{digest}"
 
     def lookup(self, key: str, paths: tuple[Path, ...]) -> tuple[bool, Any, tuple[Stamp, ...]]:
         """``(True, value, stamps)`` when ``key`` may be reused, else ``(False, None, stamps)``.
@@ -196,13 +203,11 @@ class Memo:
 
 STORE_KEYS = frozenset(("facts", "topics", "projects", "episodes"))
 """The fixed memory stores' keys (the profile is read every time: its name masks the rest)."""
-ITEMS = "items"
-"""The part of the memo that holds every per-item entry."""
 
 
 def part(key: str) -> str:
-    """The memo file (part) a key's entry lives in: its fixed store's, or :data:`ITEMS`."""
-    return key if key in STORE_KEYS else ITEMS
+    """The memo file (part) a key's entry lives in: its fixed store's, or its reader's."""
+    return key if key in STORE_KEYS else key.partition(":")[0]
 
 
 @dataclass(frozen=True, slots=True)

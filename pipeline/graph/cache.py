@@ -51,7 +51,7 @@ from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps, Sources
-from vaultsync.extract.memo import ITEMS, STORE_KEYS, Memo, changed, memo_version, part
+from vaultsync.extract.memo import Memo, changed, memo_version, part
 from vaultsync.extract.sources import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 
@@ -389,8 +389,8 @@ def _link(raw: dict[str, Any]) -> Link:
 
 MEMO_MAGIC = b"vaultsync-extract-memo-1\n"
 MEMO_FILE = "extract-memo-{}.pickle"
-"""One file per part (``extract.memo.part``): the per-item entries (large: contexts, sessions…;
-rarely rewritten), and each fixed store's (facts…), so a changed fact rewrites only the facts'."""
+"""One file per part (``extract.memo.part``): each reader's per-item entries (the contexts' are
+large and rarely rewritten), each fixed store's (facts…): a changed fact rewrites the facts'."""
 _memo_loaded: dict[Path, tuple[tuple[int, int, int], str, dict[str, Any]]] = {}
 """Memo file → (its stat data, its version, its entries) as last loaded or saved in this
 process: a second read in one process (``watch``) reuses the very same record objects.  Only
@@ -419,8 +419,13 @@ def load_extract_memo(state: Path, version: str, salt: bytes) -> Memo:
     """The memo of the last read when it has this version; an empty one otherwise (never fails)."""
     entries: dict[str, Any] = {}
     written = {}
-    for name in (ITEMS, *sorted(STORE_KEYS)):
-        entries_of, written[name] = _load_memo_part(_memo_path(state, name), version)
+    try:
+        paths = sorted(cache_dir(state).glob(MEMO_FILE.format("*")))
+    except OSError:
+        paths = []
+    for path in paths:
+        name = path.name[len("extract-memo-") : -len(".pickle")]
+        entries_of, written[name] = _load_memo_part(path, version)
         entries.update(entries_of)
     return Memo(entries=entries, written=written, salt=salt)
 
@@ -462,7 +467,7 @@ def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, 
     ``False`` when a file could not be written.
     """
     saved = True
-    for name in (ITEMS, *sorted(STORE_KEYS)):
+    for name in sorted({part(key) for key in (*entries, *memo.entries)}):
         now = {key: value for key, value in entries.items() if part(key) == name}
         loaded = {key: value for key, value in memo.entries.items() if part(key) == name}
         if changed(now, loaded, memo.fresh):
