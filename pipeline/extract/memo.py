@@ -123,6 +123,8 @@ class Memo:
     fresh: dict[str, _Fresh] = field(default_factory=dict)
     same: list[Any] = field(default_factory=list)
     """Records of a store read again that are the last read's objects (already masked)."""
+    keys: dict[int, bytes] = field(default_factory=dict)
+    """``id`` → :func:`strict_key` of the records of the stores read again (computed once)."""
 
     def digest(self, key: str) -> str:
         """A per-item source key as the memo holds it: its part, ``:``, a salted BLAKE2b (hex)."""
@@ -173,10 +175,16 @@ class Memo:
         entry = self.entries.get(key)
         if isinstance(value, tuple) and entry is not None and isinstance(entry[1], _Store):
             clean = entry[1].clean
-            same = tuple(clean.get(strict_key(record), record) for record in value)
+            keys = self.keys
+            same = []
+            for record in value:
+                key_of = strict_key(record)
+                new = clean.get(key_of, record)
+                keys[id(new)] = key_of  # ``new`` lives as long as this memo: its id stays its own
+                same.append(new)
             self.same.extend(new for new, old in zip(same, value, strict=True) if new is not old)
-            self.fresh[key].value = same
-            return cast("T", same)
+            self.fresh[key].value = tuple(same)
+            return cast("T", self.fresh[key].value)
         return value
 
     def reused(self) -> list[Any]:
@@ -195,7 +203,7 @@ class Memo:
                 if masked == fresh.value:
                     entries[key] = (fresh.stamps, fresh.value)
             elif isinstance(masked, tuple):
-                entries[key] = (fresh.stamps, _Store.of(fresh.value, masked))
+                entries[key] = (fresh.stamps, _Store.of(fresh.value, masked, self.keys))
             else:
                 entries[key] = (fresh.stamps, masked)
         return dict(sorted(entries.items()))
@@ -218,9 +226,16 @@ class _Store:
     clean: dict[bytes, Any]
 
     @classmethod
-    def of(cls, raw: tuple[Any, ...], masked: tuple[Any, ...]) -> _Store:
-        """The masked records of a store; the clean ones indexed for the next read."""
-        clean = {strict_key(new): new for new, old in zip(masked, raw, strict=True) if new is old}
+    def of(cls, raw: tuple[Any, ...], masked: tuple[Any, ...], keys: dict[int, bytes]) -> _Store:
+        """The masked records of a store; the clean ones indexed for the next read.
+
+        ``keys``: the :func:`strict_key` of records already known, by ``id``.
+        """
+        clean = {
+            keys.get(id(new)) or strict_key(new): new
+            for new, old in zip(masked, raw, strict=True)
+            if new is old
+        }
         return cls(records=masked, clean=clean)
 
 
