@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from vaultsync.core.model import Profile, ProfileField
@@ -99,6 +99,16 @@ class Scrubber:
     def __call__(self, value: T) -> T:
         """``value`` with every string inside it masked."""
         return self._scrub(value)  # type: ignore[no-any-return]
+
+    def keep(self, values: Iterable[object]) -> None:
+        """Take ``values`` as masked already (an earlier run masked them): each is kept as is.
+
+        ``extract.memo`` gives the values of unchanged store files this way, so they are not
+        walked again.
+        """
+        for value in values:
+            if isinstance(value, tuple | list) or _is_record(value):
+                self._objects[id(value)] = (value, value)
 
     def digest(self, text: str) -> str:
         """The salted BLAKE2b of a text (hex), the key of :attr:`learned`."""

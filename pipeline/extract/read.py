@@ -26,18 +26,22 @@ Importing this module imports every reader; ``vaultsync.extract`` itself imports
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vaultsync.core.errors import StoreError
 from vaultsync.core.model import Records
 from vaultsync.core.settings import Sources
 from vaultsync.extract import contexts, journal, memory, workspace
 from vaultsync.extract.jsonio import DEFAULT_LIMIT, size_limit
+from vaultsync.extract.memo import Memo
 from vaultsync.extract.skips import Reading
+from vaultsync.extract.sources import EPISODES, INDEX, PROJECTS, TOMBSTONES, TOPICS
 
 __all__ = ["DEFAULT_LIMIT", "read_state", "read_state_keeping"]
+
+T = TypeVar("T")
 
 
 def read_state(
@@ -67,19 +71,35 @@ def read_state_keeping(
     sources: Sources | None = None,
     last_good: Mapping[str, Any] | None = None,
     limit: int = DEFAULT_LIMIT,
+    memo: Memo | None = None,
 ) -> tuple[Records, dict[str, Any]]:
-    """``read_state``, and the good value of every per-item source (the next ``last_good``)."""
+    """``read_state``, and the good value of every per-item source (the next ``last_good``).
+
+    With a ``memo`` (:mod:`.memo`), a file unchanged since the memo's read is not read again:
+    the memo's value, already masked, takes its place (``graph.load`` masks the rest).
+    """
     if state_dir.exists() and not state_dir.is_dir():
         raise StoreError(path=str(state_dir), what="not a directory")
     extra = sources or Sources()
-    reading = Reading(state_dir, last_good=last_good or {})
+    reading = Reading(state_dir, last_good=last_good or {}, memo=memo)
+    stores = memo or _NO_MEMO
     with size_limit(limit):
         records = Records(
-            facts=memory.read_facts(state_dir),
-            topics=memory.read_topics(state_dir),
-            projects=memory.read_projects(state_dir),
+            facts=stores.value(
+                "facts",
+                (state_dir / INDEX, state_dir / TOMBSTONES),
+                lambda: memory.read_facts(state_dir),
+            ),
+            topics=stores.value(
+                "topics", (state_dir / TOPICS,), lambda: memory.read_topics(state_dir)
+            ),
+            projects=stores.value(
+                "projects", (state_dir / PROJECTS,), lambda: memory.read_projects(state_dir)
+            ),
             profile=memory.read_profile(state_dir),
-            episodes=memory.read_episodes(state_dir),
+            episodes=stores.value(
+                "episodes", (state_dir / EPISODES,), lambda: memory.read_episodes(state_dir)
+            ),
             journal=journal.read_journal(state_dir, reading),
             sessions=workspace.read_sessions(state_dir, reading, home=extra.home),
             skills=workspace.read_skills(state_dir, reading, extra=extra.skills),
@@ -88,3 +108,15 @@ def read_state_keeping(
             skipped=tuple(sorted(reading.skipped, key=lambda s: s.source)),
         )
     return records, reading.good
+
+
+class _NoMemo:
+    """Every fixed store read (no memo)."""
+
+    @staticmethod
+    def value(key: str, paths: tuple[Path, ...], read: Callable[[], T]) -> T:
+        """``read()``."""
+        return read()
+
+
+_NO_MEMO = _NoMemo()

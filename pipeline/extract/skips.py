@@ -18,12 +18,13 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from vaultsync.core.errors import SealedStoreError, StoreError
 from vaultsync.core.model import Skipped
 from vaultsync.core.redact import redact
 from vaultsync.extract.jsonio import read_bytes
+from vaultsync.extract.memo import Memo, reader_key
 
 T = TypeVar("T")
 
@@ -36,6 +37,8 @@ class Reading:
     last_good: Mapping[str, Any] = field(default_factory=dict)
     good: dict[str, Any] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    memo: Memo | None = None
+    """What the last read gave, reused for an unchanged file (:mod:`.memo`); ``None``: read all."""
 
     def rel(self, path: Path) -> str:
         """``path`` relative to the state directory, POSIX style (absolute when outside it)."""
@@ -46,13 +49,23 @@ class Reading:
     def item(self, path: Path, read: Callable[[Path], T | None]) -> T | None:
         """``read(path)``; when it raises ``StoreError``, the item's last good value (or None)."""
         rel = self.rel(path)
+        memo = self.memo
+        if memo is not None:
+            key = reader_key(read, rel)
+            hit, kept, stamps = memo.item(key, path)
+            if hit:
+                self.good[rel] = kept
+                return cast("T", kept)
         try:
-            value = read(path)
+            value: T | None = read(path)
         except SealedStoreError:
             raise
         except StoreError as err:
             self.skip(rel, err.where, err.what, path)
             value = self._last_good_of(rel)
+        else:
+            if memo is not None and value is not None:
+                memo.offer_item(key, stamps, value)
         if value is not None:
             self.good[rel] = value
         return value

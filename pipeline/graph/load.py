@@ -26,16 +26,22 @@ from vaultsync.core.scrub import Scrubber, exposed_values, scrub
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
+from vaultsync.extract.jsonio import size_limit
+from vaultsync.extract.memo import Memo
+from vaultsync.extract.memory import read_profile
 from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     graph_fingerprint,
+    load_extract_memo,
     load_graph,
     load_last_good,
     load_masks,
     load_parsed_texts,
     load_patch_state,
     mark_history_check,
+    memo_version_of,
     remember_warnings,
+    save_extract_memo,
     save_graph,
     save_last_good,
     save_masks,
@@ -56,8 +62,14 @@ def read_records(state: Path, caps: Caps | None = None) -> Records:
     return _read(state, caps or Caps())[0]
 
 
-def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, Any]]:
-    """The records, and the last good values read now and known before."""
+def _read(
+    state: Path, caps: Caps, *, use_memo: bool = True
+) -> tuple[Records, dict[str, Any], dict[str, Any]]:
+    """The records, and the last good values read now and known before.
+
+    With ``use_memo``, a store file unchanged since the last read is not read again
+    (``extract.memo``): its masked value comes from the memo in the cache folder.
+    """
     if not state.is_dir():
         what = "not a directory" if state.exists() else "no such directory"
         raise UsageError(
@@ -65,22 +77,65 @@ def _read(state: Path, caps: Caps) -> tuple[Records, dict[str, Any], dict[str, A
             hint="pass --state DIR or set VAULTSYNC_STATE_DIR",
         )
     known = load_last_good(state)
+    limit = caps.store_file_mib * 1024 * 1024
+    salt, masks = load_masks(state)
+    private_name = _private_name(state, limit) if use_memo else None
+    memo, version = _memo(state, caps, salt, private_name)
     records, good = read_state_keeping(
-        state, sources=caps.sources, last_good=known, limit=caps.store_file_mib * 1024 * 1024
+        state, sources=caps.sources, last_good=known, limit=limit, memo=memo
     )
     links, problems = links_or_empty(state)
-    salt, masks = load_masks(state)
     profile = records.profile
-    private_name = profile.name if profile is not None and profile.name_private else ""
+    name = profile.name if profile is not None and profile.name_private else ""
+    if memo is not None and name != private_name:  # the profile changed while being read
+        return _read(state, caps, use_memo=False)
     # the last good values are the records' own objects
-    masked = Scrubber(masks, salt, private_name=private_name)
+    masked = Scrubber(masks, salt, private_name=name)
+    if memo is not None:
+        masked.keep(memo.reused())
     records = masked(replace(records, links=links, skipped=records.skipped + problems))
     skipped = remember_warnings(state, records.skipped)
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
-    save_masks(state, salt, masked.learned, masks)
+    if memo is not None:
+        save_extract_memo(state, version, memo, memo.settle(masked))
+    _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
+    return replace(records, skipped=skipped), masked_good, known
+
+
+def _keep_masks(
+    state: Path, salt: bytes, masks: dict[str, str | None], masked: Scrubber, *, reused: bool
+) -> None:
+    """Keep what this read masked; ask for a history check when it masked something new.
+
+    ``reused``: some values came from the extract memo, whose texts were not walked again, so
+    what was known of them is kept too.
+    """
+    save_masks(state, salt, {**masks, **masked.learned} if reused else masked.learned, masks)
     if any(value is not None and digest not in masks for digest, value in masked.learned.items()):
         mark_history_check(state)  # newly masked: an earlier sync may have committed it in clear
-    return replace(records, skipped=skipped), masked_good, known
+
+
+def _memo(
+    state: Path, caps: Caps, salt: bytes, private_name: str | None
+) -> tuple[Memo | None, str]:
+    """The extract memo of this read, and its version; ``None`` when it is not to be used."""
+    if private_name is None:
+        return None, ""
+    version = memo_version_of(state, caps, private_name)
+    return load_extract_memo(state, version, salt), version
+
+
+def _private_name(state: Path, limit: int) -> str | None:
+    """The profile's name when it is private, else ``""``; ``None``: the profile cannot be read.
+
+    The full read then reports the error, in its own order.
+    """
+    try:
+        with size_limit(limit):
+            profile = read_profile(state)
+    except StoreError:
+        return None
+    return profile.name if profile is not None and profile.name_private else ""
 
 
 def exposed(state: Path, caps: Caps) -> frozenset[str]:

@@ -1,0 +1,271 @@
+"""The extract memo: a read that reuses unchanged store files equals a full read, and keeps
+no secret."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vaultsync.core import fsio
+from vaultsync.core.errors import StoreError
+from vaultsync.core.settings import Caps
+from vaultsync.extract import jsonio
+from vaultsync.extract.memo import Memo, stamp
+from vaultsync.graph import cache
+from vaultsync.graph.load import _read
+
+PAT = "ghp_" + "R8vK2mQ9xL4tW7nZ3pB6" + "yH1cF5dJ0sG2aE8uXk4i"
+NAME = "Ana Ribeiro"
+TEXTS = ("plain words here", f"{NAME} wrote this", f"token {PAT}", "x", "ctl\x01char text")
+CAPS = Caps()
+
+
+def write(path: Path, data: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def facts_json(texts: dict[int, str]) -> str:
+    return json.dumps(
+        [
+            {"id": f"f{i}", "content": text, "created_at": "2026-01-02T03:04:05Z"}
+            for i, text in texts.items()
+        ]
+    )
+
+
+def seed(state: Path) -> None:
+    """A small store with one file of every kind."""
+    write(state / "memory" / "memory_index.json", facts_json({0: "first fact", 1: TEXTS[1]}))
+    write(state / "memory" / "topics.json", json.dumps([{"name": "auth", "summary": TEXTS[2]}]))
+    write(state / "memory" / "user_profile.json", json.dumps({"name": NAME}))
+    write(state / "sessions" / "s0.json", json.dumps({"title": "first session"}))
+    write(state / "skills" / "k0" / "SKILL.md", "---\nname: k0\ndescription: a skill\n---\nbody\n")
+    write(state / "contexts" / "c0.json", context_json("c0", "doc text"))
+    write(state / "memory" / "202601" / "20260101.md", "a day\n")
+    write(state / "board.json", json.dumps({"cards": [{"id": "card-1", "title": "a card"}]}))
+
+
+def context_json(ident: str, content: str) -> str:
+    files = [{"Path": f"docs/{ident}.md", "Content": content}, {"Path": "b.md", "Content": "b"}]
+    return json.dumps({"id": ident, "name": ident, "files": files})
+
+
+OPS = st.one_of(
+    st.tuples(st.just("fact"), st.integers(0, 2), st.sampled_from(TEXTS)),
+    st.tuples(st.just("index-corrupt"), st.just(0), st.just("")),
+    st.tuples(st.just("session"), st.integers(0, 2), st.sampled_from((*TEXTS, None, "{"))),
+    st.tuples(st.just("skill"), st.integers(0, 2), st.sampled_from((*TEXTS, None, "[: "))),
+    st.tuples(st.just("context"), st.integers(0, 1), st.sampled_from((*TEXTS, None, "{"))),
+    st.tuples(st.just("journal"), st.integers(1, 2), st.sampled_from((*TEXTS, None, "\xff"))),
+    st.tuples(st.just("board"), st.just(0), st.sampled_from((*TEXTS, "{"))),
+    st.tuples(st.just("profile"), st.integers(0, 1), st.sampled_from((NAME, "Bo Lund"))),
+    st.tuples(st.just("touch"), st.integers(0, 50), st.just("")),
+    st.tuples(st.just("same-size"), st.integers(0, 50), st.just("")),
+    st.tuples(st.just("forget"), st.just(0), st.just("")),
+)
+
+
+def _item_file(state: Path, kind: str, n: int) -> Path:
+    return {
+        "session": state / "sessions" / f"s{n}.json",
+        "skill": state / "skills" / f"k{n}" / "SKILL.md",
+        "context": state / "contexts" / f"c{n}.json",
+        "journal": state / "memory" / "202601" / f"2026010{n}.md",
+    }[kind]
+
+
+def _item_bytes(kind: str, n: int, text: str) -> str | bytes:
+    if kind == "session":
+        return text if text == "{" else json.dumps({"title": text})
+    if kind == "skill":
+        broken = text if text == "[: " else ""
+        return f"---\nname: k{n}\ndescription: {json.dumps(text)}\n{broken}\n---\n"
+    if kind == "context":
+        return text if text == "{" else context_json(f"c{n}", text)
+    return text.encode("latin-1") if text == "\xff" else text  # a journal note
+
+
+def _fixed(state: Path, kind: str, n: int, text: str) -> None:
+    if kind == "fact":
+        write(state / "memory" / "memory_index.json", facts_json({0: "first fact", n: text}))
+    elif kind == "index-corrupt":
+        write(state / "memory" / "memory_index.json", "[{")
+    elif kind == "board":
+        board = {"cards": [{"id": "card-1", "title": text}]}
+        write(state / "board.json", text if text == "{" else json.dumps(board))
+    elif kind == "profile":
+        meta = {"name": {"sensitive": True}} if n else {}
+        profile = {"name": text, "field_meta": meta}
+        write(state / "memory" / "user_profile.json", json.dumps(profile))
+    elif kind in ("touch", "same-size"):
+        change(state, n, same_size=kind == "same-size")
+
+
+def apply(state: Path, op: tuple[str, int, str | None]) -> None:
+    """One change to a store (the same bytes in every copy)."""
+    kind, n, text = op
+    if kind in ("session", "skill", "context", "journal"):
+        path = _item_file(state, kind, n)
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            write(path, _item_bytes(kind, n, text))
+    else:
+        _fixed(state, kind, n, text or "")
+
+
+def change(state: Path, n: int, *, same_size: bool) -> None:
+    """Touch the n-th store file, or edit it keeping its size and mtime."""
+    files = sorted(p for p in state.rglob("*") if p.is_file())
+    path = files[n % len(files)]
+    info = path.stat()
+    if same_size:
+        data = path.read_bytes()
+        flipped = data.replace(b"a", b"e", 1) if b"a" in data else data.replace(b"e", b"a", 1)
+        path.write_bytes(flipped)
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    else:
+        os.utime(path)
+
+
+def read(state: Path, *, memo: bool) -> Any:
+    """What one sync's extract gives (its last good values kept as ``build`` keeps them)."""
+    try:
+        records, good, known = _read(state, CAPS, use_memo=memo)
+    except StoreError as err:
+        return ("error", Path(err.path).name, err.where, err.what)
+    cache.save_last_good(state, good, known)
+    return records, good
+
+
+@contextmanager
+def racy_window(ns: int) -> Iterator[None]:
+    with mock.patch.object(fsio, "RACY_NS", ns):
+        yield
+
+
+@settings(max_examples=40)
+@given(ops=st.lists(OPS, min_size=1, max_size=8), window=st.sampled_from((0, fsio.RACY_NS)))
+def test_memo_read_equals_full_read(ops: list[tuple[str, int, str | None]], window: int) -> None:
+    """After every edit, addition, removal, corruption or touch, a memo read equals a full read."""
+    with tempfile.TemporaryDirectory() as folder, racy_window(window):
+        root = Path(folder)
+        with mock.patch.dict(os.environ, {"VAULTSYNC_CACHE_DIR": str(root / "cache")}):
+            memo_state, full_state = root / "a", root / "b"
+            for state in (memo_state, full_state):
+                seed(state)
+            assert read(memo_state, memo=True) == read(full_state, memo=False)
+            for op in ops:
+                if op[0] == "forget":
+                    cache._memo_loaded.clear()
+                for state in (memo_state, full_state):
+                    apply(state, op)
+                assert read(memo_state, memo=True) == read(full_state, memo=False)
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A seeded store whose cache lives in ``tmp_path/cache``; no racy window."""
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(fsio, "RACY_NS", 0)
+    seed(tmp_path / "state")
+    return tmp_path / "state"
+
+
+def test_unchanged_records_are_the_same_objects(state: Path) -> None:
+    """A second read in one process gives an unchanged file's very records."""
+    first = _read(state, CAPS)[0]
+    second = _read(state, CAPS)[0]
+    assert second.contexts[0] is first.contexts[0]
+    assert second.sessions[0] is first.sessions[0]
+
+
+def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new process reading unchanged stores opens no unchanged context file."""
+    _read(state, CAPS)
+    cache._memo_loaded.clear()
+    opened: list[Path] = []
+    real = jsonio.load_json
+
+    def spy(path: Path) -> object:
+        opened.append(path)
+        return real(path)
+
+    monkeypatch.setattr("vaultsync.extract.contexts.load_json", spy)
+    _read(state, CAPS)
+    write(state / "contexts" / "c1.json", context_json("c1", "new"))
+    _read(state, CAPS)
+    assert opened == [state / "contexts" / "c1.json"]
+
+
+def test_one_changed_fact_keeps_the_other_facts(state: Path) -> None:
+    """A fact edited: the store is read again, the unchanged facts are the same objects."""
+    first = _read(state, CAPS)[0]
+    write(state / "memory" / "memory_index.json", facts_json({0: "first fact", 1: "edited"}))
+    second = _read(state, CAPS)[0]
+    assert second.facts[0] is first.facts[0]
+    assert second.facts[1].content == "edited"
+
+
+def test_a_time_written_otherwise_is_not_taken_for_the_old_one(state: Path) -> None:
+    """A fact whose time names the same instant in another zone is read as now written."""
+    index = state / "memory" / "memory_index.json"
+    fact = {"id": "f0", "content": "a fact", "created_at": "2026-01-02T04:04:05+01:00"}
+    write(index, json.dumps([fact]))
+    _read(state, CAPS)
+    write(index, json.dumps([{**fact, "created_at": "2026-01-02T03:04:05Z"}, {"id": "f1"}]))
+    memo_read = _read(state, CAPS)[0].facts[0]
+    assert repr(memo_read) == repr(_read(state, CAPS, use_memo=False)[0].facts[0])
+
+
+def test_file_changed_within_the_racy_window_is_read_again(tmp_path: Path) -> None:
+    """Stat data equal to the memo's do not prove a file unchanged when it changed near the
+    memo's writing."""
+    path = tmp_path / "f.json"
+    write(path, "{}")
+    mtime = path.stat().st_mtime_ns
+    entries = {Memo().digest("p|k"): ((stamp(path),), "old")}
+    near = Memo(entries=entries, written={"p": mtime + fsio.RACY_NS // 2})
+    later = Memo(
+        entries=entries, written={"p": max(mtime, path.stat().st_ctime_ns) + 2 * fsio.RACY_NS}
+    )
+    assert near.item("p|k", path)[0] is False
+    assert later.item("p|k", path)[:2] == (True, "old")
+
+
+def test_memo_holds_no_secret(state: Path) -> None:
+    """A secret and a private name in the stores never reach the memo's bytes; files are 0600."""
+    write(
+        state / "memory" / "user_profile.json",
+        json.dumps({"name": NAME, "field_meta": {"name": {"sensitive": True}}}),
+    )
+    write(state / "sessions" / "s1.json", json.dumps({"title": f"{NAME} and {PAT}"}))
+    write(state / "contexts" / "c1.json", context_json("c1", f"key {PAT}"))
+    write(state / "memory" / "memory_index.json", facts_json({0: f"{NAME} uses {PAT}", 1: "plain"}))
+    _read(state, CAPS)
+    memos = sorted((state.parent / "cache").rglob("extract-memo-*.pickle"))
+    assert memos
+    for memo in memos:
+        data = memo.read_bytes()
+        assert PAT.encode() not in data
+        assert b"Ribeiro" not in data
+        assert memo.stat().st_mode & 0o777 == 0o600
+
+
+def test_corrupt_memo_reads_everything(state: Path) -> None:
+    """A memo file that does not load is ignored: the read equals a full read."""
+    _read(state, CAPS)
+    cache._memo_loaded.clear()
+    for memo in (state.parent / "cache").rglob("extract-memo-*.pickle"):
+        memo.write_bytes(memo.read_bytes()[:60] + b"garbage")
+    assert _read(state, CAPS)[0] == _read(state, CAPS, use_memo=False)[0]
