@@ -264,6 +264,31 @@ def test_edited_fact_is_a_changed_record() -> None:
     assert delta.names == {"old title", "new title"}
 
 
+def test_build_ids_name_the_build_a_delta_was_patched_from() -> None:
+    """Each delta's base is the id of the build it came from; no change keeps the id."""
+    fact = Fact(id="f1", content="old title", category="general")
+    first, state = patch_graph(Records(facts=(fact,)), CAPS, None)
+    again, same_state = patch_graph(Records(facts=(fact,)), CAPS, state)
+    edited_records = Records(facts=(replace(fact, content="new"),))
+    edited, _ = patch_graph(edited_records, CAPS, same_state)
+    assert first.build_id and again.build_id == first.build_id
+    assert again.delta is not None and again.delta.base == first.build_id
+    assert edited.delta is not None and edited.delta.base == first.build_id
+    assert edited.build_id not in {"", first.build_id}
+
+
+def test_full_builds_of_the_same_records_share_an_id() -> None:
+    """A full build is named by what it holds: the same records, the same id; others differ."""
+    records = Records(facts=(Fact(id="f1", content="orbital", category="general"),))
+    other = Records(facts=(Fact(id="f1", content="ledger", category="general"),))
+    assert (
+        patch_graph(records, CAPS, None)[0].build_id == patch_graph(records, CAPS, None)[0].build_id
+    )
+    assert (
+        patch_graph(records, CAPS, None)[0].build_id != patch_graph(other, CAPS, None)[0].build_id
+    )
+
+
 def test_new_title_captures_an_unresolved_wikilink() -> None:
     """A wikilink that named no note resolves once a note with that title appears."""
     linking = Fact(id="f1", content="see [[ledger]]", category="")

@@ -304,6 +304,13 @@ class TestMemoFile:
         load_specs_memo(tmp_path, Caps())
         assert not memo_path(tmp_path).exists()
 
+    def test_memo_of_another_build_is_ignored(self, tmp_path: Path) -> None:
+        """A memo made from one build is not used with a delta patched from another."""
+        assert save_specs_memo(tmp_path, Caps(), self.made().memo, build="a" * 64)
+        assert load_specs_memo(tmp_path, Caps(), base="b" * 64) is None
+        assert save_specs_memo(tmp_path, Caps(), self.made().memo, build="a" * 64)
+        assert load_specs_memo(tmp_path, Caps(), base="a" * 64) is not None
+
     def test_other_caps_are_ignored(self, tmp_path: Path) -> None:
         """A memo saved under other caps is not used."""
         assert save_specs_memo(tmp_path, Caps(), self.made().memo)

@@ -23,7 +23,14 @@ from vaultsync.drawn.rules import follow_supersession, supersession_map
 from vaultsync.graph.documents import DocumentNote, ParsedText, context_documents
 from vaultsync.graph.mentions import MentionFinder
 from vaultsync.graph.nodes import GraphNodes, build_nodes
-from vaultsync.graph.patch import Memo, PatchState, changes, context_key, describe
+from vaultsync.graph.patch import (
+    Memo,
+    PatchState,
+    build_identity,
+    changes,
+    context_key,
+    describe,
+)
 from vaultsync.graph.resolve import Resolver, build_resolver
 from vaultsync.graph.structure import structural_links
 from vaultsync.links.mdlinks import DocPathIndex, resolve_document_link
@@ -60,6 +67,9 @@ class GraphDelta:
     """Normalized names (``links.names.normalize_name`` of titles and aliases) that were added
     or removed, or now name another note: a wikilink written with one of these may now resolve
     differently."""
+    base: str = ""
+    """The ``build_id`` of the build this one was patched from: a stage that keeps its own memo
+    uses the delta only when its memo was made from that very build."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,6 +83,8 @@ class Build:
     """``(source node id, target as written)`` for every wikilink that names no note yet."""
     delta: GraphDelta | None = None
     """What changed since the build this one was patched from; ``None`` for a full build."""
+    build_id: str = ""
+    """Which build this is (``graph.patch.build_identity``); empty from :func:`build_graph`."""
 
 
 def build_graph(
@@ -108,13 +120,18 @@ def patch_graph(
     built = _build(records, caps, fingerprint, known or {}, memo)
     state = memo.fresh
     describe(state, records, built.graph, built.resolver.by_name, built.documents)
-    if previous is None:
-        return built, state
-    found = changes(previous, state)
+    found = None if previous is None else changes(previous, state)
+    state.build_id = build_identity(state, previous, found)
+    if previous is None or found is None:
+        return replace(built, build_id=state.build_id), state
     delta = GraphDelta(
-        nodes=found.nodes, records=found.records, sources=found.sources, names=found.names
+        nodes=found.nodes,
+        records=found.records,
+        sources=found.sources,
+        names=found.names,
+        base=previous.build_id,
     )
-    return replace(built, delta=delta), state
+    return replace(built, delta=delta, build_id=state.build_id), state
 
 
 def _build(

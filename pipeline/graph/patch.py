@@ -40,7 +40,7 @@ from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
 from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import parse_wikilinks
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 """Bumped whenever :class:`PatchState`'s shape or meaning changes."""
 
 
@@ -73,6 +73,8 @@ class PatchState:
     records: dict[str, bytes] = field(default_factory=dict)
     sources: dict[str, bytes] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
+    build_id: str = ""
+    """Which build this is (:func:`build_identity`): what the notes' key memo was made from."""
 
 
 class Memo:
@@ -236,6 +238,24 @@ def changes(old: PatchState, new: PatchState) -> Changes:
         sources=_differ(old.sources, new.sources),
         names=_differ(old.names, new.names),
     )
+
+
+def build_identity(state: PatchState, previous: PatchState | None, found: Changes | None) -> str:
+    """An id for the build ``state`` describes, so a later stage can tell which one it saw.
+
+    A full build is named by its contents; a patched one by the build it was patched from and
+    what changed since (the same id when nothing did).  Two ids are equal only when the builds
+    are (a different history gives a different id, which only costs a later stage its memo).
+    """
+    if previous is None or found is None or not previous.build_id:
+        tables = (state.nodes, state.records, state.sources, state.names)
+        text = repr([sorted(table.items()) for table in tables])
+        return hashlib.sha256(f"full\0{text}".encode()).hexdigest()
+    sets = (found.nodes, found.records, found.sources, found.names)
+    if not any(sets):
+        return previous.build_id
+    text = repr([sorted(changed) for changed in sets])
+    return hashlib.sha256(f"{previous.build_id}\0{text}".encode()).hexdigest()
 
 
 def _differ(old: Mapping[str, object], new: Mapping[str, object]) -> frozenset[str]:

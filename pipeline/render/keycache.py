@@ -77,8 +77,8 @@ def memo_path(state: Path) -> Path:
     return cache_dir(state) / FILE_NAME
 
 
-def _header(caps: Caps) -> bytes:
-    return MAGIC + inputs_digest((code_fingerprint(), repr(caps))).encode() + b"\n"
+def _header(caps: Caps, build: str) -> bytes:
+    return MAGIC + inputs_digest((code_fingerprint(), repr(caps), build)).encode() + b"\n"
 
 
 def memo_bytes(memo: SpecsMemo) -> bytes:
@@ -133,19 +133,26 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo) -> bool:
-    """Write ``memo`` for the next run (0600); ``False`` when the cache cannot be written."""
+def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo, *, build: str = "") -> bool:
+    """Write ``memo`` for the next run (0600); ``False`` when the cache cannot be written.
+
+    ``build``: the ``Build.build_id`` the memo was made from.
+    """
     target = memo_path(state)
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(target, _header(caps) + memo_bytes(memo), mode=0o600, durable=False)
+        atomic_write(target, _header(caps, build) + memo_bytes(memo), mode=0o600, durable=False)
     except OSError:
         return False
     return True
 
 
-def load_specs_memo(state: Path, caps: Caps) -> SpecsMemo | None:
-    """The memo the last run saved under the same code and caps, and remove it; else ``None``."""
+def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | None:
+    """The memo the last run saved under the same code and caps, and remove it; else ``None``.
+
+    ``base``: the build the delta at hand was patched from (``GraphDelta.base``); a memo made
+    from any other build (a command that built the graph without a sync in between) is ``None``.
+    """
     target = memo_path(state)
     try:
         data = target.read_bytes()
@@ -153,7 +160,7 @@ def load_specs_memo(state: Path, caps: Caps) -> SpecsMemo | None:
         return None
     with contextlib.suppress(OSError):
         target.unlink()
-    head = _header(caps)
+    head = _header(caps, base)
     return memo_from_bytes(data[len(head) :]) if data.startswith(head) else None
 
 

@@ -584,7 +584,8 @@ def vault_specs_skipped(
     records, built = build(state, caps, repair=repair)
     env = make_environment(templates)
     with paused_gc():  # ~100,000 specs and memos, no cycles among them
-        previous = load_specs_memo(state, caps) if built.delta is not None else None
+        delta = built.delta
+        previous = None if delta is None else load_specs_memo(state, caps, base=delta.base)
         made = note_specs(
             records,
             built.graph,
@@ -596,5 +597,5 @@ def vault_specs_skipped(
             delta=built.delta,
             previous=previous,
         )
-        save_specs_memo(state, caps, made.memo)
+        save_specs_memo(state, caps, made.memo, build=built.build_id)
     return made.specs, records.skipped
