@@ -204,7 +204,7 @@ def sync_each(
             f"--each {root}: no ChatCLI state directory under it (a folder holding {MARKER}/)"
         )
     chosen = [name for name in found if shard is None or shard.takes(name)]
-    outcomes = []
+    outcomes: list[Outcome] = []
     with process.stop_on_signals(second_ends_now=True, say=STOPPING) as stop:
         for outcome in _sync_all(ctx, root, chosen, dry_run=dry_run, no_commit=no_commit):
             outcomes.append(outcome)
@@ -212,11 +212,28 @@ def sync_each(
             if stop.is_set():
                 break
     stopped = Stopped(stop.signal_name, len(chosen) - len(outcomes)) if stop.is_set() else None
+    _summarise(root, shard, len(found), outcomes, stopped, dry_run=dry_run, verbose=verbose,
+               quiet=quiet, as_json=as_json)  # fmt: skip
+
+
+def _summarise(
+    root: Path,
+    shard: Shard | None,
+    found: int,
+    outcomes: list[Outcome],
+    stopped: Stopped | None,
+    *,
+    dry_run: bool,
+    verbose: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """The closing line or ``--json`` object; exit 9 when a vault failed or a stop left some out."""
     if as_json:
-        data = summary_json(root, shard, len(found), outcomes, dry_run=dry_run, stopped=stopped)
+        data = summary_json(root, shard, found, outcomes, dry_run=dry_run, stopped=stopped)
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     elif stopped or (not quiet and (verbose or any(o.changed or not o.ok for o in outcomes))):
-        click.echo(summary_line(root, shard, len(found), outcomes, stopped=stopped))
+        click.echo(summary_line(root, shard, found, outcomes, stopped=stopped))
     _raise_failures(outcomes, stopped)
 
 

@@ -14,8 +14,11 @@ from typing import Any
 
 __all__ = ["CHECK", "SCHEMAS", "SCHEMA_VERSION", "STATUS", "SYNC", "SYNC_EACH"]
 
-SCHEMA_VERSION = 1
-"""The ``schema_version`` of every ``--json`` output of sync, status and check."""
+SCHEMA_VERSION = 2
+"""The ``schema_version`` of every ``--json`` output of sync, status and check.
+
+2: ``sync --each`` says a stop by signal (``stopped_by``, ``not_started``); the other outputs
+are as in 1."""
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _STR = {"type": "string"}
