@@ -120,10 +120,11 @@ def patch_graph(
     built = _build(records, caps, fingerprint, known or {}, memo)
     state = memo.fresh
     describe(state, records, built.graph, built.resolver.by_name, built.documents)
-    found = None if previous is None else changes(previous, state)
-    state.build_id = build_identity(state, previous, found)
-    if previous is None or found is None:
+    if previous is None:
+        state.build_id = build_identity(state, None, None)
         return replace(built, build_id=state.build_id), state
+    found = changes(previous, state)
+    state.build_id = build_identity(state, previous, found)
     delta = GraphDelta(
         nodes=found.nodes,
         records=found.records,
