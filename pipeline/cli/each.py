@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-from vaultsync.cli import process
+from vaultsync.cli import stopping
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.errors import UsageError, VaultsFailed, VaultsyncError
 from vaultsync.core.text import plural
@@ -205,7 +205,7 @@ def sync_each(
         )
     chosen = [name for name in found if shard is None or shard.takes(name)]
     outcomes: list[Outcome] = []
-    with process.stop_on_signals(second_ends_now=True, say=STOPPING) as stop:
+    with stopping.stop_on_signals(second_ends_now=True, say=STOPPING) as stop:
         for outcome in _sync_all(ctx, root, chosen, dry_run=dry_run, no_commit=no_commit):
             outcomes.append(outcome)
             _say(outcome, verbose=verbose, quiet=quiet, as_json=as_json)
@@ -393,7 +393,7 @@ def in_child(one: Callable[[], Outcome], name: str, state: Path) -> Outcome:
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read)
-        process.ignore_stop_signals()  # the parent lets this vault finish, then stops
+        stopping.ignore_stop_signals()  # the parent lets this vault finish, then stops
         _die_with_parent()  # a run stopped (Ctrl-C, a pod deleted) leaves no vault syncing
         code = 1
         try:

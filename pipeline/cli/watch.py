@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import click
-from vaultsync.cli import process
+from vaultsync.cli import process, stopping
 from vaultsync.cli.options import Workspace, state_option, templates_option, vault_option, workspace
 from vaultsync.core import debounce
 from vaultsync.core.errors import VaultsyncError
@@ -50,7 +50,7 @@ def watch(ctx: click.Context, state: str | None, vault: str | None, templates: P
         click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
         return
     ws = workspace(state, vault, templates=templates)
-    with process.stop_on_signals() as stop, watcher_lock(ws.vault):
+    with stopping.stop_on_signals() as stop, watcher_lock(ws.vault):
         _loop(ctx, ws, templates, stop)
 
 
@@ -65,7 +65,7 @@ def timings(ws: Workspace) -> debounce.Timings:
     )
 
 
-def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: process.Stop) -> None:
+def _loop(ctx: click.Context, ws: Workspace, templates: Path | None, stop: stopping.Stop) -> None:
     """Look, sync when due, wait; until ``stop`` is set."""
     clock = timings(ws)
     schedule = debounce.start(time.monotonic(), clock)
