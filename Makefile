@@ -75,9 +75,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/search_quality.py --cost 10000
 	$(BIN)/python bench/each.py --senders 2000
 
-# 100,000 notes (caps raised), median of 5 like the others: takes about 15 minutes.
+# 100,000 notes (caps raised), median of RUNS (5, like the others): about 15 minutes on the
+# 2026-12-02 machine, over an hour on a 4× slower one (`make bench-large RUNS=3`).
+RUNS ?= 5
 bench-large: $(STAMP)
-	$(BIN)/python bench/run.py --sizes 100000 --runs 5 --no-extras --out bench/results/large
+	$(BIN)/python bench/run.py --sizes 100000 --runs $(RUNS) --no-extras --out bench/results/large
 	$(BIN)/python bench/search_quality.py --no-quality --scale 100000 --out bench/results/large
 
 # The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.

@@ -4,7 +4,8 @@ Runs one ``vaultsync sync`` in this process with a wall-clock timer around each 
 imports, the stores' digest, extract, the graph patch state's load, graph build (patched),
 graph.json, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
 steps: journal, write, manifest, commit, index, cache — and the patch state's save, and prints
-them (or writes JSON).  The stages are timed by wrapping their
+them (or writes JSON), with the peak memory (RSS, this process and its finished children) once
+each stage ended: where a sync's peak memory is reached.  The stages are timed by wrapping their
 functions by name (``vault.sync`` and ``vault.apply`` call them through their modules), so the
 pipeline itself carries no timing code; the total is the whole sync, the stages add up to most
 of it.  A stage the sync skipped (a no-op sync writes no journal) prints as "not run".
@@ -19,6 +20,7 @@ T0 = time.perf_counter()
 import argparse  # noqa: E402 - imports are part of what is measured
 import functools  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -49,6 +51,17 @@ STAGES: list[tuple[str, Any, str]] = [
 ]
 
 
+PEAK_RSS_MIB: dict[str, float] = {}
+"""Per stage, the peak RSS (MiB) of this process or of any finished child once it ended."""
+
+
+def peak_rss_mib() -> float:
+    """The larger of this process's and its waited-for children's peak RSS (Linux: KiB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, children) / 1024
+
+
 def timed(times: dict[str, float], name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -57,6 +70,7 @@ def timed(times: dict[str, float], name: str, function: Callable[..., Any]) -> C
             return function(*args, **kwargs)
         finally:
             times[name] = times.get(name, 0.0) + time.perf_counter() - start
+            PEAK_RSS_MIB[name] = peak_rss_mib()
 
     return run
 
@@ -91,11 +105,13 @@ def main() -> None:
     args = parser.parse_args()
     times = measure(args.state, args.vault)
     if args.json:
-        args.json.write_text(json.dumps(times, indent=2) + "\n")
+        figures = {**times, "peak_rss_mib": PEAK_RSS_MIB}
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
         return
     for name in ["imports", *(stage for stage, _owner, _attribute in STAGES), "total"]:
-        seconds = times.get(name)
-        print(f"{name:16} " + ("not run" if seconds is None else f"{seconds:8.3f} s"))
+        seconds, rss = times.get(name), PEAK_RSS_MIB.get(name)
+        print(f"{name:16} " + ("not run" if seconds is None else f"{seconds:8.3f} s")
+              + ("" if rss is None else f"  peak RSS {rss:6.0f} MiB"))  # fmt: skip
 
 
 if __name__ == "__main__":

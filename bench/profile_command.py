@@ -2,8 +2,9 @@
 
 Runs ``vaultsync ARGS`` in this process (``cli.main`` with ``standalone_mode=False``, so the
 profile is written even where a big run would leave through ``os._exit``) and writes the
-functions that took the most cumulative time, vaultsync's own first, as JSON: what
-``make bench`` prints under a goal it missed.  Profiling slows Python code down (about 1.5-2×
+functions that took the most cumulative time, vaultsync's own first, and the functions of any
+module that took the most time themselves (``pickle.load``, a sort, ``repr``: what nested
+cumulative figures hide), as JSON: what ``make bench`` prints under a goal it missed.  Profiling slows Python code down (about 1.5-2×
 here), so the figures are shares of one profiled run, never compared with the timed runs.
 """
 
@@ -48,6 +49,20 @@ def top_functions(stats: pstats.Stats, total: float) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def top_own_time(stats: pstats.Stats, total: float) -> list[dict[str, Any]]:
+    """The ``TOP`` functions of any module by time spent in themselves, not in their callees."""
+    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    own = sorted(
+        ((tottime, calls, key) for key, (_, calls, tottime, _, _) in table.items()),
+        key=lambda item: -item[0],
+    )
+    return [
+        {"function": _where(*key), "calls": calls, "seconds": round(tottime, 3),
+         "share": round(tottime / total, 3) if total else 0.0}
+        for tottime, calls, key in own[:TOP]
+    ]  # fmt: skip
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     args = sys.argv[sys.argv.index("--") + 1 :]
@@ -62,7 +77,7 @@ def main() -> None:
     total = time.perf_counter() - start
     stats = pstats.Stats(profile)
     data = {"command": ["vaultsync", *args], "profiled_s": round(total, 3),
-            "top": top_functions(stats, total)}  # fmt: skip
+            "top": top_functions(stats, total), "own": top_own_time(stats, total)}  # fmt: skip
     out.write_text(json.dumps(data, indent=1) + "\n")
 
 

@@ -21,6 +21,7 @@ masking of 1 MB of Markdown lines and of one long line at 100 KB and 1 MB (linea
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -458,10 +459,13 @@ WHY = {
     "wrote (inside its racy window)",
     "build_cold_s": "the first build parses every document (title, summary, links)",
     "build_warm_s": "decoding graph.json and building every frozen node and link again",
-    "one_fact_sync_s": "a changed store still rebuilds the whole graph, lays out and keys "
-    "every note, stats every vault file and rewrites graph.json: incremental maintenance of "
-    "the graph and the plan is the open part of issue #18",
-    "peak_memory_mib": "every rendered note is held in memory until the batch is written",
+    "one_fact_sync_s": "the graph stage is a memo, not a patch: nodes, the name table, "
+    "structural and document links and the link table still walk every note; then the memos' "
+    "own load and save (tens of MB each at 100,000 notes), graph.json rewritten whole and a "
+    "stat and plan step per vault file (see “Where the time goes” and the profile below)",
+    "peak_memory_mib": "the stages' memos (the stores' masked records, the graph's patch "
+    "state, the notes' keys) are held at once beside the graph and the rendered batch: see "
+    "the peak memory after each stage under “Where the time goes”",
     "watch_over_quiet_s": "what follows the quiet period is a whole sync of the change (see "
     "“one fact changed”) plus up to one poll interval",
 }
@@ -583,13 +587,21 @@ def profile_lines(rows: list[dict[str, Any]]) -> list[str]:
                       f"({found['profiled_s']:.2f} s profiled; vaultsync's functions by "
                       "cumulative time, so nested ones overlap).", "",
                       "| function | calls | cumulative | share |", "|---|---|---|---|"]  # fmt: skip
-            lines += [
-                f"| `{f['function']}` | {f['calls']:,} | {f['seconds']:.3f} s | {f['share']:.0%} |"
-                for f in found["top"]
-            ]
+            lines += _function_rows(found["top"])
+            if found.get("own"):
+                lines += ["", "The same run by time spent in a function itself (any module):",
+                          "", "| function | calls | own time | share |", "|---|---|---|---|",
+                          *_function_rows(found["own"])]  # fmt: skip
     if lines:
         lines = ["", "## Profiles of the missed goals", *lines]
     return lines
+
+
+def _function_rows(functions: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"| `{f['function']}` | {f['calls']:,} | {f['seconds']:.3f} s | {f['share']:.0%} |"
+        for f in functions
+    ]
 
 
 def _speed_text(meta: dict[str, Any]) -> str:
@@ -622,7 +634,8 @@ def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
     timed_rows = [row for row in rows if "phases_first" in row]
     if not timed_rows:
         return []
-    header, names = ["stage"], list(timed_rows[0]["phases_first"])
+    header = ["stage"]
+    names = [name for name, value in timed_rows[0]["phases_first"].items() if name != PEAK_RSS]
     for row in timed_rows:
         header += [f"{row['notes']:,}: first sync", f"{row['notes']:,}: one fact"]
     lines = ["", "## Where the time goes", "",
@@ -634,6 +647,28 @@ def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
         for row in timed_rows:
             cells += [
                 f"{row[key].get(name, 0.0):.3f}" for key in ("phases_first", "phases_one_fact")
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + _memory_table(timed_rows, header)
+
+
+PEAK_RSS = "peak_rss_mib"
+
+
+def _memory_table(rows: list[dict[str, Any]], header: list[str]) -> list[str]:
+    """Peak RSS once each stage ended (``bench/phases.py``): where a sync's memory peaks."""
+    if PEAK_RSS not in rows[0]["phases_first"]:
+        return []
+    names = list(rows[0]["phases_first"][PEAK_RSS])
+    lines = ["", "Peak memory (RSS of the process or of a finished child, MiB) once each stage "
+             "ended, same runs:", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
+    for name in names:
+        cells = [name]
+        for row in rows:
+            cells += [
+                f"{row[key].get(PEAK_RSS, {}).get(name, 0.0):,.0f}"
+                for key in ("phases_first", "phases_one_fact")
             ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -668,6 +703,17 @@ def run_extras(vault: Path) -> tuple[dict[str, Any], str]:
     return figures, report
 
 
+def with_bytecode() -> None:
+    """Compile vaultsync's modules once and let every measured command read their bytecode.
+
+    An installed package has its ``.pyc`` files; ``PYTHONDONTWRITEBYTECODE`` in a developer's
+    shell would make every command compile every module again (0.05-0.1 s of a 0.2 s no-op).
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    for folder in ("pipeline", "renderers"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2800,10000")
@@ -685,6 +731,7 @@ def main() -> None:
         report.write_text(markdown(document["rows"], document["meta"]) + extra)
         return
     sys.path.insert(0, str(ROOT))
+    with_bytecode()
     rows = []
     speed = calibration()
     start_load = os.getloadavg()[0]  # other work on the machine: the figures scale with it

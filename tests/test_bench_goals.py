@@ -74,6 +74,16 @@ class TestProfiles:
         assert "### 100,000 notes, one fact changed: profile" in text
         assert "| `vaultsync/graph/build.py:55 build_graph` | 1 | 1.200 s | 60% |" in text
 
+    def test_a_profile_also_lists_the_functions_by_their_own_time(self) -> None:
+        """Under the cumulative table, the functions that spent the time themselves."""
+        run = bench_run()
+        own = [{"function": "<built-in method _pickle.load>", "calls": 3, "seconds": 0.9,
+                "share": 0.45}]  # fmt: skip
+        missed = {"notes": 100_000, "caps_raised": True, "one_fact_sync_s": 9.0,
+                  "profiles": {"one_fact_sync_s": {**PROFILE, "own": own}}}  # fmt: skip
+        text = "\n".join(run.profile_lines([missed]))
+        assert "| `<built-in method _pickle.load>` | 3 | 0.900 s | 45% |" in text
+
     def test_a_met_goal_prints_no_profile(self) -> None:
         """Within its goal, the same profile is left out of the report."""
         run = bench_run()
@@ -91,3 +101,15 @@ class TestProfiles:
             f"a 10M-iteration Python loop 1.10 s ({1.1 / run.CALIBRATION_REFERENCE_S:.1f}×"
             in header
         )
+
+
+class TestPhases:
+    def test_the_peak_memory_after_each_stage_is_a_table_of_its_own(self) -> None:
+        """Per-stage peak RSS is printed under the stage times, not as a row of them."""
+        run = bench_run()
+        phases = {"graph build": 2.0, "total": 3.0,
+                  "peak_rss_mib": {"graph build": 512.0, "render": 900.4}}  # fmt: skip
+        lines = run._phase_table([row(phases_first=phases, phases_one_fact=phases)])
+        assert "| graph build | 2.000 | 2.000 |" in lines
+        assert not any(line.startswith("| peak_rss_mib") for line in lines)
+        assert "| render | 900 | 900 |" in lines
