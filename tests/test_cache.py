@@ -7,20 +7,26 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.core.settings import Caps
+from vaultsync.graph import cache
 from vaultsync.graph.build import build_graph
 from vaultsync.graph.cache import (
+    LastGood,
     documents_path,
     graph_fingerprint,
     graph_from_json,
     graph_path,
     graph_to_json,
+    last_good_path,
     load_graph,
+    load_last_good,
     load_parsed_texts,
     save_graph,
+    save_last_good,
     save_parsed_texts,
 )
 from vaultsync.graph.documents import ParsedText, text_digest
@@ -195,3 +201,46 @@ class TestParsedTexts:
         """Building from the stores writes the parsed texts next to graph.json."""
         build(demo_state, Caps())
         assert load_parsed_texts(demo_state)
+
+
+class TestLastGood:
+    def test_kept_records_load_back(self, tmp_path: Path) -> None:
+        """What a sync kept as the last good records is what the next one reads."""
+        good = {"memory/topics.json": ("a", "b"), "sessions/x.json": {"k": 1}}
+        assert save_last_good(tmp_path, good)
+        assert load_last_good(tmp_path) == good
+
+    def test_the_same_records_are_not_written_again(self, tmp_path: Path) -> None:
+        """Unchanged records leave the file as it is (told by the digest in its head)."""
+        assert save_last_good(tmp_path, {"a.json": 1})
+        before = last_good_path(tmp_path).stat()
+        assert save_last_good(tmp_path, {"a.json": 1})
+        assert last_good_path(tmp_path).stat().st_ino == before.st_ino
+        assert save_last_good(tmp_path, {"a.json": 2})
+        assert last_good_path(tmp_path).stat().st_ino != before.st_ino
+        assert load_last_good(tmp_path) == {"a.json": 2}
+
+    def test_a_damaged_body_reads_as_none(self, tmp_path: Path) -> None:
+        """Bytes after a valid head that do not unpickle are no last good records."""
+        assert save_last_good(tmp_path, {"a.json": 1})
+        path = last_good_path(tmp_path)
+        path.write_bytes(path.read_bytes()[:-5])
+        assert load_last_good(tmp_path) == {}
+
+    def test_read_only_when_a_record_is_asked_for(
+        self, demo_state: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A read of healthy stores never loads the last good records; a skipped item does."""
+        build(demo_state, Caps())
+        loads: list[Path] = []
+        real = cache.load_last_good
+
+        def counted(state: Path) -> dict[str, Any]:
+            loads.append(state)
+            return real(state)
+
+        monkeypatch.setattr(cache, "load_last_good", counted)
+        read_records(demo_state)
+        assert loads == []
+        assert len(LastGood(demo_state)) > 0
+        assert loads == [demo_state]

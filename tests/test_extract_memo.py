@@ -141,10 +141,10 @@ def change(state: Path, n: int, *, same_size: bool) -> None:
 def read(state: Path, *, memo: bool) -> Any:
     """What one sync's extract gives (its last good values kept as ``build`` keeps them)."""
     try:
-        records, good, known = _read(state, CAPS, use_memo=memo)
+        records, good = _read(state, CAPS, use_memo=memo)
     except StoreError as err:
         return ("error", Path(err.path).name, err.where, err.what)
-    cache.save_last_good(state, good, known)
+    cache.save_last_good(state, good)
     return records, good
 
 

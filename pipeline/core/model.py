@@ -14,6 +14,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal
 
+from vaultsync.core.pickling import fast_pickle
+
 # ---------------------------------------------------------------------------------------------
 # Time
 
@@ -47,6 +49,7 @@ def format_time(moment: datetime | None, zone: tzinfo = UTC) -> str:
 # Store records (stage 1 output)
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Fact:
     """A long-term fact from ``memory/memory_index.json`` (tombstones already applied)."""
@@ -65,6 +68,7 @@ class Fact:
     provenance: str = ""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Topic:
     """A recurring subject from ``memory/topics.json``."""
@@ -77,6 +81,7 @@ class Topic:
     related_fact_ids: tuple[str, ...] = ()
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Project:
     """A tracked project from ``memory/projects.json`` (name already lowercased)."""
@@ -97,6 +102,7 @@ ProfileValue = str | tuple[str, ...] | tuple[tuple[str, str], ...]
 """A profile value: a scalar, a list, or ordered ``(key, text)`` pairs (maps, milestones…)."""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ProfileField:
     """One non-empty field of the user profile, in the store's key order."""
@@ -109,6 +115,7 @@ class ProfileField:
     """Keys of a map's entries that are private: kept in ``value`` with no text, shown hidden."""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
     """The user profile from ``memory/user_profile.json``."""
@@ -128,6 +135,7 @@ class Profile:
         return "user" if self.name_private or not self.name else self.name
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Episode:
     """A dated unit of work from ``memory/episodes.json``."""
@@ -146,6 +154,7 @@ class Episode:
 JournalPeriod = Literal["daily", "weekly", "monthly"]
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JournalNote:
     """A daily note (``memory/YYYYMM/YYYYMMDD.md``) or a weekly/monthly digest."""
@@ -158,6 +167,7 @@ class JournalNote:
     """Relative to the state directory, POSIX separators."""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Session:
     """A saved conversation: its name, title and time only; transcripts are never read."""
@@ -171,6 +181,7 @@ class Session:
     it, so a clone would render another vault."""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Skill:
     """An installed skill from ``skills/<name>/SKILL.md`` (front matter) or ``skills/<name>.md``."""
@@ -183,6 +194,7 @@ class Skill:
     source_path: str = ""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardNote:
     """A comment on a board card."""
@@ -192,6 +204,7 @@ class CardNote:
     at: datetime | None = None
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardMove:
     """One move of a board card between columns (``history`` in ``board.json``)."""
@@ -202,6 +215,7 @@ class CardMove:
     at: datetime | None = None
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Card:
     """A work-board card from ``board.json``; the column is already normalized."""
@@ -218,6 +232,7 @@ class Card:
     updated_at: datetime | None = None
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Document:
     """One file of a context, chunks already folded back into it."""
@@ -228,6 +243,7 @@ class Document:
     type: str = "Text"
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Context:
     """A ``/context`` context from ``contexts/<id>.json``."""
@@ -249,6 +265,7 @@ class Context:
         return self.mode == "knowledge"
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExplicitLink:
     """A link a person drew by hand, from ``memory/links.json`` (ids are node ids)."""
@@ -260,6 +277,7 @@ class ExplicitLink:
     created_at: datetime | None = None
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Skipped:
     """A store file that could not be read and was skipped (its last good records kept)."""
@@ -282,6 +300,7 @@ class Skipped:
         return f"{location}: {self.what}; skipped"
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Records:
     """Everything extracted from one state directory: the input of the graph build."""
@@ -354,6 +373,7 @@ KIND_PRIORITY: MappingProxyType[Kind, int] = MappingProxyType(
 )
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Node:
     """A note of the graph."""
@@ -364,6 +384,7 @@ class Node:
     aliases: tuple[str, ...] = ()
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Link:
     """A typed, directed link; graph.json writes ``source``/``target`` as ``from``/``to``."""

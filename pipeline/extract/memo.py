@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from vaultsync.core.fsio import is_racy
+from vaultsync.core.pickling import fast_pickle
 
 __all__ = [
     "MISSING",
@@ -218,6 +219,7 @@ def part(key: str) -> str:
     return key if key in STORE_KEYS else key.partition(":")[0]
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class _Store:
     """A fixed store's masked records, and those masking left unchanged, by :func:`strict_key`."""

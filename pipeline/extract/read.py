@@ -81,7 +81,9 @@ def read_state_keeping(
     if state_dir.exists() and not state_dir.is_dir():
         raise StoreError(path=str(state_dir), what="not a directory")
     extra = sources or Sources()
-    reading = Reading(state_dir, last_good=last_good or {}, memo=memo)
+    # not ``last_good or {}``: asking a lazy mapping its length would load it
+    kept = {} if last_good is None else last_good
+    reading = Reading(state_dir, last_good=kept, memo=memo)
     stores = memo or _NO_MEMO
     with size_limit(limit):
         records = Records(

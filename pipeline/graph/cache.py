@@ -49,7 +49,7 @@ import json
 import os
 import pickle
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -69,7 +69,7 @@ DOCUMENTS_SCHEMA = 1
 MASKS_SCHEMA = 1
 
 
-LAST_GOOD_MAGIC = b"vaultsync-last-good-1\n"
+LAST_GOOD_MAGIC = b"vaultsync-last-good-2\n"
 PATCH_MAGIC = b"vaultsync-graph-patch-1\n"
 
 
@@ -198,26 +198,72 @@ def load_last_good(state: Path) -> dict[str, Any]:
     of another code version, or one that does not load, is ignored.
     """
     try:
-        data = (cache_dir(state) / "last-good.pickle").read_bytes()
+        data = last_good_path(state).read_bytes()
     except OSError:
         return {}
-    head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
+    head = _last_good_head()
     if not data.startswith(head):
         return {}
+    body = data[len(head) :].partition(b"\n")[2]  # after the digest line
     try:
-        loaded = pickle.loads(data[len(head) :])  # noqa: S301 - our own file, 0600 in a 0700 folder
+        loaded = pickle.loads(body)  # noqa: S301 - our own file, 0600 in a 0700 folder
     except Exception:
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
 
-def save_last_good(state: Path, good: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
-    """Keep ``good`` as the last good records; nothing is written when it equals ``known``."""
-    if good == known:
-        return True
-    head = LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
-    data = head + pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
-    return _replace(cache_dir(state) / "last-good.pickle", data)
+class LastGood(Mapping[str, Any]):
+    """:func:`load_last_good`, read the first time a record is asked for.
+
+    A read asks only when an item of a store is skipped: at 100,000 notes the file is 42 MB of
+    records that a sync without a bad item never needs (issue #18).
+    """
+
+    def __init__(self, state: Path) -> None:
+        """The last good records of ``state``'s cache folder, not read yet."""
+        self._state = state
+        self._records: dict[str, Any] | None = None
+
+    def _loaded(self) -> dict[str, Any]:
+        if self._records is None:
+            self._records = load_last_good(self._state)
+        return self._records
+
+    def __getitem__(self, rel: str) -> Any:
+        return self._loaded()[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+def save_last_good(state: Path, good: Mapping[str, Any]) -> bool:
+    """Keep ``good`` as the last good records; nothing is written when the file holds them.
+
+    The file's second line is a digest of the pickle that follows, so an unchanged set of
+    records is told from its first bytes, without loading the records it holds.
+    """
+    body = pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
+    head = _last_good_head() + hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n"
+    path = last_good_path(state)
+    try:
+        with path.open("rb") as kept:
+            if kept.read(len(head)) == head:
+                return True
+    except OSError:
+        pass
+    return _replace(path, head + body)
+
+
+def last_good_path(state: Path) -> Path:
+    """Where the last good records are kept: ``last-good.pickle`` in :func:`cache_dir`."""
+    return cache_dir(state) / "last-good.pickle"
+
+
+def _last_good_head() -> bytes:
+    return LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
 
 
 def patch_state_path(state: Path) -> Path:
@@ -303,14 +349,8 @@ def pickle_patch_state(patch: PatchState | ContextEntry) -> bytes:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     # The resolver's indexes are read-only views of dicts: pickled as the views of copies.
-    # Documents are rebuilt by their constructors: a slotted dataclass's own ``__setstate__``
-    # looks its fields up again for every object.
-    pickler.dispatch_table = {
-        **copyreg.dispatch_table,
-        MappingProxyType: _reduce_view,
-        DocumentNote: _reduce_document,
-        ParsedText: _reduce_parsed,
-    }
+    # (Documents pickle by their field values: ``core.pickling.fast_pickle``.)
+    pickler.dispatch_table = {**copyreg.dispatch_table, MappingProxyType: _reduce_view}
     pickler.dump(patch)
     return buffer.getvalue()
 
@@ -321,39 +361,6 @@ def _reduce_view(view: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
 
 def _view(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
     return MappingProxyType(mapping)
-
-
-def _reduce_document(doc: DocumentNote) -> tuple[Any, ...]:
-    fields = (doc.node_id, doc.context_id, doc.source, doc.path, doc.title, doc.stem)
-    return (_document, (fields, doc.markdown, doc.digest, doc.parsed))
-
-
-def _document(fields: tuple[str, str, str, str, str, str], markdown: bool, digest: str,
-              parsed: ParsedText) -> DocumentNote:  # fmt: skip
-    node_id, context_id, source, path, title, stem = fields
-    return DocumentNote(
-        node_id=node_id,
-        context_id=context_id,
-        source=source,
-        path=path,
-        title=title,
-        stem=stem,
-        markdown=markdown,
-        digest=digest,
-        parsed=parsed,
-    )
-
-
-def _reduce_parsed(parsed: ParsedText) -> tuple[Any, ...]:
-    return (_parsed, (parsed.title, parsed.summary, parsed.link_dests, parsed.link_targets))
-
-
-def _parsed(
-    title: str, summary: str, link_dests: tuple[str, ...], link_targets: tuple[str, ...]
-) -> ParsedText:
-    return ParsedText(
-        title=title, summary=summary, link_dests=link_dests, link_targets=link_targets
-    )
 
 
 @functools.cache

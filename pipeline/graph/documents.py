@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 
 from vaultsync.core.model import Context, Document
 from vaultsync.core.notes import first_heading, read_front_matter, split_front_matter
+from vaultsync.core.pickling import fast_pickle
 from vaultsync.core.text import shorten
 from vaultsync.links.codespans import code_mask, fenced_blocks
 from vaultsync.links.mdlinks import common_root, parse_markdown_links
@@ -36,6 +37,7 @@ _SETEXT_UNDERLINE = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")
 _NOT_PROSE = re.compile(r"^[ ]{0,3}(?:[-*+>|]|\d+[.)]|<|!\[|```|~~~|\[[^\]]*\]:)")
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ParsedText:
     """What a document's text alone gives, whatever its name or context: worth keeping."""
@@ -53,6 +55,7 @@ NOT_PARSED = ParsedText(title="", summary="", link_dests=(), link_targets=())
 """A file that is not Markdown: shown as code, no title, summary or links."""
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DocumentNote:
     """One document of a context, ready to become a ``doc`` node."""

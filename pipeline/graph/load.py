@@ -31,6 +31,7 @@ from vaultsync.extract.memo import Memo
 from vaultsync.extract.memory import read_profile
 from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
+    LastGood,
     graph_fingerprint,
     load_extract_memo,
     load_graph,
@@ -62,10 +63,8 @@ def read_records(state: Path, caps: Caps | None = None) -> Records:
     return _read(state, caps or Caps())[0]
 
 
-def _read(
-    state: Path, caps: Caps, *, use_memo: bool = True
-) -> tuple[Records, dict[str, Any], dict[str, Any]]:
-    """The records, and the last good values read now and known before.
+def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, dict[str, Any]]:
+    """The records, and the last good values read now (what :func:`build` keeps).
 
     With ``use_memo``, a store file unchanged since the last read is not read again
     (``extract.memo``): its masked value comes from the memo in the cache folder.
@@ -76,7 +75,7 @@ def _read(
             f"{state}: {what} (expected a ChatCLI state directory)",
             hint="pass --state DIR or set VAULTSYNC_STATE_DIR",
         )
-    known = load_last_good(state)
+    known = LastGood(state)
     limit = caps.store_file_mib * 1024 * 1024
     salt, masks = load_masks(state)
     private_name = _private_name(state, limit) if use_memo else None
@@ -99,7 +98,7 @@ def _read(
     if memo is not None:
         save_extract_memo(state, version, memo, memo.settle(masked))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
-    return replace(records, skipped=skipped), masked_good, known
+    return replace(records, skipped=skipped), masked_good
 
 
 def _keep_masks(
@@ -195,7 +194,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     """
     moved = repair_links(state) if repair else None
     fingerprint = graph_fingerprint(state, caps)
-    records, good, known_good = _read(state, caps)
+    records, good = _read(state, caps)
     if moved is not None:
         records = replace(records, skipped=(moved, *records.skipped))
     # Patched from the last build's state when there is a usable one (graph.patch), else full.
@@ -205,7 +204,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     save_graph(state, built.graph, caps.sources)
     save_parsed_texts(state, built.documents, known)
     save_patch_state(state, caps, patch)
-    save_last_good(state, good, known_good)
+    save_last_good(state, good)
     return records, built
 
 

@@ -19,11 +19,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from vaultsync.core.model import KIND_PRIORITY, Node
+from vaultsync.core.pickling import fast_pickle
 from vaultsync.graph.documents import DocumentNote
 from vaultsync.links.names import normalize_name
 from vaultsync.links.pathresolve import ObsidianIndex
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class _ContextIndex:
     paths: ObsidianIndex

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from urllib.parse import unquote
 
+from vaultsync.core.pickling import fast_pickle
+
 __all__ = ["ObsidianIndex"]
 
 _NOTE_SUFFIX = ".md"
@@ -62,6 +64,7 @@ def _freeze(table: dict[str, list[str]]) -> Mapping[str, tuple[str, ...]]:
     )
 
 
+@fast_pickle
 @dataclass(frozen=True, slots=True)
 class ObsidianIndex:
     """The files of a vault, indexed for Obsidian's link resolution.  Build with ``build``."""
