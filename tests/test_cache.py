@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.core.settings import Caps
 from vaultsync.graph import cache
@@ -46,6 +48,23 @@ GRAPH = Graph(
 )
 
 
+TEXT = st.text(max_size=12)
+GRAPHS = st.builds(
+    Graph,
+    nodes=st.lists(
+        st.builds(Node, id=TEXT, kind=st.sampled_from(Kind), title=TEXT,
+                  aliases=st.lists(TEXT, max_size=3).map(tuple)),
+        max_size=4,
+    ).map(tuple),
+    links=st.lists(
+        st.builds(Link, source=TEXT, target=TEXT, rel=TEXT, origin=st.sampled_from(Origin),
+                  weight=st.sampled_from((0.5, 1.0, 1.5, 2.0, 1, 2, 0.1 + 0.2, 1e-7, 1e22))),
+        max_size=4,
+    ).map(tuple),
+    fingerprint=TEXT,
+)  # fmt: skip
+
+
 def write_topics(state: Path, names: list[str]) -> None:
     (state / "memory").mkdir(parents=True, exist_ok=True)
     (state / "memory" / "topics.json").write_text(json.dumps([{"name": n} for n in names]))
@@ -70,6 +89,26 @@ class TestFormat:
             "origin": "user",
             "weight": 2.0,
         }
+
+    @settings(max_examples=200)
+    @given(graph=GRAPHS)
+    def test_the_same_bytes_as_the_json_module(self, graph: Graph) -> None:
+        """graph.json is byte for byte what json.dumps writes of the documented shape."""
+        document = {
+            "schema": 2,
+            "fingerprint": graph.fingerprint,
+            "nodes": [
+                {"id": n.id, "kind": n.kind.value, "title": n.title, "aliases": list(n.aliases)}
+                for n in graph.nodes
+            ],
+            "links": [
+                {"from": k.source, "to": k.target, "rel": k.rel, "origin": k.origin.value,
+                 "weight": k.weight}
+                for k in graph.links
+            ],
+        }  # fmt: skip
+        expected = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert graph_to_json(graph) == expected.encode()
 
     def test_round_trip(self) -> None:
         """A graph read back from its JSON equals the original."""

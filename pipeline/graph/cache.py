@@ -46,11 +46,13 @@ import hashlib
 import importlib.metadata
 import io
 import json
+import math
 import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from json.encoder import encode_basestring
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -103,26 +105,48 @@ def graph_fingerprint(state: Path, caps: Caps) -> str:
 
 
 def graph_to_json(graph: Graph) -> bytes:
-    """The compact, byte-stable JSON form of a graph."""
-    document = {
-        "schema": GRAPH_SCHEMA,
-        "fingerprint": graph.fingerprint,
-        "nodes": [
-            {"id": n.id, "kind": n.kind.value, "title": n.title, "aliases": list(n.aliases)}
-            for n in graph.nodes
-        ],
-        "links": [
-            {
-                "from": link.source,
-                "to": link.target,
-                "rel": link.rel,
-                "origin": link.origin.value,
-                "weight": link.weight,
-            }
-            for link in graph.links
-        ],
-    }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """The compact, byte-stable JSON form of a graph.
+
+    Exactly ``json.dumps(document, ensure_ascii=False, separators=(",", ":"))`` of the
+    documented shape (``tests/test_cache.py`` holds the two equal), written one node and one
+    link at a time with the json module's own string encoder: building 400,000 dicts for the
+    encoder took about 60 % of the time at 100,000 notes (issue #18).
+    """
+    head = json.dumps(
+        {"schema": GRAPH_SCHEMA, "fingerprint": graph.fingerprint},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    nodes = ",".join([_node_json(node) for node in graph.nodes])
+    links = ",".join([_link_json(link) for link in graph.links])
+    return f'{head[:-1]},"nodes":[{nodes}],"links":[{links}]}}\n'.encode()
+
+
+def _node_json(node: Node) -> str:
+    aliases = ",".join([_quoted(alias) for alias in node.aliases])
+    return (
+        f'{{"id":{_quoted(node.id)},"kind":{_quoted(node.kind.value)},'
+        f'"title":{_quoted(node.title)},"aliases":[{aliases}]}}'
+    )
+
+
+def _link_json(link: Link) -> str:
+    return (
+        f'{{"from":{_quoted(link.source)},"to":{_quoted(link.target)},'
+        f'"rel":{_quoted(link.rel)},"origin":{_ORIGIN_JSON[link.origin]},'
+        f'"weight":{_number(link.weight)}}}'
+    )
+
+
+def _number(weight: float) -> str:
+    # what json writes: a finite float's repr (an int weight, or any other, through json)
+    if type(weight) is float and math.isfinite(weight):
+        return float.__repr__(weight)
+    return json.dumps(weight)
+
+
+_quoted = encode_basestring  # the C encoder json.dumps uses without ensure_ascii
+_ORIGIN_JSON = {origin: _quoted(origin.value) for origin in Origin}
 
 
 def graph_from_json(data: bytes) -> Graph | None:
