@@ -16,6 +16,7 @@ import json
 import pstats
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,21 +64,29 @@ def top_own_time(stats: pstats.Stats, total: float) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def profiled_call(command: list[str], call: Callable[[], object]) -> dict[str, Any]:
+    """``call()`` under cProfile: the profile as ``make bench`` prints it, named ``command``."""
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    with contextlib.suppress(SystemExit):
+        call()
+    profile.disable()
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profile)
+    return {"command": command, "profiled_s": round(total, 3),
+            "top": top_functions(stats, total), "own": top_own_time(stats, total)}  # fmt: skip
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     args = sys.argv[sys.argv.index("--") + 1 :]
     from vaultsync.cli.main import cli
 
-    profile = cProfile.Profile()
-    start = time.perf_counter()
-    profile.enable()
-    with contextlib.suppress(SystemExit):
-        cli.main(args, prog_name="vaultsync", standalone_mode=False)
-    profile.disable()
-    total = time.perf_counter() - start
-    stats = pstats.Stats(profile)
-    data = {"command": ["vaultsync", *args], "profiled_s": round(total, 3),
-            "top": top_functions(stats, total), "own": top_own_time(stats, total)}  # fmt: skip
+    data = profiled_call(
+        ["vaultsync", *args],
+        lambda: cli.main(args, prog_name="vaultsync", standalone_mode=False),
+    )
     out.write_text(json.dumps(data, indent=1) + "\n")
 
 

@@ -84,6 +84,15 @@ class TestProfiles:
         text = "\n".join(run.profile_lines([missed]))
         assert "| `<built-in method _pickle.load>` | 3 | 0.900 s | 45% |" in text
 
+    def test_a_watch_miss_is_explained_by_the_one_fact_sync_profile(self) -> None:
+        """What watch runs past its quiet period is a one-fact sync: that profile is shown."""
+        run = bench_run()
+        missed = {"notes": 2800, "caps_raised": False, "watch_over_quiet_s": 0.8,
+                  "profiles": {"one_fact_sync_s": PROFILE}}  # fmt: skip
+        text = "\n".join(run.profile_lines([missed]))
+        assert "### 2,800 notes, watch: store change → commit, past the quiet period" in text
+        assert "`vaultsync/graph/build.py:55 build_graph`" in text
+
     def test_a_met_goal_prints_no_profile(self) -> None:
         """Within its goal, the same profile is left out of the report."""
         run = bench_run()
