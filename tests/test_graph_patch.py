@@ -313,6 +313,25 @@ def test_new_name_is_mentioned_by_existing_text() -> None:
     ]
 
 
+def test_a_document_added_to_one_context_leaves_the_later_ones_derived() -> None:
+    """Adding a document shrinks later contexts' room, not what they keep: they are reused."""
+
+    def context(cid: str, *sources: str) -> Context:
+        docs = tuple(Document(source=s, content=f"# {s}") for s in sources)
+        return Context(id=cid, name=cid, mode="knowledge", documents=docs)
+
+    _, state = patch_graph(Records(contexts=(context("c1", "a.md"), context("c2", "b.md"))),
+                           CAPS, None)  # fmt: skip
+    grown = Records(contexts=(context("c1", "a.md", "new.md"), context("c2", "b.md")))
+    _, after = patch_graph(grown, CAPS, state)
+
+    def entry(of: PatchState, cid: str) -> object:
+        return next(e for e in of.contexts.values() if e.documents[0].context_id == cid)
+
+    assert entry(after, "c2") is entry(state, "c2")
+    assert entry(after, "c1") is not entry(state, "c1")
+
+
 class TestPersisted:
     @pytest.fixture(autouse=True)
     def _cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -176,12 +176,15 @@ def _capped_documents(
         room = min(caps.docs_per_context, caps.docs_total - len(documents))
         if room <= 0:
             break
+        # Keyed by the documents kept, not by the room: a document added to an earlier
+        # context shrinks every later one's room without changing what they keep.
+        kept = min(room, len(context.documents))
         key = context_key(
-            context.id, room, ((doc.source, doc.content) for doc in context.documents[:room])
+            context.id, kept, ((doc.source, doc.content) for doc in context.documents[:kept])
         )
         documents.extend(
             memo.documents(
-                context.id, key, functools.partial(context_documents, context, room, known)
+                context.id, key, functools.partial(context_documents, context, kept, known)
             )
         )
     return tuple(documents)

@@ -193,9 +193,9 @@ def parsed_texts(state: PatchState) -> dict[str, ParsedText]:
     }
 
 
-def context_key(context_id: str, room: int, documents: Iterable[tuple[str, str]]) -> bytes:
-    """Digest of everything ``context_documents`` reads: the id, the room and each document."""
-    digest = hashlib.blake2b(f"{context_id}\0{room}\0".encode("utf-8", "surrogatepass"))
+def context_key(context_id: str, kept: int, documents: Iterable[tuple[str, str]]) -> bytes:
+    """Digest of everything ``context_documents`` reads: the id, the documents it keeps."""
+    digest = hashlib.blake2b(f"{context_id}\0{kept}\0".encode("utf-8", "surrogatepass"))
     for source, content in documents:
         encoded = content.encode("utf-8", "surrogatepass")
         digest.update(f"{source}\0{len(encoded)}\0".encode("utf-8", "surrogatepass"))
