@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -675,14 +676,21 @@ def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
              "One sync in-process, wall seconds per stage (`bench/phases.py`); the total "
              "includes interpreter start.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
+    lines += _stage_rows(timed_rows, names, lambda phases, name: f"{phases.get(name, 0.0):.3f}")
+    return lines + _memory_table(timed_rows, header)
+
+
+def _stage_rows(
+    rows: list[dict[str, Any]], names: list[str], cell: Callable[[dict[str, Any], str], str]
+) -> list[str]:
+    """One table line per stage: its name, then ``cell`` of each row's first and one-fact run."""
+    lines = []
     for name in names:
         cells = [name]
-        for row in timed_rows:
-            cells += [
-                f"{row[key].get(name, 0.0):.3f}" for key in ("phases_first", "phases_one_fact")
-            ]
+        for row in rows:
+            cells += [cell(row[key], name) for key in ("phases_first", "phases_one_fact")]
         lines.append("| " + " | ".join(cells) + " |")
-    return lines + _memory_table(timed_rows, header)
+    return lines
 
 
 PEAK_RSS = "peak_rss_mib"
@@ -696,15 +704,9 @@ def _memory_table(rows: list[dict[str, Any]], header: list[str]) -> list[str]:
     lines = ["", "Peak memory (RSS of the process or of a finished child, MiB) once each stage "
              "ended, same runs:", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip
-    for name in names:
-        cells = [name]
-        for row in rows:
-            cells += [
-                f"{row[key].get(PEAK_RSS, {}).get(name, 0.0):,.0f}"
-                for key in ("phases_first", "phases_one_fact")
-            ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    return lines + _stage_rows(
+        rows, names, lambda phases, name: f"{phases.get(PEAK_RSS, {}).get(name, 0.0):,.0f}"
+    )
 
 
 EXTRAS: dict[str, tuple[str, list[str]]] = {

@@ -64,32 +64,30 @@ PROFILE: dict[str, Any] = {
 }  # fmt: skip
 
 
+def profiled(notes: int, measure: str, value: float, profile: dict[str, Any]) -> str:
+    """The profile section ``bench/run.py`` prints for one row holding a one-fact profile."""
+    row = {"notes": notes, "caps_raised": notes > 10_000, measure: value,
+           "profiles": {"one_fact_sync_s": profile}}  # fmt: skip
+    return "\n".join(bench_run().profile_lines([row]))
+
+
 class TestProfiles:
     def test_a_missed_goal_is_explained_by_its_profile(self) -> None:
         """A one-fact sync over its goal prints its profile's functions and their shares."""
-        run = bench_run()
-        missed = {"notes": 100_000, "caps_raised": True, "one_fact_sync_s": 9.0,
-                  "profiles": {"one_fact_sync_s": PROFILE}}  # fmt: skip
-        text = "\n".join(run.profile_lines([missed]))
+        text = profiled(100_000, "one_fact_sync_s", 9.0, PROFILE)
         assert "### 100,000 notes, one fact changed: profile" in text
         assert "| `vaultsync/graph/build.py:55 build_graph` | 1 | 1.200 s | 60% |" in text
 
     def test_a_profile_also_lists_the_functions_by_their_own_time(self) -> None:
         """Under the cumulative table, the functions that spent the time themselves."""
-        run = bench_run()
         own = [{"function": "<built-in method _pickle.load>", "calls": 3, "seconds": 0.9,
                 "share": 0.45}]  # fmt: skip
-        missed = {"notes": 100_000, "caps_raised": True, "one_fact_sync_s": 9.0,
-                  "profiles": {"one_fact_sync_s": {**PROFILE, "own": own}}}  # fmt: skip
-        text = "\n".join(run.profile_lines([missed]))
+        text = profiled(100_000, "one_fact_sync_s", 9.0, {**PROFILE, "own": own})
         assert "| `<built-in method _pickle.load>` | 3 | 0.900 s | 45% |" in text
 
     def test_a_watch_miss_is_explained_by_the_one_fact_sync_profile(self) -> None:
         """What watch runs past its quiet period is a one-fact sync: that profile is shown."""
-        run = bench_run()
-        missed = {"notes": 2800, "caps_raised": False, "watch_over_quiet_s": 0.8,
-                  "profiles": {"one_fact_sync_s": PROFILE}}  # fmt: skip
-        text = "\n".join(run.profile_lines([missed]))
+        text = profiled(2800, "watch_over_quiet_s", 0.8, PROFILE)
         assert "### 2,800 notes, watch: store change → commit, past the quiet period" in text
         assert "`vaultsync/graph/build.py:55 build_graph`" in text
 
