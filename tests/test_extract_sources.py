@@ -99,6 +99,17 @@ def test_fingerprint_lines_are_relpath_size_mtime(tmp_path: Path) -> None:
     assert store_fingerprint(tmp_path) == _digest(_lines(tmp_path, READ, tmp_path))
 
 
+@pytest.mark.parametrize("spelling", [".", "./", "{tmp}", "{tmp}/", "{tmp}/../{name}"])
+def test_fingerprint_lines_whatever_the_state_directory_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str
+) -> None:
+    """``.``, a trailing slash or ``..`` in ``--state`` give the same relative lines."""
+    _tree(tmp_path, READ | IGNORED)
+    monkeypatch.chdir(tmp_path)
+    state = Path(spelling.format(tmp=tmp_path, name=tmp_path.name))
+    assert store_fingerprint(state) == _digest(_lines(tmp_path, READ, tmp_path))
+
+
 def test_listing_names_the_files_read_and_no_other(tmp_path: Path) -> None:
     """``source_files`` lists READ's files that exist, and the memory stores even if missing."""
     _tree(tmp_path, READ | IGNORED)

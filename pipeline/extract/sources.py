@@ -284,15 +284,18 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
 
 
 def _fingerprint(state_dir: Path, paths: Iterator[Path]) -> str:
+    # The paths are the state directory's own joined with names, so "relative to it" is a
+    # prefix of their text: pathlib's relative_to took half the no-op's fingerprint time.
+    root = os.fspath(state_dir)
+    prefix = "" if root == "." else root if root.endswith("/") else f"{root}/"
     lines = []
     for path in paths:
+        text = os.fspath(path)
         try:
             stat = path.stat()
         except (FileNotFoundError, NotADirectoryError):
             continue
-        rel = (
-            path.relative_to(state_dir).as_posix() if path.is_relative_to(state_dir) else str(path)
-        )
+        rel = text[len(prefix) :] if prefix and text.startswith(prefix) else text
         lines.append(f"{rel}|{stat.st_size}|{stat.st_mtime_ns}")
     lines.sort()
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
