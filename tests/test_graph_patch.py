@@ -332,6 +332,13 @@ def test_a_document_added_to_one_context_leaves_the_later_ones_derived() -> None
     assert entry(after, "c1") is not entry(state, "c1")
 
 
+HANDBOOK = Records(
+    contexts=(Context(id="c1", name="handbook", mode="knowledge",
+                      documents=(Document(source="a.md", content="# A [[b]]"),
+                                 Document(source="b.md", content="# B")),),),
+)  # fmt: skip
+
+
 class TestPersisted:
     @pytest.fixture(autouse=True)
     def _cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -339,32 +346,22 @@ class TestPersisted:
 
     def test_state_round_trips_through_the_cache(self, tmp_path: Path) -> None:
         """A saved state loads back and patches to the same graph."""
-        records = Records(
-            contexts=(Context(id="c1", name="handbook", mode="knowledge",
-                              documents=(Document(source="a.md", content="# A [[b]]"),
-                                         Document(source="b.md", content="# B")),),),
-        )  # fmt: skip
-        built, state = patch_graph(records, CAPS, None)
+        built, state = patch_graph(HANDBOOK, CAPS, None)
         assert cache.save_patch_state(tmp_path, CAPS, state)
         loaded = cache.load_patch_state(tmp_path, CAPS)
         assert loaded is not None
-        patched, _ = patch_graph(records, CAPS, loaded)
+        patched, _ = patch_graph(HANDBOOK, CAPS, loaded)
         same(patched, built)
 
     def test_lost_context_entry_is_derived_again(self, tmp_path: Path) -> None:
         """A context whose saved entry is corrupt is derived again, the graph unchanged."""
-        records = Records(
-            contexts=(Context(id="c1", name="handbook", mode="knowledge",
-                              documents=(Document(source="a.md", content="# A [[b]]"),
-                                         Document(source="b.md", content="# B")),),),
-        )  # fmt: skip
-        built, state = patch_graph(records, CAPS, None)
+        built, state = patch_graph(HANDBOOK, CAPS, None)
         cache.save_patch_state(tmp_path, CAPS, state)
         (entry,) = (cache.cache_dir(tmp_path) / "graph-patch").iterdir()
         entry.write_bytes(entry.read_bytes()[:-9])
         loaded = cache.load_patch_state(tmp_path, CAPS)
         assert loaded is not None and loaded.contexts == {}
-        same(patch_graph(records, CAPS, loaded)[0], built)
+        same(patch_graph(HANDBOOK, CAPS, loaded)[0], built)
 
     def test_unused_context_entries_are_deleted(self, tmp_path: Path) -> None:
         """Saving a state deletes the entries of contexts no longer built."""

@@ -594,7 +594,7 @@ def vault_specs_skipped(
             zone=caps.zone,
             chosen=chosen,
             deleted=deleted,
-            delta=built.delta,
+            delta=delta,
             previous=previous,
         )
         save_specs_memo(state, caps, made.memo, build=built.build_id)
