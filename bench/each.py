@@ -99,7 +99,7 @@ def in_process(root: Path) -> dict[str, float | int]:
     """The 1-shard first sync with every vault in this process (no fork), for comparison."""
     code = (
         "import sys; from vaultsync.core import parallel; "
-        "from vaultsync.cli import each; each._runner = lambda: (lambda one, n, s: one()); "
+        "from vaultsync.app import each; each._runner = lambda: (lambda one, n, s: one()); "
         "from vaultsync.cli.main import main; sys.argv = ['vaultsync', 'sync', '--each', "
         f"{str(root)!r}, '--json']; main()"
     )

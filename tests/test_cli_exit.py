@@ -12,7 +12,7 @@ from pathlib import Path
 SCRIPT = """
 import atexit, gc, sys
 import vaultsync.cli.main as cli_main
-import vaultsync.cli.process as process
+import vaultsync.core.process as process
 atexit.register(lambda: print(f"atexit ran, frozen {gc.get_freeze_count()}", file=sys.stderr))
 if sys.argv[1] == "--big":
     process.BIG_RUN_NOTES = 1

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from vaultsync.cli.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
+from vaultsync.app.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
 from vaultsync.cli.schemas import SCHEMAS
 from vaultsync.core.errors import UsageError
 

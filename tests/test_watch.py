@@ -256,7 +256,8 @@ def test_after_a_big_sync_the_heap_is_given_back() -> None:
     """A big sync's frozen heap and fast exit are undone: the watcher lives on."""
     import gc
 
-    from vaultsync.cli import process, watch
+    from vaultsync.app import watch
+    from vaultsync.core import process
 
     gc.freeze()
     process.leave_fast = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 
 import click
 from vaultsync.cli.options import json_option, state_option, vault_option, workspace
@@ -25,18 +24,12 @@ def history(state: str | None, vault: str | None, purge: bool, yes: bool, as_jso
     stays in that sync's commit. `--purge` rewrites the branch (a repository vaultsync owns
     only) with every such value masked, and keeps the old history under refs/vaultsync/backup/.
     """
-    from vaultsync.graph.load import exposed
-    from vaultsync.vault.history import purge as rewrite
-    from vaultsync.vault.history import scan
-    from vaultsync.vault.vcs import VaultRepo
-    from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
+    from vaultsync.app.history import history as find
+    from vaultsync.app.history import purge as rewrite
 
     ws = workspace(state, vault)
-    repo = VaultRepo.open(ws.vault, create=False) if ws.vault.is_dir() else None
-    if repo is None:
-        raise UsageError(f"{ws.vault}: no git repository (nothing committed yet)")
-    values = exposed(ws.state, ws.caps)
-    found = scan(repo, values)
+    exposed = find(ws)
+    found = exposed.found
     if as_json and not purge:
         data = [
             {"commit": e.commit, "when": e.when.isoformat(), "paths": list(e.paths)} for e in found
@@ -54,8 +47,7 @@ def history(state: str | None, vault: str | None, purge: bool, yes: bool, as_jso
         return
     if not yes and (not sys.stdin.isatty() or not click.confirm("Rewrite the history?", err=True)):
         raise UsageError("nothing rewritten", hint="add --yes to rewrite without asking")
-    with VaultFS(ws.vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
-        done = rewrite(ws.vault, repo, values, now=datetime.now(UTC))
+    done = rewrite(ws, exposed)
     click.echo(
         f"rewrote {done.commits} commits ({done.blobs} files masked); the old history is kept "
         f"at {done.backup}"

@@ -15,7 +15,7 @@ import sys
 from typing import Any, ClassVar
 
 import click
-from vaultsync.cli import process
+from vaultsync.core import process
 from vaultsync.core.errors import VaultsyncError
 
 

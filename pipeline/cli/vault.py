@@ -1,19 +1,20 @@
-"""``vaultsync sync``, ``status``, ``check``, ``path``: the vault kept in line with the stores."""
+"""``sync``, ``status``, ``check``, ``resolve``, ``release``, ``path``: parse, call, print.
+
+Each command resolves its workspace, calls its use case in :mod:`vaultsync.app` and prints the
+outcome; nothing here decides what happens to the vault.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from vaultsync.cli import process
 from vaultsync.cli.options import (
-    Workspace,
     emit,
     json_option,
     state_option,
@@ -24,50 +25,14 @@ from vaultsync.cli.options import (
 from vaultsync.cli.progress import on_terminal
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core import progress
-from vaultsync.core.errors import SkippedStores, UsageError, VaultStale, VaultsyncError
-from vaultsync.core.settings import state_dir, vault_dir
+from vaultsync.core.errors import SkippedStores, VaultStale
 from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
-    from vaultsync.core.model import NoteSpec, Skipped
-    from vaultsync.vault.moves import Moves
-    from vaultsync.vault.report import SyncReport
+    from vaultsync.app.sync import SyncOutcome
+    from vaultsync.core.model import Skipped
 
 CHECK_LISTED = 20
-
-
-@dataclass(frozen=True, slots=True)
-class VaultNotes:
-    """What a vault command works from: every note, the skipped store files, the user's moves."""
-
-    specs: tuple[NoteSpec, ...]
-    skipped: tuple[Skipped, ...]
-    moves: Moves
-
-
-def _vault_specs(
-    ws: Workspace, *, repair: bool = False, restored: frozenset[str] | None = frozenset()
-) -> VaultNotes:
-    """Every note of the vault, to render when the sync needs its bytes, and what was skipped.
-
-    The notes the user moved are found first: their renders, and every link to them, go to
-    the paths the user chose; the notes the user deleted are left off ``Home.md``, but for
-    those ``restored`` names (``sync --force PATH``; ``None``: a bare ``--force``, every one).
-    A skipped store file not warned about before gets one warning line.
-    """
-    from vaultsync.render.specs import vault_specs_skipped
-    from vaultsync.vault.sync import vault_moves
-
-    moves = vault_moves(ws.vault)
-    deleted = frozenset() if restored is None else moves.deleted - restored
-    specs, skipped = vault_specs_skipped(
-        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
-    )
-    for source in skipped:
-        if source.new:
-            click.echo(f"warning: {source.line()}", err=True)
-    process.big_run(len(specs))
-    return VaultNotes(specs=specs, skipped=skipped, moves=moves)
 
 
 def skipped_data(skipped: tuple[Skipped, ...]) -> list[dict[str, str]]:
@@ -81,6 +46,12 @@ def skipped_text(skipped: tuple[Skipped, ...]) -> str:
         return ""
     lines = [f"skipped, could not be read ({len(skipped)}; their notes are kept as they were):"]
     return "\n".join([*lines, *(f"  - {s.line()}" for s in skipped)])
+
+
+def say_warnings(lines: tuple[str, ...]) -> None:
+    """A use case's warnings, on stderr."""
+    for line in lines:
+        click.echo(line, err=True)
 
 
 @click.command()
@@ -134,7 +105,9 @@ def sync(
     `sync --force PATH…` regenerates only those notes; `sync --each ROOT [--shard K/N]` syncs
     every ChatCLI state directory under ROOT into its own vault.
     """
-    from vaultsync.vault.quick import sync_inputs
+    from vaultsync.app.sync import SyncRequest
+    from vaultsync.app.sync import sync as run_sync
+    from vaultsync.app.workspace import vault_relative
 
     if each is not None or shard is not None:
         from vaultsync.cli.each import run_each
@@ -143,111 +116,49 @@ def sync(
         run_each(each, shard, given=given, paths=paths, dry_run=dry_run, no_commit=no_commit,
                  verbose=verbose, quiet=quiet, as_json=as_json)  # fmt: skip
         return
-    if paths and not force:
-        raise UsageError("note paths are given only with --force (sync --force PATH…)")
     ws = workspace(state, vault, templates=templates)
-    if templates is not None and not dry_run:
-        _remember_templates(ws)
-    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
-    if not (force or dry_run) and _nothing_to_do(ws.vault, inputs, as_json=as_json):
-        return
-    forced = frozenset(vault_relative(ws.vault, p) for p in paths)
-    with on_terminal():
-        report, skipped = _full_sync(
-            ws, inputs, force=force, forced=forced, yes=yes, commit=not no_commit, dry_run=dry_run
-        )
-    _print_sync(report, ws.vault, skipped, as_json=as_json, verbose=verbose or dry_run, quiet=quiet)
-    if not dry_run and report.changed:
-        _refresh_search_index(ws.vault)
-    if not dry_run:
-        _history_check(ws)
-
-
-def _history_check(ws: Workspace) -> None:
-    """After a run that masked a text for the first time, look for it in the vault's history."""
-    from vaultsync.graph.cache import take_history_check
-
-    if take_history_check(ws.state) and (text := _exposed_text(_exposed_commits(ws))):
-        click.echo(text, err=True)
-
-
-def _full_sync(
-    ws: Workspace,
-    inputs: str,
-    *,
-    force: bool,
-    forced: frozenset[str],
-    yes: bool,
-    commit: bool,
-    dry_run: bool,
-) -> tuple[SyncReport, tuple[Skipped, ...]]:
-    """Build every note (moves followed) and sync; ``forced``: the notes ``--force`` names."""
-    from vaultsync.vault.sync import sync_vault
-
-    everything = force and not forced
-    notes = _vault_specs(ws, repair=not dry_run, restored=None if everything else forced)
-    if everything and not dry_run:
-        _confirm_force(ws.vault, notes, yes=yes)
-    report = sync_vault(
-        ws.vault,
-        notes.specs,
-        moves=notes.moves,
-        keep_gone=bool(notes.skipped),
-        force=everything,
-        force_paths=forced,
-        commit=commit,
+    request = SyncRequest(
+        force=force,
+        paths=tuple(vault_relative(ws.vault, p) for p in paths),
+        overwrite_edited=yes,
+        commit=not no_commit,
         dry_run=dry_run,
-        inputs="" if dry_run else inputs,
+        remember_templates=templates is not None,
     )
-    return report, notes.skipped
+    with on_terminal():
+        outcome = run_sync(ws, request, confirm=_asker())
+    say_warnings(outcome.warnings)
+    print_sync(outcome, as_json=as_json, verbose=verbose or dry_run, quiet=quiet)
 
 
-def _nothing_to_do(vault: Path, inputs: str, *, as_json: bool) -> bool:
-    """The quick answer (``vault.quick``): nothing changed since the last sync, said in JSON."""
-    from vaultsync.vault.quick import unchanged_since_last_sync
+def _asker() -> Callable[[str], bool] | None:
+    """A yes/no prompt on stderr when a person is at the terminal, else nobody to ask."""
+    if not sys.stdin.isatty():
+        return None
 
-    if not unchanged_since_last_sync(vault, inputs):
-        return False
-    if as_json:
-        quick = {"vault": str(vault), "changed": False, "quick": True}
-        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **quick}))
-    return True
+    def ask(question: str) -> bool:
+        with progress.paused():
+            return click.confirm(question, default=False, err=True)
+
+    return ask
 
 
-def _print_sync(
-    report: SyncReport,
-    target: Path,
-    skipped: tuple[Skipped, ...],
-    *,
-    as_json: bool,
-    verbose: bool,
-    quiet: bool,
-) -> None:
-    """The sync's report: JSON, or its few lines (none when nothing needs saying)."""
+def print_sync(outcome: SyncOutcome, *, as_json: bool, verbose: bool, quiet: bool) -> None:
+    """The sync's outcome: JSON, or its few lines (none when nothing needs saying)."""
     from vaultsync.cli.views import sync_json, sync_lines
 
+    report = outcome.report
+    if report is None:
+        if as_json:
+            quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
+            click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **quick}))
+        return
     if as_json:
-        data = {**sync_json(report, target), "skipped": skipped_data(skipped)}
+        data = {**sync_json(report, outcome.vault), "skipped": skipped_data(outcome.skipped)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    for line in sync_lines(report, target, verbose=verbose, quiet=quiet):
+    for line in sync_lines(report, outcome.vault, verbose=verbose, quiet=quiet):
         click.echo(line)
-
-
-def _confirm_force(target: Path, notes: VaultNotes, *, yes: bool) -> None:
-    """A bare ``--force`` says how many edited notes it overwrites, and asks (or needs --yes)."""
-    from vaultsync.vault.sync import edited_notes
-
-    edited = edited_notes(target, notes.specs, notes.moves)
-    if not edited or yes:
-        return
-    what = f"--force overwrites {plural(len(edited), 'note')} you edited (e.g. {edited[0]})"
-    if not sys.stdin.isatty():
-        raise UsageError(what, hint="add --yes, or name the notes: sync --force PATH…")
-    with progress.paused():
-        confirmed = click.confirm(f"{what}. Go on?", default=False, err=True)
-    if not confirmed:
-        raise UsageError("nothing written (--force not confirmed)")
 
 
 def sync_command(state: str | None, vault: str | None, templates: Path | None) -> str:
@@ -259,53 +170,6 @@ def sync_command(state: str | None, vault: str | None, templates: Path | None) -
     return " ".join(words)
 
 
-def vault_relative(vault: Path, given: str) -> str:
-    """A note path as given (vault-relative, or a file path under the vault) → vault path."""
-    candidate = Path(given)
-    if candidate.exists() or candidate.is_absolute():
-        try:
-            return candidate.absolute().relative_to(vault.absolute()).as_posix()
-        except ValueError:
-            pass
-    return Path(given).as_posix()
-
-
-def _remember_templates(ws: Workspace) -> None:
-    """Save ``--templates`` the first time it is given, so a later plain sync renders alike.
-
-    A saved folder that differs is not replaced: the flag wins for this run, and the
-    workspace has said so; ``vaultsync config set render.templates`` changes the saved one.
-    """
-    from vaultsync.core.config import CONFIG
-    from vaultsync.vault.config import save_setting
-
-    if "render.templates" in ws.settings.saved:
-        return
-    folder = ws.templates
-    assert folder is not None  # noqa: S101 - given on the command line
-    relative = os.path.relpath(folder, ws.vault.absolute())  # portable to any clone
-    save_setting(ws.vault, "render.templates", relative, commit=False)
-    click.echo(f"saved render.templates = {relative} in {CONFIG} (a plain sync uses it)", err=True)
-
-
-def _refresh_search_index(vault: Path) -> None:
-    """Keep an existing search index current (and its vectors, in the background)."""
-    from vaultsync.search.database import index_path
-
-    if not index_path(vault).exists():
-        return
-    from vaultsync.search.index import update_index
-
-    try:
-        update_index(vault)
-    except VaultsyncError as error:  # the vault is synced: a stale index is only a warning
-        click.echo(f"warning: search index not updated: {error.message}", err=True)
-        return
-    from vaultsync.search.vectors import start_background
-
-    start_background(vault)  # the semantic index, when the extra is installed
-
-
 @click.command()
 @state_option
 @vault_option
@@ -313,58 +177,35 @@ def _refresh_search_index(vault: Path) -> None:
 @json_option
 def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
     """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
+    from vaultsync.app.history import exposure_text
+    from vaultsync.app.sync import status as vault_status
     from vaultsync.cli.views import status_json, status_text
     from vaultsync.vault.hooks import hooks_json, hooks_text
-    from vaultsync.vault.sync import vault_status
 
     ws = workspace(state, vault, templates=templates)
-    target = ws.vault
     with on_terminal():
-        notes = _vault_specs(ws)
-        skipped = notes.skipped
-        report = vault_status(target, notes.specs, notes.moves, keep_gone=bool(skipped))
-    exposed = _exposed_commits(ws)
+        outcome = vault_status(ws)
+    say_warnings(outcome.warnings)
+    target, skipped = outcome.vault, outcome.skipped
     emit(
         as_json,
         lambda: {
-            **status_json(report, target),
+            **status_json(outcome.report, target),
             "skipped": skipped_data(skipped),
             **hooks_json(target),
-            "history_exposed": exposed,
+            "history_exposed": list(outcome.exposed),
         },
         lambda: "\n".join(
             filter(
                 None,
                 (
-                    status_text(report, target),
+                    status_text(outcome.report, target),
                     skipped_text(skipped),
                     hooks_text(target),
-                    _exposed_text(exposed),
+                    exposure_text(outcome.exposed),
                 ),
             )
         ),
-    )
-
-
-def _exposed_commits(ws: Workspace) -> list[str]:
-    """The commits of the vault's history that hold a secret or private value, newest first."""
-    from vaultsync.graph.load import exposed
-    from vaultsync.vault.history import scan
-    from vaultsync.vault.vcs import VaultRepo
-
-    repo = VaultRepo.open(ws.vault, create=False) if ws.vault.is_dir() else None
-    if repo is None:
-        return []
-    return [e.commit for e in scan(repo, exposed(ws.state, ws.caps))]
-
-
-def _exposed_text(commits: list[str]) -> str:
-    if not commits:
-        return ""
-    named = ", ".join(c[:10] for c in commits[:5]) + (" …" if len(commits) > 5 else "")
-    return (
-        f"warning: a secret or private value of the stores is in {plural(len(commits), 'commit')} "
-        f"of the vault's history ({named}): `vaultsync history` lists them, `--purge` removes them"
     )
 
 
@@ -382,19 +223,18 @@ def check(
     A merge conflict waiting on `vaultsync resolve`, or store data not yet merged into an
     edited note, is a difference too.
     """
-    from vaultsync.vault.sync import check_vault
+    from vaultsync.app.sync import check as check_vault
 
     ws = workspace(state, vault, templates=templates)
-    target = ws.vault
     with on_terminal():
-        notes = _vault_specs(ws)
-        skipped = notes.skipped
-        differences = check_vault(target, notes.specs, notes.moves, keep_gone=bool(skipped))
+        outcome = check_vault(ws)
+    say_warnings(outcome.warnings)
+    target, skipped, differences = outcome.vault, outcome.skipped, outcome.differences
     if as_json:
         data = {
             "schema_version": SCHEMA_VERSION,
             "vault": str(target),
-            "in_sync": not differences,
+            "in_sync": outcome.in_sync,
             "differences": list(differences),
             "skipped": skipped_data(skipped),
         }
@@ -407,16 +247,22 @@ def check(
             hint="fix or remove them; `vaultsync status` lists them",
         )
     if differences:
-        for line in differences[:CHECK_LISTED] if not as_json else ():
-            click.echo(f"  {line}")
-        if len(differences) > CHECK_LISTED and not as_json:
-            click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
+        _list_differences(differences, as_json=as_json)
         raise VaultStale(
             f"the vault at {target} is stale: {plural(len(differences), 'difference')}",
             hint=f"run `{sync_command(state, vault, templates)}`",
         )
     if not as_json:
         click.echo(f"the vault at {target} is in sync")
+
+
+def _list_differences(differences: tuple[str, ...], *, as_json: bool) -> None:
+    if as_json:
+        return
+    for line in differences[:CHECK_LISTED]:
+        click.echo(f"  {line}")
+    if len(differences) > CHECK_LISTED:
+        click.echo(f"  … and {len(differences) - CHECK_LISTED} more")
 
 
 @click.command()
@@ -433,15 +279,10 @@ def check(
 )
 def resolve(state: str | None, vault: str | None, note: str, choice: str | None) -> None:
     """End a merge conflict on NOTE (a vault path): --show, --ours, --theirs or --markers."""
-    from vaultsync.vault.resolve import Choice
-    from vaultsync.vault.resolve import resolve as settle
+    from vaultsync.app.notes import resolve as settle
 
-    if choice is None:
-        raise UsageError("say how: --show, --ours, --theirs or --markers")
-    target = vault_dir(vault, state_dir(state))
-    click.echo(settle(target, vault_relative(target, note), Choice(choice)), nl=False)
-    if choice != "show":
-        click.echo()
+    said = settle(_vault(state, vault), note, choice)
+    click.echo(said, nl=choice != "show")
 
 
 @click.command()
@@ -450,10 +291,9 @@ def resolve(state: str | None, vault: str | None, note: str, choice: str | None)
 @click.argument("note")
 def release(state: str | None, vault: str | None, note: str) -> None:
     """Make NOTE (a vault path) fully yours: vaultsync never writes or removes it again."""
-    from vaultsync.vault.resolve import release as hand_over
+    from vaultsync.app.notes import release as hand_over
 
-    target = vault_dir(vault, state_dir(state))
-    click.echo(hand_over(target, vault_relative(target, note)))
+    click.echo(hand_over(_vault(state, vault), note))
 
 
 @click.command()
@@ -461,4 +301,10 @@ def release(state: str | None, vault: str | None, note: str) -> None:
 @vault_option
 def path(state: str | None, vault: str | None) -> None:
     """Print the vault folder, to open in Obsidian."""
-    click.echo(str(vault_dir(vault, state_dir(state))))
+    click.echo(str(_vault(state, vault)))
+
+
+def _vault(state: str | None, vault: str | None) -> Path:
+    from vaultsync.app.notes import vault_folder
+
+    return vault_folder(state, vault)

@@ -165,11 +165,16 @@ class Asked:
 
 
 def plan_vault(
-    fs: VaultFS | None, repo: LazyRepo, specs: Sequence[NoteSpec], asked: Asked
+    fs: VaultFS | None,
+    repo: LazyRepo,
+    specs: Sequence[NoteSpec],
+    asked: Asked,
+    *,
+    controls: ControlFiles | None = None,
 ) -> Decision:
-    """The control files, the disk state and the plan (see the module docstring)."""
+    """The control files (read here unless given), the disk state and the plan."""
     moves = asked.moves
-    controls = read_controls(fs)
+    controls = read_controls(fs) if controls is None else controls
     followed = follow(controls.manifest, moves.renamed)
     paths = _paths(specs, controls, followed, repo)
     if fs is None:

@@ -6,8 +6,10 @@ written) → apply (``vault.apply``: sweep an interrupted sync's temps, journal 
 manifest, commit, index, cache, drop the journal).  ``vault.apply``'s docstring lists the crash
 windows: a SIGKILL at any point loses nothing the user owns and the next sync converges.
 
-``check_vault`` and ``vault_status`` read only (no lock file, no repository created) and render
-only the notes whose key changed; so does ``sync_vault(dry_run=True)``.
+Every command holds the vault through one :func:`vault_session`: the lock taken once and the
+control files read once, for the user's moves and the plan alike.  ``check`` and ``status``
+read only (no lock file, no repository created) and render only the notes whose key changed;
+so does a dry run.
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ __all__ = [
     "Conflict",
     "StatusReport",
     "SyncReport",
+    "VaultSession",
     "check_vault",
     "edited_notes",
     "sync_vault",
     "vault_moves",
+    "vault_session",
     "vault_status",
 ]
 
@@ -58,79 +62,152 @@ def _io_errors(vault: Path) -> Iterator[None]:
         raise VaultWriteError(f"{where}: {err.strerror or err}") from err
 
 
-def _read_only(
-    vault: Path, specs: Sequence[NoteSpec], asked: decide.Asked
-) -> tuple[decide.Decision, decide.LazyRepo]:
-    """The decision, under the shared lock; a vault folder that does not exist reads as empty."""
-    validate_specs(specs)
-    if not vault.is_dir():
-        nowhere = decide.LazyRepo(None)
-        return decide.plan_vault(None, nowhere, specs, asked), nowhere
-    repo = decide.LazyRepo(vault)
-    with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        return decide.plan_vault(fs, repo, specs, asked), repo
+class VaultSession:
+    """One command's hold on the vault: the lock taken once, the control files read once.
 
+    A sync finds the user's moves, builds its notes with them and plans against the same
+    manifest, all under one lock (:func:`vault_session`); ``check`` and ``status`` do the same
+    under the shared lock, and a vault folder that does not exist reads as empty.
+    """
 
-def vault_moves(vault: Path) -> Moves:
-    """The notes the user moved or renamed, and the paths chosen before (``vault.moves``)."""
-    if not vault.is_dir():
-        return NO_MOVES
-    with _io_errors(vault), VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT, shared=True):
-        repo = decide.LazyRepo(vault)
+    def __init__(self, vault: Path, fs: VaultFS | None, *, write: bool) -> None:
+        self.vault, self.fs, self.write = vault, fs, write
+        self.repo = decide.LazyRepo(vault if fs is not None else None)
+        self.controls = decide.read_controls(fs)
+
+    def moves(self) -> Moves:
+        """The notes the user moved or renamed, and the paths chosen before (``vault.moves``)."""
+        if self.fs is None:
+            return NO_MOVES
+        repo = self.repo
 
         def similar(paths: list[str]) -> Mapping[str, str]:
             found = repo.get()
             return found.worktree_renames(paths) if found is not None else {}
 
-        return find_moves(vault, decide.read_manifest(fs)[1], similar=similar)
+        return find_moves(self.vault, self.controls.manifest, similar=similar)
+
+    def plan(self, specs: Sequence[NoteSpec], asked: decide.Asked) -> decide.Decision:
+        """The plan of ``specs`` against this vault (nothing written)."""
+        validate_specs(specs)
+        with _io_errors(self.vault):
+            return decide.plan_vault(self.fs, self.repo, specs, asked, controls=self.controls)
+
+    def edited_notes(self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> tuple[str, ...]:
+        """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
+        decision = self.plan(specs, decide.Asked(moves=moves))
+        return decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
+
+    def check(
+        self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
+    ) -> tuple[str, ...]:
+        """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync.
+
+        Every note that cannot be written is a difference too (``conflict <path>: why``): a
+        user's file at its path, a symlinked folder, a merge conflict waiting on ``vaultsync
+        resolve``.  ``keep_gone``: a store file was skipped, so a sync would remove nothing.
+        """
+        decision = self.plan(specs, decide.Asked(moves=moves, keep_gone=keep_gone))
+        plan = decision.plan
+        lines = [
+            line
+            for line in pending(plan, decide.render(plan), decision.manifest)
+            if not line.startswith("conflict ")
+        ]
+        lines += [f"conflict {c.path}: {c.reason}" for c in conflicts(plan)]
+        if decision.controls.journal is not None:
+            lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
+        return tuple(lines)
+
+    def status(
+        self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
+    ) -> StatusReport:
+        """Kept edits (with the commit that carried them), user deletions, conflicts, pending."""
+        decision = self.plan(specs, decide.Asked(moves=moves, keep_gone=keep_gone))
+        plan = decision.plan
+        edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
+        found = self.repo.get() if edited else None
+        origins = found.edit_origins(edited) if found is not None else {}
+        return StatusReport(
+            edited=tuple(
+                origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)
+            ),
+            deleted=plan.paths(Action.KEEP_DELETED),
+            conflicts=conflicts(plan),
+            pending=pending(plan, decide.render(plan), decision.manifest),
+            manifest_problem=decision.manifest.problem,
+        )
+
+    def sync(
+        self,
+        specs: Sequence[NoteSpec],
+        asked: decide.Asked,
+        *,
+        commit: bool = True,
+        dry_run: bool = False,
+        clock: Callable[[], datetime] | None = None,
+        inputs: str = "",
+    ) -> SyncReport:
+        """Bring the vault in line with ``specs`` (see the module docstring for the steps)."""
+        decision = self.plan(specs, asked)
+        if dry_run or not self.write:
+            return sync_report(decision, decide.render(decision.plan))
+        assert self.fs is not None  # noqa: S101 - a writing session always has the vault
+        with _io_errors(self.vault):
+            rendered = decide.render(decision.plan)
+            rendered = decide.merge(self.fs, self.repo, decision, rendered, now_ns=time.time_ns())
+            return apply.run(
+                self.fs, self.repo, decision, rendered, commit=commit, clock=clock, inputs=inputs
+            )
+
+
+@contextlib.contextmanager
+def vault_session(
+    vault: Path, *, write: bool, lock_timeout: float = LOCK_TIMEOUT
+) -> Iterator[VaultSession]:
+    """The vault held for one command: exclusively to ``write`` (created if missing), else shared.
+
+    Raises ``VaultWriteError`` (the lock timed out, a control file cannot be read).
+    """
+    if not write and not vault.is_dir():
+        yield VaultSession(vault, None, write=False)
+        return
+    with (
+        _io_errors(vault),
+        VaultFS(vault, create=write) as fs,
+        fs.lock(timeout=lock_timeout, shared=not write),
+    ):
+        yield VaultSession(vault, fs, write=write)
+
+
+def vault_moves(vault: Path) -> Moves:
+    """The notes the user moved or renamed (one read-only session)."""
+    with vault_session(vault, write=False) as session:
+        return session.moves()
 
 
 def edited_notes(
     vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES
 ) -> tuple[str, ...]:
-    """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
-    decision, _repo = _read_only(vault, specs, decide.Asked(moves=moves))
-    return decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
+    """The notes the user edited that a sync keeps or merges (one read-only session)."""
+    with vault_session(vault, write=False) as session:
+        return session.edited_notes(specs, moves)
 
 
 def check_vault(
     vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
 ) -> tuple[str, ...]:
-    """What a sync would change (``create``/``update``/``remove <path>``); empty = in sync.
-
-    Every note that cannot be written is a difference too (``conflict <path>: why``): a user's
-    file at its path, a symlinked folder, a merge conflict waiting on ``vaultsync resolve``.
-    ``keep_gone``: a store file was skipped, so a sync would remove nothing.
-    """
-    decision, _repo = _read_only(vault, specs, decide.Asked(moves=moves, keep_gone=keep_gone))
-    plan = decision.plan
-    lines = [
-        line
-        for line in pending(plan, decide.render(plan), decision.manifest)
-        if not line.startswith("conflict ")
-    ]
-    lines += [f"conflict {c.path}: {c.reason}" for c in conflicts(plan)]
-    if decision.controls.journal is not None:
-        lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
-    return tuple(lines)
+    """:meth:`VaultSession.check` in a read-only session of its own."""
+    with vault_session(vault, write=False) as session:
+        return session.check(specs, moves, keep_gone=keep_gone)
 
 
 def vault_status(
     vault: Path, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
 ) -> StatusReport:
-    """Kept edits (with the commit that carried them), user deletions, conflicts, pending work."""
-    decision, repo = _read_only(vault, specs, decide.Asked(moves=moves, keep_gone=keep_gone))
-    plan = decision.plan
-    edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
-    found = repo.get() if edited else None
-    origins = found.edit_origins(edited) if found is not None else {}
-    return StatusReport(
-        edited=tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)),
-        deleted=plan.paths(Action.KEEP_DELETED),
-        conflicts=conflicts(plan),
-        pending=pending(plan, decide.render(plan), decision.manifest),
-        manifest_problem=decision.manifest.problem,
-    )
+    """:meth:`VaultSession.status` in a read-only session of its own."""
+    with vault_session(vault, write=False) as session:
+        return session.status(specs, moves, keep_gone=keep_gone)
 
 
 def sync_vault(
@@ -147,7 +224,7 @@ def sync_vault(
     moves: Moves = NO_MOVES,
     keep_gone: bool = False,
 ) -> SyncReport:
-    """Bring the vault in line with ``specs``; see the module docstring for the steps.
+    """Bring the vault in line with ``specs`` in a session of its own.
 
     ``force`` regenerates every note vaultsync owns, edited ones included; ``force_paths``
     only the named ones.  ``moves`` (:func:`vault_moves`, found before the specs were built
@@ -158,13 +235,9 @@ def sync_vault(
     ``VaultWriteError`` (a duplicate path, the lock timed out, a write or commit failed).
     """
     asked = decide.Asked(force=force, force_paths=force_paths, moves=moves, keep_gone=keep_gone)
-    if dry_run:
-        decision, _repo = _read_only(vault, specs, asked)
-        return sync_report(decision, decide.render(decision.plan))
-    validate_specs(specs)
-    with _io_errors(vault), VaultFS(vault, create=True) as fs, fs.lock(timeout=lock_timeout):
-        repo = decide.LazyRepo(vault)
-        decision = decide.plan_vault(fs, repo, specs, asked)
-        rendered = decide.render(decision.plan)
-        rendered = decide.merge(fs, repo, decision, rendered, now_ns=time.time_ns())
-        return apply.run(fs, repo, decision, rendered, commit=commit, clock=clock, inputs=inputs)
+    if not dry_run and not vault.is_dir():
+        validate_specs(specs)  # an unsafe path refused before the vault folder is made
+    with vault_session(vault, write=not dry_run, lock_timeout=lock_timeout) as session:
+        return session.sync(
+            specs, asked, commit=commit, dry_run=dry_run, clock=clock, inputs=inputs
+        )

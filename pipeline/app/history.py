@@ -1,0 +1,100 @@
+"""``history``: the vault's commits that hold a secret or private value, and their purge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from vaultsync.app.workspace import Workspace
+from vaultsync.core.errors import UsageError
+from vaultsync.core.text import plural
+
+if TYPE_CHECKING:
+    from vaultsync.vault.history import Exposure, Purged
+    from vaultsync.vault.vcs import VaultRepo
+
+LISTED = 5
+"""Commits named in the exposure warning (the rest are counted)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exposed:
+    """The commits of the vault's history holding a value of ``values``, newest first."""
+
+    found: tuple[Exposure, ...]
+    values: frozenset[str]
+
+
+def exposed_commits(ws: Workspace) -> list[str]:
+    """The commits of the vault's history that hold a secret or private value, newest first."""
+    repo = _repo(ws)
+    if repo is None:
+        return []
+    return [e.commit for e in _scan(ws, repo)[0]]
+
+
+def history_check_due(ws: Workspace) -> bool:
+    """Whether a sync masked a text for the first time, so history is worth a look (consumed)."""
+    from vaultsync.graph.cache import take_history_check
+
+    return take_history_check(ws.state)
+
+
+def exposure_warning(ws: Workspace) -> str:
+    """The warning line for the exposed commits of the vault's history; empty when none."""
+    return exposure_text(exposed_commits(ws))
+
+
+def exposure_text(commits: list[str] | tuple[str, ...]) -> str:
+    """``commits`` said in one warning line (empty when none)."""
+    if not commits:
+        return ""
+    named = ", ".join(c[:10] for c in commits[:LISTED]) + (" …" if len(commits) > LISTED else "")
+    return (
+        f"warning: a secret or private value of the stores is in {plural(len(commits), 'commit')} "
+        f"of the vault's history ({named}): `vaultsync history` lists them, `--purge` removes them"
+    )
+
+
+def history(ws: Workspace) -> Exposed:
+    """The commits of the vault's history that hold a secret or private value of the stores.
+
+    Raises:
+        UsageError: the vault has no repository.
+    """
+    repo = _repo(ws)
+    if repo is None:
+        raise UsageError(f"{ws.vault}: no git repository (nothing committed yet)")
+    found, values = _scan(ws, repo)
+    return Exposed(found=found, values=values)
+
+
+def purge(ws: Workspace, exposed: Exposed) -> Purged:
+    """The branch rewritten with every exposed value masked (the old one kept as a backup).
+
+    Raises:
+        UsageError: the vault has no repository.
+    """
+    from vaultsync.vault.history import purge as rewrite
+    from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
+
+    repo = _repo(ws)
+    if repo is None:
+        raise UsageError(f"{ws.vault}: no git repository (nothing committed yet)")
+    with VaultFS(ws.vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
+        return rewrite(ws.vault, repo, exposed.values, now=datetime.now(UTC))
+
+
+def _repo(ws: Workspace) -> VaultRepo | None:
+    from vaultsync.vault.vcs import VaultRepo
+
+    return VaultRepo.open(ws.vault, create=False) if ws.vault.is_dir() else None
+
+
+def _scan(ws: Workspace, repo: VaultRepo) -> tuple[tuple[Exposure, ...], frozenset[str]]:
+    from vaultsync.graph.load import exposed
+    from vaultsync.vault.history import scan
+
+    values = exposed(ws.state, ws.caps)
+    return tuple(scan(repo, values)), values

@@ -1,0 +1,302 @@
+"""Where a sync happens: ``sync``, ``check`` and ``status``, one function each.
+
+A sync, start to end:
+
+1. the quick answer (``vault.quick``): when nothing it depends on changed since the last
+   sync, stat data say so and nothing else runs;
+2. the vault held once (``vault.sync.vault_session``: one lock, one manifest read): the
+   user's moves found, so the notes are built with the paths the user chose;
+3. every note built (``render.specs``: extract the stores → build the graph → resolve links
+   → lay out and key the notes);
+4. planned against the vault, rendered, merged with the user's edits, written atomically and
+   committed (``vault.decide`` and ``vault.apply``);
+5. after it: the search index refreshed, the history checked for newly masked values, and
+   ``--templates`` saved once a run succeeded with it.
+
+``check`` and ``status`` run steps 2-4 read-only.  Each returns a frozen outcome; what it has
+to say besides (warnings) travels in the outcome, for the adapter to print.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vaultsync.app.workspace import Workspace
+from vaultsync.core import process
+from vaultsync.core.config import CONFIG
+from vaultsync.core.errors import UsageError, VaultsyncError
+from vaultsync.core.text import plural
+
+if TYPE_CHECKING:
+    from vaultsync.core.model import NoteSpec, Skipped
+    from vaultsync.vault.decide import Asked
+    from vaultsync.vault.moves import Moves
+    from vaultsync.vault.report import StatusReport, SyncReport
+    from vaultsync.vault.sync import VaultSession
+
+Confirm = Callable[[str], bool]
+"""Asks the person a yes/no question (an adapter's prompt); ``None`` where nobody can answer."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncRequest:
+    """What a sync is asked to do besides bringing the vault in line."""
+
+    force: bool = False
+    """Regenerate notes: the named ``paths``, or every note of vaultsync's when none is named."""
+    paths: tuple[str, ...] = ()
+    """Vault paths of the notes to regenerate (with ``force``)."""
+    overwrite_edited: bool = False
+    """With a bare ``force``: overwrite edited notes without asking (``--yes``)."""
+    commit: bool = True
+    dry_run: bool = False
+    remember_templates: bool = False
+    """Save the templates folder in the vault's config once the sync succeeded with it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VaultNotes:
+    """What a vault command works from: every note, the skipped store files, the user's moves."""
+
+    specs: tuple[NoteSpec, ...]
+    skipped: tuple[Skipped, ...]
+    moves: Moves
+    warnings: tuple[str, ...] = ()
+    """A line for each skipped store file not warned about before."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncOutcome:
+    """A sync's result: its report (``None``: the quick answer, nothing to do) and warnings."""
+
+    vault: Path
+    report: SyncReport | None
+    skipped: tuple[Skipped, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """Lines for stderr, in the order they arose (``warning: …``, ``saved …``)."""
+
+    @property
+    def quick(self) -> bool:
+        """Answered from stat data alone: nothing changed since the last sync."""
+        return self.report is None
+
+    @property
+    def changed(self) -> bool:
+        """Whether the sync changed (or, dry, would change) the vault."""
+        return self.report is not None and self.report.changed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckOutcome:
+    """``check``: the differences between the vault and what the stores produce."""
+
+    vault: Path
+    differences: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def in_sync(self) -> bool:
+        """No difference at all."""
+        return not self.differences
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StatusOutcome:
+    """``status``: what the vault keeps for the user, conflicts, pending work, exposed commits."""
+
+    vault: Path
+    report: StatusReport
+    skipped: tuple[Skipped, ...] = ()
+    exposed: tuple[str, ...] = ()
+    """Commits of the vault's history holding a secret or private value, newest first."""
+    warnings: tuple[str, ...] = field(default=())
+
+
+def sync(ws: Workspace, request: SyncRequest, *, confirm: Confirm | None = None) -> SyncOutcome:
+    """Bring the vault in line with the stores and commit what changed (one commit).
+
+    Raises:
+        UsageError: paths without ``force``, or a bare ``force`` over edited notes that was
+            not confirmed.
+        VaultsyncError: anything the stages refuse (their exit codes).
+    """
+    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+
+    if request.paths and not request.force:
+        raise UsageError("note paths are given only with --force (sync --force PATH…)")
+    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    quick = not (request.force or request.dry_run)
+    if quick and unchanged_since_last_sync(ws.vault, inputs):
+        return SyncOutcome(vault=ws.vault, report=None)
+    report, notes = _full_sync(ws, request, "" if request.dry_run else inputs, confirm)
+    warnings = list(notes.warnings)
+    if not request.dry_run:
+        warnings += _after_sync(ws, request, changed=report.changed)
+    return SyncOutcome(
+        vault=ws.vault, report=report, skipped=notes.skipped, warnings=tuple(warnings)
+    )
+
+
+def _full_sync(
+    ws: Workspace, request: SyncRequest, inputs: str, confirm: Confirm | None
+) -> tuple[SyncReport, VaultNotes]:
+    """Every note built (moves followed) and synced in one hold of the vault."""
+    from vaultsync.vault.decide import Asked
+    from vaultsync.vault.sync import vault_session
+
+    forced = frozenset(request.paths)
+    everything = request.force and not forced
+    write = not request.dry_run and ws.vault.is_dir()
+    with vault_session(ws.vault, write=write) as session:
+        restored = None if everything else forced
+        notes = vault_notes(ws, session, repair=not request.dry_run, restored=restored)
+        if everything and not request.dry_run:
+            _confirm_force(session, notes, request, confirm)
+        asked = Asked(
+            force=everything, force_paths=forced, moves=notes.moves, keep_gone=bool(notes.skipped)
+        )
+        if write or request.dry_run:
+            report = session.sync(
+                notes.specs, asked, commit=request.commit, dry_run=request.dry_run, inputs=inputs
+            )
+            return report, notes
+    return _first_sync(ws, notes, asked, request, inputs), notes
+
+
+def _first_sync(
+    ws: Workspace, notes: VaultNotes, asked: Asked, request: SyncRequest, inputs: str
+) -> SyncReport:
+    """A vault that does not exist yet: its notes checked safe first, then the folder made."""
+    from vaultsync.vault.plan import validate_specs
+    from vaultsync.vault.sync import vault_session
+
+    validate_specs(notes.specs)  # an unsafe path is refused before the vault folder is made
+    with vault_session(ws.vault, write=True) as session:
+        return session.sync(notes.specs, asked, commit=request.commit, inputs=inputs)
+
+
+def vault_notes(
+    ws: Workspace,
+    session: VaultSession,
+    *,
+    repair: bool = False,
+    restored: frozenset[str] | None = frozenset(),
+) -> VaultNotes:
+    """Every note of the vault, to render when the command needs its bytes, and what was skipped.
+
+    The notes the user moved are found first: their renders, and every link to them, go to
+    the paths the user chose; the notes the user deleted are left off ``Home.md``, but for
+    those ``restored`` names (``sync --force PATH``; ``None``: a bare ``--force``, every one).
+    """
+    from vaultsync.render.specs import vault_specs_skipped
+
+    moves = session.moves()
+    deleted = frozenset() if restored is None else moves.deleted - restored
+    specs, skipped = vault_specs_skipped(
+        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
+    )
+    process.big_run(len(specs))
+    warnings = tuple(f"warning: {source.line()}" for source in skipped if source.new)
+    return VaultNotes(specs=specs, skipped=skipped, moves=moves, warnings=warnings)
+
+
+def _confirm_force(
+    session: VaultSession, notes: VaultNotes, request: SyncRequest, confirm: Confirm | None
+) -> None:
+    """A bare ``force`` says how many edited notes it overwrites, and needs a yes."""
+    edited = session.edited_notes(notes.specs, notes.moves)
+    if not edited or request.overwrite_edited:
+        return
+    what = f"--force overwrites {plural(len(edited), 'note')} you edited (e.g. {edited[0]})"
+    if confirm is None:
+        raise UsageError(what, hint="add --yes, or name the notes: sync --force PATH…")
+    if not confirm(f"{what}. Go on?"):
+        raise UsageError("nothing written (--force not confirmed)")
+
+
+def _after_sync(ws: Workspace, request: SyncRequest, *, changed: bool) -> list[str]:
+    """What follows a sync that succeeded: index, saved templates, history; its warnings."""
+    from vaultsync.app.history import exposure_warning, history_check_due
+
+    warnings = []
+    if changed and (problem := refresh_search_index(ws.vault)):
+        warnings.append(f"warning: search index not updated: {problem}")
+    if request.remember_templates and (saved := _remember_templates(ws)):
+        warnings.append(saved)
+    if history_check_due(ws) and (text := exposure_warning(ws)):
+        warnings.append(text)
+    return warnings
+
+
+def _remember_templates(ws: Workspace) -> str:
+    """Save the templates folder once a sync succeeded with it, so a later plain sync renders alike.
+
+    A saved folder that differs is not replaced: the flag wins for this run, and the
+    workspace has said so; ``vaultsync config set render.templates`` changes the saved one.
+    """
+    from vaultsync.vault.config import save_setting
+
+    folder = ws.templates
+    if "render.templates" in ws.settings.saved or folder is None:
+        return ""
+    relative = os.path.relpath(folder, ws.vault.absolute())  # portable to any clone
+    save_setting(ws.vault, "render.templates", relative, commit=False)
+    return f"saved render.templates = {relative} in {CONFIG} (a plain sync uses it)"
+
+
+def refresh_search_index(vault: Path) -> str:
+    """Keep an existing search index current (its vectors in the background); the problem, if any.
+
+    The vault is synced whatever happens here: a stale index is only a warning.
+    """
+    from vaultsync.search.database import index_path
+
+    if not index_path(vault).exists():
+        return ""
+    from vaultsync.search.index import update_index
+    from vaultsync.search.vectors import start_background
+
+    try:
+        update_index(vault)
+    except VaultsyncError as error:
+        return error.message
+    start_background(vault)  # the semantic index, when the extra is installed
+    return ""
+
+
+def check(ws: Workspace) -> CheckOutcome:
+    """What a sync would change; empty differences: the vault is exactly what the stores give.
+
+    A merge conflict waiting on ``vaultsync resolve``, or store data not yet merged into an
+    edited note, is a difference too.
+    """
+    from vaultsync.vault.sync import vault_session
+
+    with vault_session(ws.vault, write=False) as session:
+        notes = vault_notes(ws, session)
+        differences = session.check(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
+    return CheckOutcome(
+        vault=ws.vault, differences=differences, skipped=notes.skipped, warnings=notes.warnings
+    )
+
+
+def status(ws: Workspace) -> StatusOutcome:
+    """What the vault keeps for the user (edited, deleted), conflicts, what a sync would change."""
+    from vaultsync.app.history import exposed_commits
+    from vaultsync.vault.sync import vault_session
+
+    with vault_session(ws.vault, write=False) as session:
+        notes = vault_notes(ws, session)
+        report = session.status(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
+    return StatusOutcome(
+        vault=ws.vault,
+        report=report,
+        skipped=notes.skipped,
+        exposed=tuple(exposed_commits(ws)),
+        warnings=notes.warnings,
+    )

@@ -1,0 +1,180 @@
+"""``watch``: follow the stores and sync seconds after they change, until stopped.
+
+The stores are polled through their stat data (``vault.quick.sync_inputs``, the same digest
+the no-op sync compares), which costs a few thousand ``stat`` calls per look and survives
+ChatCLI's write-temp-then-rename by construction; the schedule is :mod:`vaultsync.core.debounce`'s.
+The vault itself is not watched for syncs (a user edit never triggers a rewrite); an existing
+search index is refreshed from it every ``watch.debounce_s``, so edits are found at once.
+Each sync is :func:`vaultsync.app.sync.sync`, run in this process: the same lock and the same
+outcome as a ``sync``.  A sync that fails is reported and retried with back-off.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from vaultsync.app.sync import SyncOutcome, SyncRequest
+from vaultsync.app.workspace import Workspace
+from vaultsync.core import debounce, process
+from vaultsync.core.errors import VaultsyncError
+
+POLL_DUTY = 50
+"""The stores are looked at at most every 50 times as long as a look takes (big stores)."""
+INDEX_DUTY = 50
+"""The search index is refreshed at most every 50 times as long as a refresh takes."""
+
+
+class Stop(Protocol):
+    """Whether to stop, and a sleep that a stop wakes (``core.stopping.Stop``)."""
+
+    def is_set(self) -> bool: ...  # noqa: D102
+
+    def wait(self, seconds: float) -> bool: ...  # noqa: D102
+
+
+Synced = Callable[[SyncOutcome], None]
+"""Told each sync's outcome (the adapter prints it)."""
+Warn = Callable[[str], None]
+"""Told each warning line (a failed sync, a search index not updated)."""
+
+
+def timings(ws: Workspace) -> debounce.Timings:
+    """The watcher's timings from the chosen settings."""
+    seconds = ws.settings.seconds
+    return debounce.Timings(
+        first_s=seconds("watch.first_s"),
+        debounce_s=seconds("watch.debounce_s"),
+        max_wait_s=seconds("watch.max_wait_s"),
+        poll_s=seconds("watch.poll_s"),
+    )
+
+
+class Watcher:
+    """Looks at the stores, syncs when due, waits; until ``stop`` is set."""
+
+    def __init__(self, ws: Workspace, *, synced: Synced, warn: Warn) -> None:
+        self.ws, self.synced, self.warn = ws, synced, warn
+        self.clock = timings(ws)
+        self.index = _IndexKeeper(ws.vault, every_s=self.clock.debounce_s, warn=warn)
+
+    def run(self, stop: Stop) -> None:
+        """Watch until ``stop`` is set."""
+        clock = self.clock
+        schedule = debounce.start(time.monotonic(), clock)
+        looked: float | None = None
+        while not stop.is_set():
+            self.index.refresh(time.monotonic())
+            began = time.monotonic()
+            seen, now = self.fingerprint(), time.monotonic()
+            interval = max(clock.poll_s, (now - began) * POLL_DUTY)
+            changed_at = _changed_at(self.ws.state, now) if seen != schedule.seen else None
+            schedule = debounce.observe(
+                schedule, seen, now, clock, changed_at=changed_at, since=looked
+            )
+            looked = now
+            if debounce.due(schedule, time.monotonic()):
+                if self.sync_once():
+                    schedule = debounce.synced(schedule, seen)
+                else:
+                    schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
+            stop.wait(debounce.pause(schedule, time.monotonic(), interval))
+
+    def fingerprint(self) -> str:
+        """What a sync's bytes depend on, from stat data (``""``: the stores cannot be read)."""
+        from vaultsync.vault.quick import sync_inputs
+
+        ws = self.ws
+        try:
+            return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+        except OSError:
+            return ""
+
+    def sync_once(self) -> bool:
+        """One sync; a failure is one warning (and ``False``)."""
+        from vaultsync.app.sync import sync
+
+        try:
+            outcome = sync(self.ws, SyncRequest())
+        except VaultsyncError as error:
+            self.warn(f"warning: sync failed, will retry: {error.message}")
+            return False
+        except Exception as error:  # a long-running watcher outlives any one sync
+            self.warn(f"warning: sync failed, will retry: {type(error).__name__}: {error}")
+            return False
+        finally:
+            _after_big_run()
+        self.synced(outcome)
+        return True
+
+
+class _IndexKeeper:
+    """Keeps an existing search index current with the user's own edits in the vault.
+
+    Every ``every_s`` seconds, a stat walk (``search.index.update_index``; only changed notes
+    are read) — the edits are indexed without a sync, and no edit ever triggers a rewrite.
+    With the semantic extra, the notes' vectors are then brought up to date by a background
+    process (``search.vectors.start_background``; nothing starts when none is missing).
+    On a big vault the walks are spaced so they take at most 1/:data:`INDEX_DUTY` of the
+    time.  A failure is said once, until it changes.
+    """
+
+    def __init__(self, vault: Path, *, every_s: float, warn: Warn) -> None:
+        self.vault, self.every_s, self.warn = vault, every_s, warn
+        self.next_at = 0.0
+        self.said = ""
+
+    def refresh(self, now: float) -> None:
+        from vaultsync.search.database import index_path
+
+        if now < self.next_at or not index_path(self.vault).exists():
+            return
+        from vaultsync.search.index import update_index
+        from vaultsync.search.vectors import start_background
+
+        try:
+            update_index(self.vault, wait=0.0)
+            start_background(self.vault)  # new or changed notes' vectors, with the extra
+            problem = ""
+        except VaultsyncError as error:
+            problem = error.message
+        took = time.monotonic() - now
+        self.next_at = now + max(self.every_s, took * INDEX_DUTY)
+        if problem and problem != self.said:
+            self.warn(f"warning: search index not updated: {problem}")
+        self.said = problem
+
+
+def _changed_at(state: Path, now: float) -> float | None:
+    """When the newest store file was written, on the monotonic clock (``None``: no file).
+
+    Read only when the fingerprint changed: a second stat walk, rare by construction.
+    """
+    from vaultsync.extract.sources import source_files
+
+    newest = 0
+    for path in source_files(state):
+        try:
+            newest = max(newest, path.stat().st_mtime_ns)
+        except OSError:
+            continue
+    if not newest:
+        return None
+    return now - (time.time() - newest / 1e9)
+
+
+def _after_big_run() -> None:
+    """Undo what a big sync did for a one-shot process (``core.process.big_run``).
+
+    The sync froze its heap for the collector's sake (faster by far at 100,000 notes) and
+    marked the process to leave through ``os._exit``; the watcher lives on, so the frozen
+    objects go back to the collector (the sync's graph is garbage now) and it exits normally.
+    """
+    if not process.leave_fast:
+        return
+    gc.unfreeze()
+    gc.collect()  # now, between syncs, rather than during the next one
+    process.leave_fast = False

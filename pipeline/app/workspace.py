@@ -1,0 +1,119 @@
+"""The workspace a use case runs on: the stores, the vault and the settings, resolved once.
+
+:func:`open_workspace` is the one place where a run learns where the stores and the vault are
+and which settings apply: the flags given, the environment, then the vault's saved config
+(``.vaultsync/config.toml``, see :mod:`vaultsync.core.config`), then the defaults.  What the
+resolution has to say (a flag or variable overriding a saved value, a template file no note
+uses) comes back as :attr:`Workspace.notices` for the adapter to print: this layer prints
+nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vaultsync.core.config import Settings
+from vaultsync.core.errors import ConfigError, UsageError
+from vaultsync.core.settings import Caps, chatcli_home, state_dir, vault_dir
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Workspace:
+    """The state directory, the vault and the settings one run works with."""
+
+    state: Path
+    vault: Path
+    settings: Settings
+    home: Path | None = None
+    """ChatCLI's home, read too when the state directory came from ``CHATCLI_STATE_DIR``."""
+    notices: tuple[str, ...] = ()
+    """What resolving it had to say (``note: …`` and ``warning: …`` lines), for stderr."""
+
+    @property
+    def caps(self) -> Caps:
+        """The graph's caps, with every store folder to read (``Caps.sources``)."""
+        caps = self.settings.caps
+        return replace(caps, sources=replace(caps.sources, home=self.home))
+
+    @property
+    def templates(self) -> Path | None:
+        """The template overrides folder, if any."""
+        return self.settings.templates
+
+
+def open_workspace(
+    state: str | None, vault: str | None = None, *, templates: Path | None = None
+) -> Workspace:
+    """Resolve the state directory, the vault and the settings (flag, env, saved, default).
+
+    Raises:
+        ConfigError: the saved config or a variable is malformed, or the templates folder
+            or an extra skills folder is missing.
+        UsageError: the vault path names a file.
+    """
+    root, home = state_dir(state), chatcli_home(state)
+    target = vault_dir(vault, root)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
+    from vaultsync.vault.config import load_settings
+
+    flags = {"render.templates": str(templates) if templates is not None else None}
+    settings = load_settings(target, flags=flags)
+    _check_folders(settings)
+    notices = [f"note: {notice}" for notice in settings.notices]
+    if settings.templates is not None:
+        notices += _stray_templates(settings.templates)
+    ws = Workspace(state=root, vault=target, settings=settings, home=home, notices=tuple(notices))
+    return _with_outside(ws)
+
+
+def _check_folders(settings: Settings) -> None:
+    """The templates folder and every extra skill folder exist (exit 3 otherwise).
+
+    A missing skill folder is refused rather than read as empty: its skills' notes would be
+    removed by a sync run where the folder is not (a clone, an unmounted disk).
+    """
+    found = settings.templates
+    if found is not None and not found.is_dir():
+        source = settings.chosen["render.templates"].source
+        raise ConfigError(f"templates folder {found} (from {source}): not a folder")
+    for folder in settings.skill_folders:
+        if not folder.is_dir():
+            source = settings.chosen["skills.extra_folders"].source
+            raise ConfigError(f"skills folder {folder} (from {source}): not a folder")
+
+
+def _with_outside(ws: Workspace) -> Workspace:
+    """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
+    from vaultsync.extract.sources import outside_fingerprint
+
+    stamp = outside_fingerprint(ws.state, ws.caps.sources)
+    return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
+
+
+def _stray_templates(folder: Path) -> list[str]:
+    """One warning per template file of ``folder`` that matches no kind (a misspelt name).
+
+    A name starting with ``_`` is a part another template may include, never stray.
+    """
+    import importlib.resources  # only with templates: it imports tempfile and shutil
+
+    builtin = {entry.name for entry in importlib.resources.files("vaultsync.templates").iterdir()}
+    return [
+        f"warning: {folder / name}: no note uses this template "
+        "(`vaultsync templates list` names them)"
+        for name in sorted(path.name for path in folder.glob("*.j2"))
+        if name not in builtin and not name.startswith("_")
+    ]
+
+
+def vault_relative(vault: Path, given: str) -> str:
+    """A note path as given (vault-relative, or a file path under the vault) → vault path."""
+    candidate = Path(given)
+    if candidate.exists() or candidate.is_absolute():
+        try:
+            return candidate.absolute().relative_to(vault.absolute()).as_posix()
+        except ValueError:
+            pass
+    return Path(given).as_posix()
