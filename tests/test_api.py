@@ -18,8 +18,8 @@ from vaults import demo_vault
 from vaultsync.core.errors import ConfigError
 from vaultsync.core.model import Kind
 from vaultsync.drawn.store import read_links
-from vaultsync.search.auth import vault_token
-from vaultsync.search.server import check_binding, is_loopback, make_app
+from vaultsync.http.auth import vault_token
+from vaultsync.http.server import check_binding, is_loopback, make_app
 
 GATEWAY = "Contexts/handbook/guide/gateway.md"
 

@@ -15,8 +15,8 @@ import httpx
 import pytest
 from helpers import DEMO_STORE, serving
 from vaults import demo_vault
-from vaultsync.search.auth import vault_token
-from vaultsync.search.server import make_app
+from vaultsync.http.auth import vault_token
+from vaultsync.http.server import make_app
 
 BROWSER_WAIT = 120.0
 """Seconds before a hung browser is killed: a bound against a hang, not a speed check."""

@@ -22,8 +22,8 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
 from vaults import demo_vault
-from vaultsync.search.auth import vault_token
-from vaultsync.search.server import make_app
+from vaultsync.http.auth import vault_token
+from vaultsync.http.server import make_app
 
 EXAMPLES = 30
 OPERATIONS = [

@@ -144,8 +144,8 @@ class TestChatCLIHome:
         import httpx
         from helpers import serving
         from vaultsync.drawn.store import read_links
-        from vaultsync.search.auth import vault_token
-        from vaultsync.search.server import make_app
+        from vaultsync.http.auth import vault_token
+        from vaultsync.http.server import make_app
 
         session(home(), "from-home", "Session kept in the home")
         vault = tmp_path / "vault"

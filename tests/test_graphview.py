@@ -24,7 +24,7 @@ from vaults import demo_vault, write_vault
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.graphview.data import KIND_COLORS, view_data
 from vaultsync.graphview.page import VENDORED, note_paths, render_page
-from vaultsync.search.auth import vault_token
+from vaultsync.http.auth import vault_token
 
 VENDOR = ROOT / "pipeline" / "graphview" / "vendor"
 
@@ -241,7 +241,7 @@ class TestCommand:
 class TestServed:
     def test_graph_behind_the_token(self, tmp_path: Path) -> None:
         """``GET /graph`` is the page with a token and a 401 without, like every route."""
-        from vaultsync.search.server import make_app
+        from vaultsync.http.server import make_app
 
         state = tmp_path / "state"
         shutil.copytree(DEMO_STORE, state)

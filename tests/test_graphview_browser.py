@@ -201,7 +201,7 @@ def test_search_focuses_the_note(page: Any, graph: Graph) -> None:
 
 def test_served_at_graph(driver: Any, demo: tuple[Path, Path, Path], graph: Graph) -> None:
     """`vaultsync serve` serves the same page at /graph, which draws the graph offline too."""
-    from vaultsync.search.server import make_app
+    from vaultsync.http.server import make_app
 
     state, vault, _ = demo
     app = make_app(vault, state, host="127.0.0.1", refresh=0, auth=False, environ={})

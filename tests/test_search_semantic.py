@@ -330,8 +330,8 @@ class TestApi:
     def api(self, tmp_path: Path) -> Iterator[httpx.Client]:
         """The API over a small vault whose vectors are built, with its token."""
         from helpers import serving
-        from vaultsync.search.auth import vault_token
-        from vaultsync.search.server import make_app
+        from vaultsync.http.auth import vault_token
+        from vaultsync.http.server import make_app
 
         vault = indexed(tmp_path)
         embed_pending(vault, load_embedder())

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from helpers import serving
 from secretcorpus import ALL_SECRETS, FORMS, plant_state
 from vaultsync.cli.main import cli
-from vaultsync.search.auth import vault_token
+from vaultsync.http.auth import vault_token
 
 
 def run(*args: str) -> bytes:
@@ -75,7 +75,7 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
 
 def api_answers(state: Path, vault: Path) -> Iterator[tuple[str, bytes]]:
     """Every note through the API (list, detail, links) and a search for each form."""
-    from vaultsync.search.server import make_app
+    from vaultsync.http.server import make_app
 
     app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={})
     bearer = {"authorization": f"Bearer {vault_token(vault)}"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from helpers import DEMO_STORE
-from vaultsync.search.auth import vault_token
+from vaultsync.http.auth import vault_token
 from vaultsync.vault.manifest import GITIGNORE_BYTES
 
 START_WAIT = 60.0

@@ -28,8 +28,8 @@ IMPORT_ALL = """
 import importlib, pkgutil, sys
 import vaultsync
 
-SKIP = {"vaultsync.__main__", "vaultsync.search.api", "vaultsync.search.guard",
-        "vaultsync.search.schemas"}
+SKIP = {"vaultsync.__main__", "vaultsync.http.api", "vaultsync.http.guard",
+        "vaultsync.http.schemas"}
 names = sorted(
     info.name for info in pkgutil.walk_packages(vaultsync.__path__, "vaultsync.")
     if info.name not in SKIP
@@ -61,7 +61,7 @@ def test_every_other_module_imports_without_the_extra() -> None:
 
 def test_the_blocker_does_block() -> None:
     """The API module itself cannot be imported under the blocker (the test above can fail)."""
-    done = child(BLOCK.format(blocked=EXTRA) + "import vaultsync.search.api\n")
+    done = child(BLOCK.format(blocked=EXTRA) + "import vaultsync.http.api\n")
     assert done.returncode == 1
     assert "No module named 'fastapi'" in done.stderr
 

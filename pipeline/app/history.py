@@ -12,7 +12,7 @@ from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
     from vaultsync.vault.history import Exposure, Purged
-    from vaultsync.vault.vcs import VaultRepo
+    from vaultsync.vault.vcs import Change, VaultRepo
 
 LISTED = 5
 """Commits named in the exposure warning (the rest are counted)."""
@@ -98,3 +98,9 @@ def _scan(ws: Workspace, repo: VaultRepo) -> tuple[tuple[Exposure, ...], frozens
 
     values = exposed(ws.state, ws.caps)
     return tuple(scan(repo, values)), values
+
+
+def recent_changes(ws: Workspace, limit: int) -> tuple[Change, ...]:
+    """The vault's newest commits (syncs and the user's), each with the notes it changed."""
+    repo = _repo(ws)
+    return repo.recent_changes(max(1, min(limit, 100))) if repo is not None else ()

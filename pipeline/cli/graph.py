@@ -34,7 +34,8 @@ def neighbors(note: str, state: str | None, vault: str | None, as_json: bool) ->
 
     NOTE is a node id, a title, an alias, a [[wikilink]], a chunk id, else the best keyword match.
     """
-    from vaultsync.cli.views import local_graph_json, local_graph_text
+    from vaultsync.app.shapes import local_graph_json
+    from vaultsync.cli.views import local_graph_text
     from vaultsync.graph import load
     from vaultsync.graph.query import find_note, local_graph
 

@@ -20,13 +20,11 @@ from typing import Any, TypeVar
 
 import click
 from vaultsync.core.errors import UsageError
-from vaultsync.core.settings import state_dir, vault_dir
 from vaultsync.knowledge import queries as q
 from vaultsync.knowledge import views as v
 from vaultsync.knowledge.lifecycle import State, parse_state
 from vaultsync.knowledge.model import KnowledgeModel
 from vaultsync.knowledge.relations import LINK, VOCABULARY, relation_type
-from vaultsync.knowledge.scan import load_model
 
 __all__ = ["query"]
 
@@ -52,7 +50,10 @@ def _options(command: F) -> F:
 
 
 def _model(vault: str | None, state: str | None) -> KnowledgeModel:
-    model = load_model(vault_dir(vault, state_dir(state))).model
+    from vaultsync.app.knowledge import model as knowledge_model
+    from vaultsync.app.notes import vault_folder
+
+    model = knowledge_model(vault_folder(state, vault))
     problems = list(model.problems())
     for path, problem in problems[:_SHOWN_PROBLEMS]:
         click.echo(f"warning: {path}: {problem}", err=True)

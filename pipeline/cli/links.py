@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -13,11 +12,10 @@ from vaultsync.cli.options import (
     vault_option,
     workspace,
 )
-from vaultsync.core.errors import LinkStoreError, UsageError
+from vaultsync.core.errors import UsageError
 from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
-    from vaultsync.core.model import Graph, Node
     from vaultsync.drawn.store import Quarantine
 
 ARROWS = ("->", "→")
@@ -42,22 +40,6 @@ def split_link_arguments(words: tuple[str, ...]) -> tuple[str, str]:
         "expected FROM -> TO (or two quoted references)",
         hint='vaultsync link "telemetry security" "->" orbital --rel about',
     )
-
-
-def _linked_pair(
-    state: str | None, vault: str | None, words: tuple[str, ...]
-) -> tuple[Path, Graph, Node, Node]:
-    """The state directory, the graph, and the two notes FROM -> TO name (strictly)."""
-    from vaultsync.graph import load
-    from vaultsync.graph.query import find_note
-
-    ws = workspace(state, vault)
-    root = ws.state
-    current = load.current_graph(root, ws.caps)
-    source_ref, target_ref = split_link_arguments(words)
-    source = find_note(current, source_ref, strict=True)
-    target = find_note(current, target_ref, strict=True)
-    return root, current, source, target
 
 
 def _report_quarantine(quarantined: Quarantine | None) -> None:
@@ -85,15 +67,16 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None, vault: 
     A [[wikilink]] names what it links in a note (a shared name goes to the more specific
     kind) and is refused only when that still ties.
     """
-    from vaultsync.drawn.store import LinkStore
+    from vaultsync.app.links import draw_link
 
-    root, _, source, target = _linked_pair(state, vault, words)
-    result = LinkStore(root).add(source.id, target.id, rel, note, now=datetime.now(UTC))
+    source_ref, target_ref = split_link_arguments(words)
+    drawn = draw_link(workspace(state, vault), source_ref, target_ref, rel, note)
+    result, source, target = drawn.result, drawn.source, drawn.target
     _report_quarantine(result.quarantined)
-    drawn = result.link
+    link = result.link
     verb = {"added": "linked", "updated": "updated the note of", "unchanged": "already linked"}
-    click.echo(f"{verb[result.status]}: {source.title} → {target.title} ({drawn.rel})")
-    click.echo(f"  {drawn.source} → {drawn.target}" + (f" · {drawn.note}" if drawn.note else ""))
+    click.echo(f"{verb[result.status]}: {source.title} → {target.title} ({link.rel})")
+    click.echo(f"  {link.source} → {link.target}" + (f" · {link.note}" if link.note else ""))
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -103,31 +86,13 @@ def link(words: tuple[str, ...], rel: str, note: str, state: str | None, vault: 
 @vault_option
 def unlink(words: tuple[str, ...], rel: str | None, state: str | None, vault: str | None) -> None:
     """Remove links you drew between FROM -> TO; links from the data stay (change the data)."""
-    from vaultsync.drawn.store import LinkStore
+    from vaultsync.app.links import remove_links
 
-    root, current, source, target = _linked_pair(state, vault, words)
-    result = LinkStore(root).remove(source.id, target.id, rel, now=datetime.now(UTC))
-    _report_quarantine(result.quarantined)
-    for removed in result.removed:
-        click.echo(f"unlinked: {source.title} → {target.title} ({removed.rel})")
-    if result.removed:
-        return
-    # Nothing was removed, so the graph read before the removal still holds every link.
-    from_data = [
-        link
-        for link in (*current.links_from(source.id), *current.links_to(source.id))
-        if {link.source, link.target} == {source.id, target.id} and link.origin.value != "user"
-    ]
-    if from_data:
-        kinds = "; ".join(
-            f"{link.rel} ({link.origin.value}, {link.source} → {link.target})" for link in from_data
-        )
-        raise LinkStoreError(
-            f"no link you drew joins {source.id} and {target.id}; they are linked by the data: "
-            f"{kinds}",
-            hint="change the data (the tag, the fact's project, the wikilink, the text)",
-        )
-    raise LinkStoreError(f"no link joins {source.id} and {target.id}")
+    source_ref, target_ref = split_link_arguments(words)
+    removed = remove_links(workspace(state, vault), source_ref, target_ref, rel)
+    _report_quarantine(removed.result.quarantined)
+    for link in removed.result.removed:
+        click.echo(f"unlinked: {removed.source.title} → {removed.target.title} ({link.rel})")
 
 
 class _LinksGroup(click.Group):

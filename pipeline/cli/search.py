@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from vaultsync.app.shapes import document_json, result_json
 from vaultsync.core.settings import chatcli_home, state_dir, vault_dir
 
 if TYPE_CHECKING:
-    from vaultsync.search.model import Document, IndexReport, SearchResult
+    from vaultsync.app.search import VaultIndex
+    from vaultsync.search.model import SearchResult
 
 __all__ = ["registry", "search", "serve"]
 
@@ -31,55 +33,20 @@ def _vault(vault: str | None, state: str | None) -> tuple[Path, Path]:
     return vault_dir(vault, root), root
 
 
-def _fresh(vault: Path, *, rebuild: bool = False) -> IndexReport:
-    from vaultsync.search.index import update_index
+def _index(vault: Path, *, rebuild: bool = False) -> VaultIndex:
+    """The vault's index brought up to date; why it could not be is said on stderr."""
+    from vaultsync.app.search import open_index
 
-    report = update_index(vault, rebuild=rebuild, wait=0.0)
-    if report.skipped:
-        click.echo(f"note: index not updated ({report.skipped}); showing the last one", err=True)
-    return report
+    index = open_index(vault, rebuild=rebuild)
+    if index.stale_because:
+        click.echo(
+            f"note: index not updated ({index.stale_because}); showing the last one", err=True
+        )
+    return index
 
 
 def _kinds(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k.strip() for v in values for k in v.split(",") if k.strip()))
-
-
-def document_json(doc: Document) -> dict[str, Any]:
-    """A registry entry as plain data."""
-    return {
-        "id": doc.id,
-        "path": doc.path,
-        "title": doc.title,
-        "kind": doc.kind,
-        "aliases": list(doc.aliases),
-        "tags": list(doc.tags),
-        "content_hash": doc.content_hash,
-        "size": doc.size,
-        "engine": doc.engine,
-    }
-
-
-def result_json(text: str, result: SearchResult) -> dict[str, Any]:
-    """A search result as plain data: hits, then linked notes with why."""
-    return {
-        "query": text,
-        "mode": result.mode,
-        "notice": result.notice,
-        "hits": [
-            {**document_json(h.document), "score": h.score, "snippet": h.snippet}
-            for h in result.hits
-        ],
-        "linked": [
-            {
-                **document_json(n.document),
-                "why": n.why,
-                "direction": n.direction,
-                "via": n.via,
-                "link_type": n.link_type,
-            }
-            for n in result.linked
-        ],
-    }
 
 
 def result_text(text: str, result: SearchResult) -> str:
@@ -153,24 +120,11 @@ def search(
     exclude, OR between alternatives.  Semantic mode finds notes by meaning (pip install
     'vaultsync[semantic]').  After the hits come up to 6 notes linked with the best ones.
     """
-    from vaultsync.search.embed import choose_mode
-    from vaultsync.search.model import SearchQuery
-    from vaultsync.search.reader import IndexReader, read_repairing
-
     root, _ = _vault(vault, state)
     text = " ".join(words)
-    chosen, embedder = choose_mode(mode)
-    query = SearchQuery(text=text, kinds=_kinds(kinds), folder=folder, limit=limit, mode=chosen)
-    _fresh(root, rebuild=reindex)
-    reader = IndexReader(root)
-    try:
-        result = read_repairing(root, reader, lambda r: r.search(query, embedder))
-    finally:
-        reader.close()
+    with _index(root, rebuild=reindex) as index:
+        result = index.search(text, kinds=_kinds(kinds), folder=folder, limit=limit, mode=mode)
     if result.notice:
-        from vaultsync.search.vectors import start_background
-
-        start_background(root)
         click.echo(f"note: {result.notice}", err=True)
     if as_json:
         click.echo(json.dumps(result_json(text, result), ensure_ascii=False, indent=2))
@@ -187,17 +141,9 @@ def registry(
     kinds: tuple[str, ...], folder: str, as_json: bool, vault: str | None, state: str | None
 ) -> None:
     """Every note of the vault: id, kind, size, SHA-256, path and title, sorted by path."""
-    from vaultsync.search.reader import IndexReader, read_repairing
-
     root, _ = _vault(vault, state)
-    _fresh(root)
-    reader = IndexReader(root)
-    try:
-        docs, _total = read_repairing(
-            root, reader, lambda r: r.documents(kinds=_kinds(kinds), folder=folder, limit=-1)
-        )
-    finally:
-        reader.close()
+    with _index(root) as index:
+        docs, _total = index.documents(kinds=_kinds(kinds), folder=folder)
     if as_json:
         click.echo(json.dumps([document_json(d) for d in docs], ensure_ascii=False, indent=2))
         return
@@ -242,7 +188,7 @@ def serve(
     $VAULTSYNC_API_TOKEN); a browser opens the one-time URL printed at start.
     Needs the serve extra: pip install 'vaultsync[serve]'.
     """
-    from vaultsync.search.server import run
+    from vaultsync.http.server import run
 
     root, state_root = _vault(vault, state)
     run(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vaultsync.app.shapes import node_json
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.model import Graph, Node
 from vaultsync.core.text import plural
@@ -52,31 +53,6 @@ def local_graph_text(view: LocalGraph) -> str:
     return "\n".join(lines)
 
 
-def local_graph_json(view: LocalGraph) -> dict[str, Any]:
-    """The local graph as plain data."""
-    return {
-        "note": _node_json(view.subject),
-        "neighbors": [
-            {
-                **_node_json(n.node),
-                "relations": [
-                    {
-                        "rel": r.rel,
-                        "direction": "out" if r.direction == "→" else "in",
-                        "origin": r.origin,
-                        "weight": r.weight,
-                        **({"note": r.note} if r.note else {}),
-                    }
-                    for r in n.relations
-                ],
-            }
-            for n in view.neighbours
-        ],
-        "second_hop": [{**_node_json(node), "via": list(via)} for node, via in view.second_hop],
-        "second_hop_total": view.second_hop_total,
-    }
-
-
 def map_text(graph: Graph) -> str:
     """Node counts by kind and up to 8 hubs."""
     if not graph.nodes:
@@ -98,7 +74,7 @@ def map_json(graph: Graph) -> dict[str, Any]:
         "links": len(graph.links),
         "counts": {kind.value: count for kind, count in counts_by_kind(graph)},
         "hubs": [
-            {**_node_json(h.node), "degree": h.degree, "weight": h.weight} for h in hubs(graph)
+            {**node_json(h.node), "degree": h.degree, "weight": h.weight} for h in hubs(graph)
         ],
     }
 
@@ -130,16 +106,12 @@ def document_links_text(view: DocumentLinks, summary: str) -> str:
 def document_links_json(view: DocumentLinks, summary: str) -> dict[str, Any]:
     """The document links view as plain data."""
     return {
-        "document": {**_node_json(view.document), "summary": summary},
-        "context": _node_json(view.context) if view.context else None,
-        "links_to": [_node_json(n) for n in view.outgoing],
-        "linked_from": [_node_json(n) for n in view.incoming],
-        "outside": [_node_json(n) for n in view.outside],
+        "document": {**node_json(view.document), "summary": summary},
+        "context": node_json(view.context) if view.context else None,
+        "links_to": [node_json(n) for n in view.outgoing],
+        "linked_from": [node_json(n) for n in view.incoming],
+        "outside": [node_json(n) for n in view.outside],
     }
-
-
-def _node_json(node: Node) -> dict[str, Any]:
-    return {"id": node.id, "kind": node.kind.value, "title": node.title}
 
 
 def _summary_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[str]:

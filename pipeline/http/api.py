@@ -19,7 +19,7 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
   ``LinkStore.add``, exactly as ``vaultsync link``: each end must name one graph note
   (``find_note(..., strict=True)``; an engine note's id or vault path names its graph node).
 
-Every error has one JSON shape, ``ErrorOut`` (``vaultsync.search.guard``), which the guard
+Every error has one JSON shape, ``ErrorOut`` (``vaultsync.http.guard``), which the guard
 documents for every route of the OpenAPI document, routes added later included: 400 an unknown
 doc type or a body that is not JSON, 401 no token, 404 no such note or route, 405 wrong
 method, 409 an ambiguous reference or a refused link (store full, sealed, locked), 421 a
@@ -44,37 +44,28 @@ import logging
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse
 from fastapi_offline import FastAPIOffline
 from starlette.datastructures import URL
+from vaultsync.app.links import draw_link
+from vaultsync.app.search import VaultIndex
+from vaultsync.app.workspace import Workspace
 from vaultsync.core.errors import (
     NoteReferenceError,
     UnknownKindError,
     UsageError,
     VaultsyncError,
 )
-from vaultsync.core.model import Graph, Kind, Node
-from vaultsync.core.settings import Caps
-from vaultsync.drawn.store import LinkStore
-from vaultsync.graph.load import current_graph
-from vaultsync.graph.query import find_note
+from vaultsync.core.model import Kind
 from vaultsync.graphview.page import graph_page
-from vaultsync.search.auth import BrowserLogin
-from vaultsync.search.embed import choose_mode
-from vaultsync.search.guard import AmbiguousReference, guard
-from vaultsync.search.index import update_index
-from vaultsync.search.model import NoteLink, SearchQuery, SearchResult
-from vaultsync.search.query import match_expression
-from vaultsync.search.reader import IndexReader, NoteNotFound, read_repairing
-from vaultsync.search.registry import USER_KIND
-from vaultsync.search.schemas import (
+from vaultsync.http.auth import BrowserLogin
+from vaultsync.http.guard import AmbiguousReference, guard
+from vaultsync.http.schemas import (
     MAX_REF,
     DocumentDetailOut,
     DocumentOut,
@@ -85,7 +76,10 @@ from vaultsync.search.schemas import (
     SearchIn,
     SearchItemOut,
 )
-from vaultsync.search.vectors import start_background
+from vaultsync.search.index import update_index
+from vaultsync.search.model import NoteLink, SearchResult
+from vaultsync.search.query import match_expression
+from vaultsync.search.registry import USER_KIND
 from vaultsync.vault.config import load_settings
 
 __all__ = ["create_app"]
@@ -158,24 +152,6 @@ _LIST_HEADERS = {
 }
 
 
-def _graph_note(graph: Graph, reader: IndexReader, ref: str) -> Node:
-    """The graph note ``ref`` names: an engine note's id or path first, else ``find_note``."""
-    with contextlib.suppress(NoteNotFound):
-        doc = reader.document(ref)[0]
-        if doc.id in graph.by_id:
-            return graph.by_id[doc.id]
-        if not doc.engine:
-            raise UsageError(
-                f"{doc.path} is a note you wrote, not a note of the graph",
-                hint="link it with a [[wikilink]] in its text",
-            )
-    try:
-        return find_note(graph, ref, strict=True)
-    except NoteReferenceError as err:
-        find_note(graph, ref)  # raises "no note matches" when none does: a 404
-        raise AmbiguousReference(err.message, hint=err.hint, candidates=err.candidates) from err
-
-
 def _lifespan(
     vault: Path, refresh: float
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
@@ -207,10 +183,9 @@ def _lifespan(
     return lifespan
 
 
-def _vault_caps(vault: Path, home: Path | None) -> Caps:
-    """The caps of the vault's saved config (and the environment), as `vaultsync link` uses."""
-    caps = load_settings(vault).caps
-    return replace(caps, sources=replace(caps.sources, home=home))
+def _workspace(vault: Path, state: Path, home: Path | None) -> Workspace:
+    """The workspace of a request: the vault's saved config read anew (it may change)."""
+    return Workspace(state=state, vault=vault, settings=load_settings(vault), home=home)
 
 
 def _search_items(result: SearchResult) -> list[SearchItemOut]:
@@ -268,10 +243,8 @@ def create_app(
         swagger_ui_parameters={"validatorUrl": None},
     )
     guard(app, token=token, allowed_hosts=allowed_hosts, login=login)
-    reader = IndexReader(vault)
-
-    def ask(question: Callable[[IndexReader], Any]) -> Any:
-        return read_repairing(vault, reader, question)
+    index = VaultIndex(vault, refresh=False)  # the lifespan brings it up to date
+    ask = index.ask
 
     def indexed_kinds() -> frozenset[str]:
         kinds: frozenset[str] = ask(lambda r: r.kinds())
@@ -325,28 +298,24 @@ def create_app(
         A query without a searchable word (only punctuation or exclusions) matches nothing.
         """
         _checked_kinds(tuple(body.doc_types or ()), indexed_kinds)
-        mode, embedder = choose_mode(body.mode)
         try:
             match_expression(body.query)
         except UsageError:
-            if mode != "semantic":
+            if body.mode != "semantic":
                 return []
-        query = SearchQuery(
-            text=body.query,
+        result = index.search(
+            body.query,
             kinds=tuple(body.doc_types or ()),
             folder=body.folder,
             limit=body.max_results,
-            mode=mode,
+            mode=body.mode,
         )
-        result = ask(lambda r: r.search(query, embedder))
-        if result.notice:
-            start_background(vault)
         return _search_items(result)
 
     @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
     def graph_view() -> HTMLResponse:
         """The interactive graph view, as `vaultsync graph view` writes it (issue 17 §2)."""
-        page, _ = graph_page(state, vault, _vault_caps(vault, home))
+        page, _ = graph_page(state, vault, _workspace(vault, state, home).caps)
         return HTMLResponse(page)
 
     @app.post(
@@ -357,13 +326,14 @@ def create_app(
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
-        graph = current_graph(state, _vault_caps(vault, home))
-        source = _graph_note(graph, reader, body.from_)
-        target = _graph_note(graph, reader, body.to)
-        # A link of a note to itself is the store's refusal (409 link_refused), as for the CLI.
-        result = LinkStore(state).add(
-            source.id, target.id, body.rel, body.note, now=datetime.now(UTC)
-        )
+        ws = _workspace(vault, state, home)
+        try:
+            drawn = draw_link(ws, body.from_, body.to, body.rel, body.note, index=index)
+        except NoteReferenceError as err:
+            if not err.candidates:
+                raise  # no note matches: a 404
+            raise AmbiguousReference(err.message, hint=err.hint, candidates=err.candidates) from err
+        result = drawn.result
         if result.quarantined is not None:
             LOG.warning("links.json was corrupt; moved aside to %s", result.quarantined.path)
         response.status_code = 201 if result.status == "added" else 200

@@ -13,7 +13,7 @@ Contract: ``guard(app, token=…, allowed_hosts=…)`` installs
   reaching a loopback server through DNS rebinding) and, when a token is set, one that has
   neither ``Authorization: Bearer <token>`` nor the browser session cookie (401, one line of
   JSON), on every path, the API's documents (``/docs``, ``/openapi.json``) included, except
-  ``/auth``: with a ``login`` (``vaultsync.search.auth.BrowserLogin``), ``GET
+  ``/auth``: with a ``login`` (``vaultsync.http.auth.BrowserLogin``), ``GET
   /auth?once=<nonce>`` sets the cookie (``HttpOnly; SameSite=Strict``) and redirects to
   ``/docs``, once.  The cookie counts only for a request from the server's own origin (an
   ``Origin`` header, if any, naming it; required for anything but ``GET``/``HEAD``): another
@@ -50,9 +50,9 @@ from vaultsync.core.errors import (
     VaultsyncError,
     VaultWriteError,
 )
-from vaultsync.search.auth import LOGIN_PATH, BrowserLogin, cookie_name
+from vaultsync.http.auth import LOGIN_PATH, BrowserLogin, cookie_name
+from vaultsync.http.schemas import ErrorOut, FieldErrorOut
 from vaultsync.search.reader import IndexNotReady
-from vaultsync.search.schemas import ErrorOut, FieldErrorOut
 
 __all__ = ["ERRORS", "STATUS", "AmbiguousReference", "guard"]
 

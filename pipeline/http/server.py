@@ -5,7 +5,7 @@ Rules (issue 14 made auth the default; the rest was decided here):
 * **A token is required by default**, on loopback too: another local user must not read the
   notes or draw links.  It is ``$VAULTSYNC_API_TOKEN`` when set, else the vault's own
   ``.vaultsync/api-token`` (created ``0600`` on first use, never committed:
-  :mod:`vaultsync.search.auth`).  Every path needs ``Authorization: Bearer <token>`` or the
+  :mod:`vaultsync.http.auth`).  Every path needs ``Authorization: Bearer <token>`` or the
   browser's session cookie; ``serve`` prints a one-time URL (``/auth?once=<nonce>``) that sets
   that cookie and opens ``/docs``.
 * ``--no-auth`` (``auth=False``) turns it off, **only on loopback** (anywhere else a
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import ConfigError, UsageError
-from vaultsync.search.auth import LOGIN_PATH, TOKEN_FILE, BrowserLogin, vault_token
+from vaultsync.http.auth import LOGIN_PATH, TOKEN_FILE, BrowserLogin, vault_token
 
 if TYPE_CHECKING:
     import uvicorn
@@ -127,7 +127,7 @@ def make_app(
     refused, ``VaultWriteError`` when the token file cannot be read or created.
     """
     with _serve_extra():
-        from vaultsync.search.api import create_app  # noqa: PLC0415 - FastAPI loads only to serve
+        from vaultsync.http.api import create_app
 
     token = check_binding(host, environ, auth=auth)
     if not vault.is_dir():
@@ -170,7 +170,7 @@ def greeting(base: str, vault: Path, login: BrowserLogin | None, *, env_token: b
 
 def _server(config: uvicorn.Config, announce: Callable[[int], None]) -> uvicorn.Server:
     """A uvicorn server that calls ``announce(port)`` once it listens (``port`` 0 included)."""
-    import uvicorn  # noqa: PLC0415 - loaded only when serving
+    import uvicorn
 
     class Announcing(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -197,7 +197,7 @@ def run(
     Raises ``ConfigError`` when the serve extra (uvicorn, FastAPI) is not installed.
     """
     with _serve_extra():
-        import uvicorn  # noqa: PLC0415 - loaded only when serving
+        import uvicorn
 
     app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
     login: BrowserLogin | None = app.state.login
