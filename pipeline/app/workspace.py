@@ -10,6 +10,7 @@ nothing.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def open_workspace(
     if settings.templates is not None:
         notices += _stray_templates(settings.templates)
     ws = Workspace(state=root, vault=target, settings=settings, home=home, notices=tuple(notices))
+    _refuse_stores_in_vault(ws)
     return _with_outside(ws)
 
 
@@ -82,6 +84,33 @@ def _check_folders(settings: Settings) -> None:
         if not folder.is_dir():
             source = settings.chosen["skills.extra_folders"].source
             raise ConfigError(f"skills folder {folder} (from {source}): not a folder")
+
+
+STORE_ROOTS = ("memory", "sessions", "skills", "contexts", "board.json")
+"""The state directory's entries vaultsync reads (``extract.sources``): none may be in the vault."""
+
+
+def _refuse_stores_in_vault(ws: Workspace) -> None:
+    """Refuse a store path that resolves inside the vault: its notes would be read back as data.
+
+    Say ``state/skills`` is a symlink to ``vault/Skills``, or ``--state vault/x``.  The vault
+    inside the state directory (the default ``<state>/vault``) is fine: it is none of the
+    entries read.
+
+    Raises:
+        UsageError: the state directory, one of its store entries or an extra skill folder
+            resolves to the vault or below it.
+    """
+    vault = os.path.realpath(ws.vault)
+    given = (ws.state, *(ws.state / name for name in STORE_ROOTS), *ws.caps.sources.skills)
+    for path in given:
+        real = os.path.realpath(path)
+        if real == vault or real.startswith(vault.rstrip(os.sep) + os.sep):
+            raise UsageError(
+                f"{path}: a store path inside the vault {ws.vault} (vaultsync would read its "
+                "own notes back as store data)",
+                hint="keep the ChatCLI state directory and its folders outside the vault",
+            )
 
 
 def _with_outside(ws: Workspace) -> Workspace:
