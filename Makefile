@@ -7,11 +7,15 @@ VIEW    := .typecheck/vaultsync
 
 .PHONY: vault test check js-parsers lint typecheck typecheck-view fmt bench bench-large crash clean
 
+# The build's own chatter goes to a log, shown only when the install fails: a new user
+# running `make vault` sees the vault, not setuptools.
 $(STAMP): pyproject.toml
-	python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "installing vaultsync and its tools into $(VENV) (log: $(VENV)/install.log)"
+	@python3 -m venv $(VENV)
+	@{ $(BIN)/python -m pip install --quiet --upgrade pip \
+	  && $(BIN)/python -m pip install --quiet -e '.[dev]'; } > $(VENV)/install.log 2>&1 \
+	  || { cat $(VENV)/install.log; exit 1; }
+	@touch $(STAMP)
 
 # No rendered byte depends on a file's mtime, so the committed demo store gives the same
 # vault on every clone as it is (README, "Same vault on every clone").
