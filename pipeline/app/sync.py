@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from vaultsync.vault.report import StatusReport, SyncReport
     from vaultsync.vault.sync import VaultSession
 
+Clock = Callable[[], datetime]
+"""The time a commit is dated with."""
 Confirm = Callable[[str], bool]
 """Asks the person a yes/no question (an adapter's prompt); ``None`` where nobody can answer."""
 
@@ -117,8 +120,17 @@ class StatusOutcome:
     warnings: tuple[str, ...] = field(default=())
 
 
-def sync(ws: Workspace, request: SyncRequest, *, confirm: Confirm | None = None) -> SyncOutcome:
+def sync(
+    ws: Workspace,
+    request: SyncRequest,
+    *,
+    confirm: Confirm | None = None,
+    clock: Clock | None = None,
+) -> SyncOutcome:
     """Bring the vault in line with the stores and commit what changed (one commit).
+
+    ``confirm`` asks the person before a bare ``force`` overwrites edited notes; ``clock``
+    dates the commit (the system clock when ``None``; tests pass a fixed one).
 
     Raises:
         UsageError: paths without ``force``, or a bare ``force`` over edited notes that was
@@ -133,7 +145,8 @@ def sync(ws: Workspace, request: SyncRequest, *, confirm: Confirm | None = None)
     quick = not (request.force or request.dry_run)
     if quick and unchanged_since_last_sync(ws.vault, inputs):
         return SyncOutcome(vault=ws.vault, report=None)
-    report, notes = _full_sync(ws, request, "" if request.dry_run else inputs, confirm)
+    inputs = "" if request.dry_run else inputs
+    report, notes = _full_sync(ws, request, inputs, confirm, clock)
     warnings = list(notes.warnings)
     if not request.dry_run:
         warnings += _after_sync(ws, request, changed=report.changed)
@@ -143,7 +156,11 @@ def sync(ws: Workspace, request: SyncRequest, *, confirm: Confirm | None = None)
 
 
 def _full_sync(
-    ws: Workspace, request: SyncRequest, inputs: str, confirm: Confirm | None
+    ws: Workspace,
+    request: SyncRequest,
+    inputs: str,
+    confirm: Confirm | None,
+    clock: Clock | None,
 ) -> tuple[SyncReport, VaultNotes]:
     """Every note built (moves followed) and synced in one hold of the vault."""
     from vaultsync.vault.decide import Asked
@@ -162,14 +179,26 @@ def _full_sync(
         )
         if write or request.dry_run:
             report = session.sync(
-                notes.specs, asked, commit=request.commit, dry_run=request.dry_run, inputs=inputs
+                notes.specs,
+                asked,
+                commit=request.commit,
+                dry_run=request.dry_run,
+                inputs=inputs,
+                clock=clock,
             )
             return report, notes
-    return _first_sync(ws, notes, asked, request, inputs), notes
+    first = _first_sync(ws, notes, asked, commit=request.commit, inputs=inputs, clock=clock)
+    return first, notes
 
 
 def _first_sync(
-    ws: Workspace, notes: VaultNotes, asked: Asked, request: SyncRequest, inputs: str
+    ws: Workspace,
+    notes: VaultNotes,
+    asked: Asked,
+    *,
+    commit: bool,
+    inputs: str,
+    clock: Clock | None,
 ) -> SyncReport:
     """A vault that does not exist yet: its notes checked safe first, then the folder made."""
     from vaultsync.vault.plan import validate_specs
@@ -177,7 +206,7 @@ def _first_sync(
 
     validate_specs(notes.specs)  # an unsafe path is refused before the vault folder is made
     with vault_session(ws.vault, write=True) as session:
-        return session.sync(notes.specs, asked, commit=request.commit, inputs=inputs)
+        return session.sync(notes.specs, asked, commit=commit, inputs=inputs, clock=clock)
 
 
 def vault_notes(

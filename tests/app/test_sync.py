@@ -1,0 +1,87 @@
+"""``app.sync``: where a sync happens, in-process, with a fixed clock."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pygit2
+import pytest
+from vaultsync.app.sync import SyncRequest, check, status, sync
+from vaultsync.app.workspace import open_workspace
+from vaultsync.core.errors import TemplateError
+from vaultsync.vault import decide
+
+NOON = datetime(2026, 10, 15, 12, 0, tzinfo=UTC)
+
+
+def test_a_first_sync_creates_and_commits_at_the_clock_given(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """The outcome counts the notes created, and the commit is dated by the clock passed."""
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    outcome = sync(ws, SyncRequest(), clock=lambda: NOON)
+    assert outcome.report is not None and outcome.changed and outcome.report.created
+    head = pygit2.Repository(str(tmp_path / "vault")).head.peel(pygit2.Commit)
+    assert head.commit_time == int(NOON.timestamp())
+
+
+def test_a_second_sync_is_the_quick_answer(demo_state: Path, tmp_path: Path) -> None:
+    """Nothing changed since the last sync: answered from stat data, no report."""
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+    again = sync(ws, SyncRequest())
+    assert again.quick and not again.changed
+
+
+def test_a_sync_reads_the_control_files_once(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves, plan and apply share one read of the manifest, journal and cache."""
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+    (demo_state / "memory" / "topics.json").write_text("[]")  # something to do
+    reads: list[object] = []
+    real = decide.read_controls
+
+    def counted(fs: object) -> decide.ControlFiles:
+        reads.append(fs)
+        return real(fs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(decide, "read_controls", counted)
+    assert sync(ws, SyncRequest()).changed
+    assert len(reads) == 1
+
+
+def test_a_dry_run_reports_what_the_run_then_does(demo_state: Path, tmp_path: Path) -> None:
+    """The dry run's created/updated/removed are the real run's, and it writes nothing."""
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+    (demo_state / "memory" / "topics.json").write_text("[]")
+    dry = sync(ws, SyncRequest(dry_run=True)).report
+    assert check(ws).differences  # the dry run left the vault as it was
+    real = sync(ws, SyncRequest()).report
+    assert dry is not None and real is not None
+    assert (dry.created, dry.updated, dry.removed) == (real.created, real.updated, real.removed)
+
+
+def test_a_failed_sync_saves_no_setting(demo_state: Path, tmp_path: Path) -> None:
+    """Templates that fail on a note: the sync fails and render.templates is not saved."""
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "fact.md.j2").write_text("{{ properties.no_such_property.deeper }}\n")
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault), templates=templates)
+    with pytest.raises(TemplateError):
+        sync(ws, SyncRequest(remember_templates=True))
+    assert not (vault / ".vaultsync" / "config.toml").exists()
+    plain = open_workspace(str(demo_state), str(vault))
+    assert plain.templates is None and sync(plain, SyncRequest()).changed
+
+
+def test_status_and_check_agree_on_a_fresh_vault(demo_state: Path, tmp_path: Path) -> None:
+    """Right after a sync: check finds no difference, status nothing pending."""
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+    assert check(ws).in_sync
+    assert status(ws).report.pending == ()
