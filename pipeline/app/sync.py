@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultsync.app import remote
+from vaultsync.app.remote import RemoteOutcome
 from vaultsync.app.workspace import Workspace
 from vaultsync.core import process
 from vaultsync.core.config import CONFIG
@@ -59,6 +61,10 @@ class SyncRequest:
     dry_run: bool = False
     remember_templates: bool = False
     """Save the templates folder in the vault's config once the sync succeeded with it."""
+    pull: bool | None = None
+    """Integrate the remote's new commits first (``None``: the ``git.pull`` setting)."""
+    push: bool | None = None
+    """Push the sync's commit (``None``: the ``git.push`` setting)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,6 +87,8 @@ class SyncOutcome:
     skipped: tuple[Skipped, ...] = ()
     warnings: tuple[str, ...] = ()
     """Lines for stderr, in the order they arose (``warning: …``, ``saved …``)."""
+    remote: RemoteOutcome | None = None
+    """What pulling and pushing did (``None``: neither was asked for)."""
 
     @property
     def quick(self) -> bool:
@@ -137,10 +145,41 @@ def sync(
             not confirmed.
         VaultsyncError: anything the stages refuse (their exit codes).
     """
-    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
-
     if request.paths and not request.force:
         raise UsageError("note paths are given only with --force (sync --force PATH…)")
+    pulling, pushing = _remote_steps(ws, request)
+    pulled = remote.pull(ws) if pulling else None
+    outcome = _local_sync(ws, request, confirm, clock)
+    if not pushing:
+        return replace(outcome, remote=pulled) if pulled is not None else outcome
+    local = replace(request, pull=False, push=False)
+    pushed = remote.push(ws, resync=lambda: _local_sync(ws, local, None, clock))
+    return replace(outcome, remote=_joined(pulled, pushed))
+
+
+def _remote_steps(ws: Workspace, request: SyncRequest) -> tuple[bool, bool]:
+    """Whether this sync pulls first and pushes after (a dry run does neither)."""
+    if request.dry_run:
+        return False, False
+    wanted = ws.settings.value
+    pulling = bool(wanted("git.pull")) if request.pull is None else request.pull
+    pushing = bool(wanted("git.push")) if request.push is None else request.push
+    return pulling, pushing
+
+
+def _joined(pulled: RemoteOutcome | None, pushed: RemoteOutcome) -> RemoteOutcome:
+    if pulled is None:
+        return pushed
+    problem = "; ".join(p for p in (pulled.problem, pushed.problem) if p)
+    return replace(pushed, pulled=pulled.pulled, taken=pulled.taken, problem=problem)
+
+
+def _local_sync(
+    ws: Workspace, request: SyncRequest, confirm: Confirm | None, clock: Clock | None
+) -> SyncOutcome:
+    """The sync of this vault, the remote left aside."""
+    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+
     inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     quick = not (request.force or request.dry_run)
     if quick and unchanged_since_last_sync(ws.vault, inputs):
@@ -255,14 +294,14 @@ def _after_sync(ws: Workspace, request: SyncRequest, *, changed: bool) -> list[s
     warnings = []
     if changed and (problem := refresh_search_index(ws.vault)):
         warnings.append(f"warning: search index not updated: {problem}")
-    if request.remember_templates and (saved := _remember_templates(ws)):
+    if request.remember_templates and (saved := _remember_templates(ws, request)):
         warnings.append(saved)
     if history_check_due(ws) and (text := exposure_warning(ws)):
         warnings.append(text)
     return warnings
 
 
-def _remember_templates(ws: Workspace) -> str:
+def _remember_templates(ws: Workspace, request: SyncRequest) -> str:
     """Save the templates folder once a sync succeeded with it, so a later plain sync renders alike.
 
     A saved folder that differs is not replaced: the flag wins for this run, and the
@@ -274,7 +313,8 @@ def _remember_templates(ws: Workspace) -> str:
     if "render.templates" in ws.settings.saved or folder is None:
         return ""
     relative = os.path.relpath(folder, ws.vault.absolute())  # portable to any clone
-    save_setting(ws.vault, "render.templates", relative, commit=False)
+    # Committed right after the sync that succeeded with it, so a clone renders alike.
+    save_setting(ws.vault, "render.templates", relative, commit=request.commit)
     return f"saved render.templates = {relative} in {CONFIG} (a plain sync uses it)"
 
 

@@ -83,6 +83,7 @@ class _TopGroup(_Group):
         "mcp": "vaultsync.cli.assistant:mcp_command",
         "bench": "vaultsync.cli.bench:bench_group",
         "templates": "vaultsync.cli.templates:templates",
+        "merge-manifest": "vaultsync.cli.gitdriver:merge_manifest",
     }
 
 

@@ -14,11 +14,12 @@ from typing import Any
 
 __all__ = ["CHECK", "SCHEMAS", "SCHEMA_VERSION", "STATUS", "SYNC", "SYNC_EACH"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The ``schema_version`` of every ``--json`` output of sync, status and check.
 
-2: ``sync --each`` says a stop by signal (``stopped_by``, ``not_started``); the other outputs
-are as in 1."""
+2: ``sync --each`` says a stop by signal (``stopped_by``, ``not_started``).
+3: ``sync`` (full and quick) and ``status`` say where the vault stands against its git remote
+(``remote``, null when no pull or push was asked for, or no upstream is set)."""
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _STR = {"type": "string"}
@@ -49,6 +50,39 @@ _SKIPPED = {
     "description": "Store files that could not be read; their notes were kept as they were.",
 }
 _VERSION = {"const": SCHEMA_VERSION}
+_COUNT = {"type": "integer", "minimum": 0}
+_SYNC_REMOTE = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "upstream": _STR,
+                "pulled": {**_COUNT, "description": "The remote's commits integrated first."},
+                "taken": {
+                    **_PATHS,
+                    "description": "Notes where the other device's version replaced our render.",
+                },
+                "pushed": _BOOL,
+                "problem": {**_STR_OR_NULL, "description": "Why a pull or push did not happen."},
+            }
+        ),
+    ],
+    "description": "The pull before the sync and the push after it (null: neither asked for).",
+}
+_STATUS_REMOTE = {
+    "oneOf": [
+        {"type": "null"},
+        _object(
+            {
+                "upstream": _STR,
+                "ahead": _COUNT,
+                "behind": _COUNT,
+                "pull_needed": _BOOL,
+            }
+        ),
+    ],
+    "description": "Against the upstream as of the last fetch (null: no upstream).",
+}
 
 _SYNC_FULL = _object(
     {
@@ -75,6 +109,7 @@ _SYNC_FULL = _object(
         "index_synced": {**_BOOL, "description": "false: .git/index was locked."},
         "manifest_problem": _STR_OR_NULL,
         "skipped": _SKIPPED,
+        "remote": _SYNC_REMOTE,
     },
     title="full",
 )
@@ -84,6 +119,7 @@ _SYNC_QUICK = _object(
         "vault": _STR,
         "changed": {"const": False},
         "quick": {"const": True},
+        "remote": _SYNC_REMOTE,
     },
     title="quick",
     description="Nothing changed since the last sync (answered without rendering).",
@@ -129,6 +165,7 @@ STATUS: dict[str, Any] = {
                 "description": "Commits of the vault's history holding a secret or private "
                 "value of the stores (`vaultsync history`), newest first.",
             },
+            "remote": _STATUS_REMOTE,
         }
     ),
 }

@@ -29,6 +29,7 @@ from vaultsync.core.errors import SkippedStores, VaultStale
 from vaultsync.core.text import plural
 
 if TYPE_CHECKING:
+    from vaultsync.app.remote import RemoteOutcome, RemoteState
     from vaultsync.app.sync import SyncOutcome
     from vaultsync.core.model import Skipped
 
@@ -80,6 +81,14 @@ def say_warnings(lines: tuple[str, ...]) -> None:
     help="Sync every ChatCLI state directory under ROOT, each into its own vault.",
 )
 @click.option("--shard", metavar="K/N", help="With --each: only share K (0-based) of N.")
+@click.option(
+    "--pull/--no-pull",
+    default=None,
+    help="Integrate the git remote's new commits first [saved: git.pull].",
+)
+@click.option(
+    "--push/--no-push", default=None, help="Push the sync's commit after it [saved: git.push]."
+)
 @json_option
 @click.argument("paths", nargs=-1)
 def sync(
@@ -95,6 +104,8 @@ def sync(
     as_json: bool,
     each: str | None,
     shard: str | None,
+    pull: bool | None,
+    push: bool | None,
     paths: tuple[str, ...],
 ) -> None:
     """Bring the vault in line with the stores, and commit what changed (one commit).
@@ -124,11 +135,17 @@ def sync(
         commit=not no_commit,
         dry_run=dry_run,
         remember_templates=templates is not None,
+        pull=pull,
+        push=push,
     )
     with on_terminal():
         outcome = run_sync(ws, request, confirm=_asker())
     say_warnings(outcome.warnings)
     print_sync(outcome, as_json=as_json, verbose=verbose or dry_run, quiet=quiet)
+    if outcome.remote is not None:
+        from vaultsync.app.remote import raise_problem
+
+        raise_problem(outcome.remote)
 
 
 def _asker() -> Callable[[str], bool] | None:
@@ -147,18 +164,51 @@ def print_sync(outcome: SyncOutcome, *, as_json: bool, verbose: bool, quiet: boo
     """The sync's outcome: JSON, or its few lines (none when nothing needs saying)."""
     from vaultsync.cli.views import sync_json, sync_lines
 
-    report = outcome.report
-    if report is None:
-        if as_json:
-            quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
-            click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **quick}))
-        return
+    report, remote = outcome.report, remote_json(outcome.remote)
     if as_json:
-        data = {**sync_json(report, outcome.vault), "skipped": skipped_data(outcome.skipped)}
+        if report is None:
+            quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
+            data = {"schema_version": SCHEMA_VERSION, **quick, "remote": remote}
+        else:
+            data = {
+                **sync_json(report, outcome.vault),
+                "skipped": skipped_data(outcome.skipped),
+                "remote": remote,
+            }
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    for line in sync_lines(report, outcome.vault, verbose=verbose, quiet=quiet):
-        click.echo(line)
+    if report is not None:
+        for line in sync_lines(report, outcome.vault, verbose=verbose, quiet=quiet):
+            click.echo(line)
+    if not quiet:
+        for line in remote_lines(outcome.remote):
+            click.echo(line)
+
+
+def remote_json(outcome: RemoteOutcome | None) -> dict[str, object] | None:
+    """The pull and push of a sync as plain data (``None``: neither was asked for)."""
+    if outcome is None:
+        return None
+    return {
+        "upstream": outcome.upstream,
+        "pulled": outcome.pulled,
+        "taken": list(outcome.taken),
+        "pushed": outcome.pushed,
+        "problem": outcome.problem or None,
+    }
+
+
+def remote_lines(outcome: RemoteOutcome | None) -> list[str]:
+    """What the pull and push did, a line each (nothing when nothing happened)."""
+    if outcome is None:
+        return []
+    lines = []
+    if outcome.pulled:
+        lines.append(f"pulled {plural(outcome.pulled, 'commit')} from {outcome.upstream}")
+    lines += [f"  took the other device's {path}" for path in outcome.taken]
+    if outcome.pushed:
+        lines.append(f"pushed to {outcome.upstream}")
+    return lines
 
 
 def sync_command(state: str | None, vault: str | None, templates: Path | None) -> str:
@@ -178,6 +228,7 @@ def sync_command(state: str | None, vault: str | None, templates: Path | None) -
 def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
     """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
     from vaultsync.app.history import exposure_text
+    from vaultsync.app.remote import remote_state
     from vaultsync.app.sync import status as vault_status
     from vaultsync.cli.views import status_json, status_text
     from vaultsync.vault.hooks import hooks_json, hooks_text
@@ -187,6 +238,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
         outcome = vault_status(ws)
     say_warnings(outcome.warnings)
     target, skipped = outcome.vault, outcome.skipped
+    against = remote_state(ws)
     emit(
         as_json,
         lambda: {
@@ -194,6 +246,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
             "skipped": skipped_data(skipped),
             **hooks_json(target),
             "history_exposed": list(outcome.exposed),
+            "remote": remote_state_json(against),
         },
         lambda: "\n".join(
             filter(
@@ -203,10 +256,31 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
                     skipped_text(skipped),
                     hooks_text(target),
                     exposure_text(outcome.exposed),
+                    remote_state_text(against),
                 ),
             )
         ),
     )
+
+
+def remote_state_json(state: RemoteState | None) -> dict[str, object] | None:
+    """Where the vault stands against its upstream, as plain data (``None``: no upstream)."""
+    if state is None:
+        return None
+    return {
+        "upstream": state.upstream,
+        "ahead": state.ahead,
+        "behind": state.behind,
+        "pull_needed": state.pull_needed,
+    }
+
+
+def remote_state_text(state: RemoteState | None) -> str:
+    """One line on the upstream (empty: none), as of the last fetch."""
+    if state is None:
+        return ""
+    line = f"remote: {state.upstream}, {state.ahead} ahead, {state.behind} behind"
+    return line + (" (a pull is needed: `vaultsync sync --pull`)" if state.pull_needed else "")
 
 
 @click.command()

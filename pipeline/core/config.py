@@ -41,6 +41,10 @@ Value = str | int | float | bool | tuple[str, ...] | None
 
 WATCH_PREFIX = "watch."
 """The watcher's timings: they decide when a sync runs, not what it writes."""
+GIT_PREFIX = "git."
+"""The remote's settings: whether a sync pulls and pushes, never what it writes."""
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
 
 
 def _text(key: str, raw: object) -> str:
@@ -92,6 +96,14 @@ def _words(key: str, raw: object) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
         raise ConfigError(f"{key}: expected a list of text, found {_kind(raw)}")
     return tuple(raw)
+
+
+def _flag(key: str, raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
+        return raw.strip().lower() in _TRUE
+    raise ConfigError(f"{key}: expected true or false, found {_kind(raw)}")
 
 
 def _kind(raw: object) -> str:
@@ -151,7 +163,7 @@ class Settings:
         lines = [
             f"{key}={self.chosen[key].value!r}"
             for key in sorted(self.chosen)
-            if not key.startswith(WATCH_PREFIX)
+            if not key.startswith((WATCH_PREFIX, GIT_PREFIX))
         ]
         if self.outside:
             lines.append(f"outside={self.outside}")
@@ -227,6 +239,31 @@ def _watch_options() -> list[Option]:
     ]
 
 
+def _git_options() -> list[Option]:
+    return [
+        Option(
+            key="git.pull",
+            default=False,
+            env="VAULTSYNC_GIT_PULL",
+            parse=_flag,
+            help="pull the remote's new commits before every sync (`sync --pull`)",
+        ),
+        Option(
+            key="git.push",
+            default=False,
+            env="VAULTSYNC_GIT_PUSH",
+            parse=_flag,
+            help="push after every sync that committed (`sync --push`)",
+        ),
+        Option(
+            key="git.remote",
+            default="",
+            env="VAULTSYNC_GIT_REMOTE",
+            help="the remote to pull from and push to (default: the branch's upstream)",
+        ),
+    ]
+
+
 OPTIONS: dict[str, Option] = {
     option.key: option
     for option in (
@@ -255,6 +292,7 @@ OPTIONS: dict[str, Option] = {
         ),
         *_cap_options(),
         *_watch_options(),
+        *_git_options(),
     )
 }
 """Every saved setting, by key; a feature that adds a setting adds its option here."""

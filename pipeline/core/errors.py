@@ -122,3 +122,9 @@ class VaultsFailed(VaultsyncError):
     """``vaultsync sync --each``: one or more vaults failed (each was reported; the rest synced)."""
 
     exit_code = 9
+
+
+class RemoteFailed(VaultsyncError):
+    """``sync --pull/--push``: the remote could not be reached, or it refused; synced locally."""
+
+    exit_code = 10

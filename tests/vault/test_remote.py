@@ -1,0 +1,218 @@
+"""One vault on several devices through a git remote: pull, sync, push, nothing lost.
+
+Real git everywhere: a bare remote on disk, a "phone" clone that edits with plain git (as
+obsidian-git does), and engines that sync through ``app.sync`` with ``pull`` and ``push``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from vaultsync.app.remote import remote_state
+from vaultsync.app.sync import SyncOutcome, SyncRequest, check, sync
+from vaultsync.app.workspace import open_workspace
+from vaultsync.cli.main import cli
+
+MARKERS = ("<<<<<<<", ">>>>>>>")
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Plain git, as a person or obsidian-git runs it."""
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def engine_sync(state: Path, vault: Path, **asked: bool) -> SyncOutcome:
+    """One engine's ``sync --pull --push``."""
+    request = SyncRequest(pull=asked.get("pull", True), push=asked.get("push", True))
+    return sync(open_workspace(str(state), str(vault)), request)
+
+
+def first_device(demo_state: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A bare remote and a first engine's vault, synced and pushed upstream (``push -u``)."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(remote))
+    vault = tmp_path / "laptop"
+    engine_sync(demo_state, vault, pull=False, push=False)
+    git(vault, "remote", "add", "origin", str(remote))
+    git(vault, "push", "--quiet", "-u", "origin", "main")
+    return remote, vault
+
+
+def phone(remote: Path, tmp_path: Path, name: str = "phone") -> Path:
+    """A clone of the remote, edited with plain git."""
+    clone = tmp_path / name
+    git(tmp_path, "clone", "--quiet", str(remote), str(clone))
+    return clone
+
+
+def phone_commit(clone: Path, message: str) -> None:
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", message)
+    git(clone, "pull", "--quiet", "--no-rebase")
+    git(clone, "push", "--quiet")
+
+
+def remote_head_files(remote: Path, tmp_path: Path) -> dict[str, str]:
+    """Every Markdown file of the remote's head, by path."""
+    fresh = tmp_path / "fresh"
+    shutil.rmtree(fresh, ignore_errors=True)
+    git(tmp_path, "clone", "--quiet", str(remote), str(fresh))
+    return {p.relative_to(fresh).as_posix(): p.read_text() for p in fresh.rglob("*.md")}
+
+
+def change_a_topic(state: Path, summary: str) -> None:
+    topics = state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    data[0]["summary"] = summary
+    topics.write_text(json.dumps(data))
+
+
+def test_a_phone_edit_is_pulled_kept_and_pushed_back(demo_state: Path, tmp_path: Path) -> None:
+    """The phone's edit arrives before the sync, stays in the note, and the remote has both."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    clone = phone(remote, tmp_path)
+    note = clone / "Topics" / "Go.md"
+    note.write_text(note.read_text() + "\nWritten on the phone.\n")
+    phone_commit(clone, "phone: a line about Go")
+    change_a_topic(demo_state, "A new summary from the stores.")
+    outcome = engine_sync(demo_state, laptop)
+    assert outcome.remote is not None and outcome.remote.pulled == 1 and outcome.remote.pushed
+    files = remote_head_files(remote, tmp_path)
+    assert "Written on the phone." in files["Topics/Go.md"]
+    assert "A new summary from the stores." in "".join(files.values())
+    assert not any(m in text for text in files.values() for m in MARKERS)
+
+
+def test_two_engines_with_the_same_stores_converge(demo_state: Path, tmp_path: Path) -> None:
+    """A second engine syncing the same stores pulls, finds nothing to write, commits nothing."""
+    remote, _laptop = first_device(demo_state, tmp_path)
+    desktop = phone(remote, tmp_path, "desktop")
+    head = git(desktop, "rev-parse", "HEAD")
+    outcome = engine_sync(demo_state, desktop)
+    assert not outcome.changed
+    assert git(desktop, "rev-parse", "HEAD") == head  # no ping-pong commit
+    assert check(open_workspace(str(demo_state), str(desktop))).in_sync
+
+
+def test_a_rejected_push_pulls_syncs_and_pushes_again(demo_state: Path, tmp_path: Path) -> None:
+    """The other engine pushed first: no commit of it is dropped, both end in the remote."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    other_state = tmp_path / "other-state"
+    shutil.copytree(demo_state, other_state)
+    desktop = phone(remote, tmp_path, "desktop")
+    change_a_topic(other_state, "The desktop's stores moved on.")
+    engine_sync(other_state, desktop)
+    theirs = git(desktop, "rev-parse", "HEAD").strip()
+    change_a_topic(demo_state, "The laptop's stores moved on.")
+    outcome = engine_sync(demo_state, laptop, pull=False)
+    assert outcome.remote is not None and outcome.remote.pushed, outcome.remote
+    git(laptop, "fetch", "--quiet")
+    git(laptop, "merge-base", "--is-ancestor", theirs, "origin/main")  # raises if dropped
+    files = remote_head_files(remote, tmp_path)
+    assert not any(m in text for text in files.values() for m in MARKERS)
+
+
+def test_an_unreachable_remote_leaves_the_sync_local(demo_state: Path, tmp_path: Path) -> None:
+    """Offline: the sync commits here, says so in one line and exits 10; the next run pushes."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    moved = tmp_path / "away.git"
+    remote.rename(moved)
+    change_a_topic(demo_state, "Written while offline.")
+    args = ["sync", "--pull", "--push", "--state", str(demo_state), "--vault", str(laptop)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 10
+    assert result.stderr.count("error:") == 1 and "synced here" in result.stderr
+    assert "Written while offline." in git(laptop, "show", "HEAD", "--stat", "-p")
+    moved.rename(remote)
+    assert engine_sync(demo_state, laptop).remote.pushed  # type: ignore[union-attr]
+
+
+def test_status_says_how_far_behind_the_remote_is(demo_state: Path, tmp_path: Path) -> None:
+    """After a fetch, status knows the remote has a commit this vault lacks."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    clone = phone(remote, tmp_path)
+    (clone / "Inbox.md").write_text("A note written on the phone.\n")
+    phone_commit(clone, "phone: inbox")
+    git(laptop, "fetch", "--quiet")
+    state = remote_state(open_workspace(str(demo_state), str(laptop)))
+    assert state is not None and (state.ahead, state.behind) == (0, 1) and state.pull_needed
+
+
+def test_a_hand_run_git_pull_merges_the_manifest_per_note(demo_state: Path, tmp_path: Path) -> None:
+    """Two engines with different stores both pushed; ``git pull`` by hand does not conflict."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    engine_sync(demo_state, laptop)  # registers the merge driver in this clone
+    other_state = tmp_path / "other-state"
+    shutil.copytree(demo_state, other_state)
+    desktop = phone(remote, tmp_path, "desktop")
+    change_a_topic(other_state, "Desktop summary.")
+    engine_sync(other_state, desktop)
+    topics = json.loads((demo_state / "memory" / "topics.json").read_text())
+    topics[-1]["summary"] = "Laptop summary of another topic."
+    (demo_state / "memory" / "topics.json").write_text(json.dumps(topics))
+    engine_sync(demo_state, laptop, pull=False, push=False)
+    git(laptop, "pull", "--quiet", "--no-rebase", "--no-edit")
+    manifest = (laptop / ".vaultsync" / "manifest.json").read_text()
+    assert not any(m in manifest for m in MARKERS)
+
+
+_STEPS = st.lists(
+    st.sampled_from(["phone-edit", "phone-new", "phone-delete", "stores", "laptop", "desktop"]),
+    min_size=3,
+    max_size=7,
+)
+
+
+@settings(max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=_STEPS)
+def test_random_interleavings_lose_no_phone_edit(
+    demo_state: Path, tmp_path_factory: object, steps: list[str]
+) -> None:
+    """Phone edits, new notes, deletions, store changes and syncs on two engines, in any
+    order: every phone line is in the remote's head, no markers, check green on a clone."""
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="interleave-"))
+    state = tmp / "state"
+    shutil.copytree(demo_state, state)
+    remote, laptop = first_device(state, tmp)
+    desktop = phone(remote, tmp, "desktop")
+    clone = phone(remote, tmp)
+    written: dict[str, str] = {}
+    for number, step in enumerate(steps):
+        git(clone, "pull", "--quiet", "--no-rebase", "--no-edit")
+        if step == "phone-edit":
+            note = sorted((clone / "Topics").glob("*.md"))[number % 3]
+            line = f"phone line {number}"
+            note.write_text(note.read_text() + f"\n{line}\n")
+            written[note.relative_to(clone).as_posix()] = line
+            phone_commit(clone, line)
+        elif step == "phone-new":
+            (clone / f"Phone {number}.md").write_text(f"phone note {number}\n")
+            written[f"Phone {number}.md"] = f"phone note {number}"
+            phone_commit(clone, f"new {number}")
+        elif step == "phone-delete" and written:
+            gone = sorted(written)[0]
+            if (clone / gone).exists():
+                (clone / gone).unlink()
+                phone_commit(clone, f"delete {gone}")
+            written.pop(gone)
+        elif step == "stores":
+            change_a_topic(state, f"Stores changed at step {number}.")
+        elif step in ("laptop", "desktop"):
+            engine_sync(state, laptop if step == "laptop" else desktop)
+    for vault in (laptop, desktop, laptop):
+        engine_sync(state, vault)
+    files = remote_head_files(remote, tmp)
+    for path, line in written.items():
+        assert line in files.get(path, ""), (steps, path)
+    assert not any(m in text for text in files.values() for m in MARKERS)
+    assert check(open_workspace(str(state), str(tmp / "fresh"))).in_sync
+    shutil.rmtree(tmp, ignore_errors=True)
