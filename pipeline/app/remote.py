@@ -90,6 +90,10 @@ def push(ws: Workspace, resync: Callable[[], object]) -> RemoteOutcome:
     up = remote.upstream(ws.vault, _remote_setting(ws))
     if up is None:
         return RemoteOutcome(problem=_NO_UPSTREAM)
+    if marked := remote.marked_notes(ws.vault):
+        where = ", ".join(marked[:3])
+        problem = f"not pushed to {up.name}: conflict markers in {where} (`vaultsync resolve`)"
+        return RemoteOutcome(upstream=up.name, problem=problem)
     said = ""
     for _ in range(PUSH_TRIES):
         try:
@@ -120,10 +124,7 @@ def remote_state(ws: Workspace) -> RemoteState | None:
 def raise_problem(outcome: RemoteOutcome) -> None:
     """The remote's problem as the run's error (exit 10), once the local sync is done."""
     if outcome.problem:
-        raise RemoteFailed(
-            f"{outcome.problem}; the vault was synced here, the next run catches up",
-            hint="check the remote (git remote -v, your network, your credentials)",
-        )
+        raise RemoteFailed(f"{outcome.problem}; the vault was synced here, the next run catches up")
 
 
 _NO_UPSTREAM = "no upstream to pull or push (set one once: git push -u origin main)"

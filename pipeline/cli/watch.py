@@ -37,6 +37,8 @@ def watch(state: str | None, vault: str | None, templates: Path | None) -> None:
     def synced(outcome: SyncOutcome) -> None:
         say_warnings(outcome.warnings)
         print_sync(outcome, as_json=False, verbose=False, quiet=False)
+        if outcome.remote is not None and outcome.remote.problem:
+            click.echo(f"warning: {outcome.remote.problem}; will try again", err=True)
 
     watcher = Watcher(ws, synced=synced, warn=lambda line: click.echo(line, err=True))
     with stopping.stop_on_signals() as stop, watcher_lock(ws.vault):

@@ -35,6 +35,8 @@ from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 DRIVER = "vaultsync-manifest"
 """The merge driver's name in ``.git/config`` and the attributes."""
 ATTRIBUTE = f"/{MANIFEST} merge={DRIVER}\n"
+MARKER_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
+"""A line git's conflict markers begin (``git grep -E``)."""
 TIMEOUT_S = 120
 """Seconds a remote operation may take before it counts as unreachable."""
 
@@ -213,6 +215,17 @@ def _git_bytes(vault: Path, *args: str) -> bytes:
     if done.returncode != 0:
         raise GitFailed(done.stderr.decode("utf-8", "replace").strip().splitlines()[0])
     return done.stdout
+
+
+def marked_notes(vault: Path) -> tuple[str, ...]:
+    """Notes of HEAD holding git conflict markers: never pushed (a person must settle them)."""
+    try:
+        said = _git(
+            vault, "grep", "-l", "-z", "-E", "^(<<<<<<<|>>>>>>>)( |$)", "HEAD", "--", "*.md"
+        )
+    except GitFailed:  # git grep exits 1 when nothing matches
+        return ()
+    return tuple(sorted(p.removeprefix("HEAD:") for p in said.split("\0") if p))
 
 
 def push(vault: Path, up: Upstream) -> None:

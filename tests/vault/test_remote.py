@@ -216,3 +216,30 @@ def test_random_interleavings_lose_no_phone_edit(
     assert not any(m in text for text in files.values() for m in MARKERS)
     assert check(open_workspace(str(state), str(tmp / "fresh"))).in_sync
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_conflict_markers_are_never_pushed(demo_state: Path, tmp_path: Path) -> None:
+    """A note committed with git's markers in it stops the push, naming the note."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    note = laptop / "Topics" / "Go.md"
+    note.write_text(note.read_text() + "\n<<<<<<< mine\na\n=======\nb\n>>>>>>> theirs\n")
+    git(laptop, "commit", "--quiet", "-am", "a hand merge left unfinished")
+    before = git(laptop, "ls-remote", str(remote), "main")
+    outcome = engine_sync(demo_state, laptop, pull=False)
+    assert outcome.remote is not None and not outcome.remote.pushed
+    assert "Topics/Go.md" in outcome.remote.problem
+    assert git(laptop, "ls-remote", str(remote), "main") == before
+
+
+def test_the_saved_settings_pull_and_push_every_sync(demo_state: Path, tmp_path: Path) -> None:
+    """``git.pull`` and ``git.push`` saved: a plain sync (cron, watch) pulls and pushes."""
+    from vaultsync.vault.config import save_setting
+
+    remote, laptop = first_device(demo_state, tmp_path)
+    save_setting(laptop, "git.pull", "true")
+    save_setting(laptop, "git.push", "true")
+    git(laptop, "push", "--quiet")
+    change_a_topic(demo_state, "Pushed by a plain sync.")
+    outcome = sync(open_workspace(str(demo_state), str(laptop)), SyncRequest())
+    assert outcome.remote is not None and outcome.remote.pushed
+    assert "Pushed by a plain sync." in "".join(remote_head_files(remote, tmp_path).values())
