@@ -51,6 +51,7 @@ from vaultsync.core.errors import (
     VaultWriteError,
 )
 from vaultsync.http.auth import LOGIN_PATH, BrowserLogin, cookie_name
+from vaultsync.http.limits import BodyLimit
 from vaultsync.http.schemas import ErrorOut, FieldErrorOut
 from vaultsync.search.reader import IndexNotReady
 
@@ -115,10 +116,19 @@ def _invalid(_: Request, exc: Exception) -> JSONResponse:
     return _error(422, "invalid_request", detail, errors=errors)
 
 
+HTTP_CODES = {400: "bad_json", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+"""The ``code`` of the errors starlette raises itself (a body it cannot parse is a 400)."""
+
+
+def error_response(status: int, code: str, detail: str) -> JSONResponse:
+    """An error in the one shape of every other (for the ASGI middlewares)."""
+    return _error(status, code, detail)
+
+
 def _http_error(_: Request, exc: Exception) -> JSONResponse:
     """Starlette's own errors (no such route, wrong method) in the shape of every other one."""
     assert isinstance(exc, StarletteHTTPException)  # noqa: S101 - registered for this class
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    code = HTTP_CODES.get(exc.status_code, "http_error")
     response = _error(exc.status_code, code, str(exc.detail))
     response.headers.update(exc.headers or {})
     return response
@@ -210,8 +220,11 @@ class _Guard:
 
     def _authorized(self, scope: Scope, headers: dict[str, str]) -> bool:
         """The bearer token, or this run's session cookie on a request from its own origin."""
-        given = headers.get("authorization", "")
-        if hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+        scheme, _, given = headers.get("authorization", "").strip().partition(" ")
+        # The scheme is case-insensitive (RFC 7235); the token is compared in constant time.
+        if scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), f"{self.token}".encode()
+        ):
             return True
         session = _cookies(headers.get("cookie", "")).get(cookie_name(_port(scope)))
         return (
@@ -282,6 +295,7 @@ ERRORS: dict[int, str] = {
     404: "No such note, or no such route",
     405: "The route does not answer this method",
     409: "An ambiguous note reference, or a refused link",
+    413: "The request body is over 1 MiB",
     421: "The Host header names another server",
     422: "Invalid input: each field in errors",
     503: "The search index or a store is unavailable; retry",
@@ -332,6 +346,7 @@ def guard(
     hosts = None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
     # The guard is outermost (added last): it sees the real method, so a HEAD (a link
     # preview's) never spends the one-time login, which only a GET redeems.
+    app.add_middleware(BodyLimit)
     app.add_middleware(_HeadAsGet)
     app.add_middleware(_Guard, token=token or None, hosts=hosts, login=login)
     _document_errors(app)

@@ -168,6 +168,23 @@ def greeting(base: str, vault: Path, login: BrowserLogin | None, *, env_token: b
     )
 
 
+def uvicorn_config(
+    app: FastAPI, *, host: str, port: int, log_level: str = "info", header_timeout_s: float = 0
+) -> uvicorn.Config:
+    """How ``serve`` runs uvicorn: no proxy headers, a deadline for each request's headers."""
+    import uvicorn
+    from vaultsync.http.limits import HEADER_TIMEOUT_S, header_deadline
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        proxy_headers=False,
+        http=header_deadline(header_timeout_s or HEADER_TIMEOUT_S),
+    )
+
+
 def _server(config: uvicorn.Config, announce: Callable[[int], None]) -> uvicorn.Server:
     """A uvicorn server that calls ``announce(port)`` once it listens (``port`` 0 included)."""
     import uvicorn
@@ -197,12 +214,12 @@ def run(
     Raises ``ConfigError`` when the serve extra (uvicorn, FastAPI) is not installed.
     """
     with _serve_extra():
-        import uvicorn
+        pass
 
     app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
     login: BrowserLogin | None = app.state.login
     env_token = bool(os.environ.get(TOKEN_ENV, "").strip())
-    config = uvicorn.Config(app, host=host, port=port, log_level="info", proxy_headers=False)
+    config = uvicorn_config(app, host=host, port=port)
     server = _server(
         config,
         lambda bound: echo(greeting(_base_url(host, bound), vault, login, env_token=env_token)),
