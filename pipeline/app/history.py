@@ -26,12 +26,73 @@ class Exposed:
     values: frozenset[str]
 
 
+EXPOSURE = "history-exposure.json"
+"""The last history check's answer, in the state's cache folder, keyed by what it read."""
+
+
 def exposed_commits(ws: Workspace) -> list[str]:
-    """The commits of the vault's history that hold a secret or private value, newest first."""
+    """The commits of the vault's history that hold a secret or private value, newest first.
+
+    The answer is kept with what it depends on — the commit at HEAD, the stores' stat data,
+    the settings and vaultsync's own code — so ``status`` walks the history once per new
+    commit or changed store, never on every run.
+    """
     repo = _repo(ws)
     if repo is None:
         return []
-    return [e.commit for e in _scan(ws, repo)[0]]
+    key = _exposure_key(ws, repo)
+    if key and (known := _known_exposure(ws, key)) is not None:
+        return known
+    found = [e.commit for e in _scan(ws, repo)[0]]
+    if key:
+        _keep_exposure(ws, key, found)
+    return found
+
+
+def _exposure_key(ws: Workspace, repo: VaultRepo) -> str:
+    """What the exposure check read, as one digest (empty: no commit yet)."""
+    from vaultsync.core.digest import code_fingerprint, inputs_digest
+    from vaultsync.extract.sources import store_fingerprint
+
+    try:
+        head = str(repo.repo.head.target)
+    except Exception:
+        return ""
+    stores = store_fingerprint(ws.state, ws.caps.sources)
+    return inputs_digest((head, stores, ws.settings.as_key(), code_fingerprint()))
+
+
+def _known_exposure(ws: Workspace, key: str) -> list[str] | None:
+    import json
+
+    from vaultsync.graph.cache import cache_dir
+
+    try:
+        data = json.loads((cache_dir(ws.state) / EXPOSURE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    commits = data.get("commits")
+    if not isinstance(commits, list) or not all(isinstance(c, str) for c in commits):
+        return None
+    return commits
+
+
+def _keep_exposure(ws: Workspace, key: str, commits: list[str]) -> None:
+    """Remember the answer; a cache that cannot be written is only a slower next status."""
+    import json
+
+    from vaultsync.core.fsio import atomic_write
+    from vaultsync.graph.cache import cache_dir
+
+    folder = cache_dir(ws.state)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        body = json.dumps({"key": key, "commits": commits}).encode("utf-8")
+        atomic_write(folder / EXPOSURE, body, durable=False)
+    except OSError:
+        return
 
 
 def history_check_due(ws: Workspace) -> bool:
