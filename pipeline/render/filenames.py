@@ -27,8 +27,8 @@ Rules, in order:
    character boundary, never inside a combining sequence, and the extension is kept.
 
 Unicode is kept as is: ``Configuração`` and ``日本語のノート`` are valid names on every platform and
-in Obsidian, and transliterating them (unidecode) would lose meaning and make distinct names
-collide, so unidecode is not used.
+in Obsidian, and transliterating them to ASCII would lose meaning and make distinct names
+collide (``Café`` and ``Cafe``, or every title in a script without a Latin spelling).
 """
 
 from __future__ import annotations
