@@ -29,7 +29,7 @@ import importlib, pkgutil, sys
 import vaultsync
 
 SKIP = {"vaultsync.__main__", "vaultsync.http.api", "vaultsync.http.guard",
-        "vaultsync.http.schemas"}
+        "vaultsync.http.limits", "vaultsync.http.schemas"}
 names = sorted(
     info.name for info in pkgutil.walk_packages(vaultsync.__path__, "vaultsync.")
     if info.name not in SKIP

@@ -214,7 +214,7 @@ def run(
     Raises ``ConfigError`` when the serve extra (uvicorn, FastAPI) is not installed.
     """
     with _serve_extra():
-        pass
+        import uvicorn  # noqa: F401 - asked for first, so its absence is the one named
 
     app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
     login: BrowserLogin | None = app.state.login
