@@ -67,10 +67,11 @@ def remote_head_files(remote: Path, tmp_path: Path) -> dict[str, str]:
     return {p.relative_to(fresh).as_posix(): p.read_text() for p in fresh.rglob("*.md")}
 
 
-def change_a_topic(state: Path, summary: str) -> None:
+def change_a_topic(state: Path, summary: str, name: str = "telemetry") -> None:
+    """The stores change one topic's summary, as ChatCLI rewrites topics.json."""
     topics = state / "memory" / "topics.json"
     data = json.loads(topics.read_text())
-    data[0]["summary"] = summary
+    next(t for t in data if t["name"] == name)["summary"] = summary
     topics.write_text(json.dumps(data))
 
 
@@ -164,10 +165,37 @@ def test_a_hand_run_git_pull_merges_the_manifest_per_note(demo_state: Path, tmp_
 
 
 _STEPS = st.lists(
-    st.sampled_from(["phone-edit", "phone-new", "phone-delete", "stores", "laptop", "desktop"]),
+    st.sampled_from(
+        [
+            "phone-edit",
+            "phone-new",
+            "phone-rename",
+            "phone-delete",
+            "stores",
+            "laptop",
+            "desktop",
+            "killed",
+        ]
+    ),
     min_size=3,
     max_size=7,
 )
+
+
+def killed_sync(state: Path, vault: Path, after_s: float) -> None:
+    """A real ``sync --pull --push`` of the laptop, SIGKILLed ``after_s`` seconds in."""
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultsync", "sync", "-q", "--pull", "--push"]
+        + ["--state", str(state), "--vault", str(vault)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(after_s)
+    proc.kill()
+    proc.wait()
 
 
 @settings(max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -198,6 +226,15 @@ def test_random_interleavings_lose_no_phone_edit(
             (clone / f"Phone {number}.md").write_text(f"phone note {number}\n")
             written[f"Phone {number}.md"] = f"phone note {number}"
             phone_commit(clone, f"new {number}")
+        elif step == "phone-rename" and written:
+            old = sorted(written)[-1]
+            if (clone / old).exists():
+                new = old.replace(".md", " renamed.md")
+                git(clone, "mv", old, new)
+                phone_commit(clone, f"rename {old}")
+                written[new] = written.pop(old)
+        elif step == "killed":
+            killed_sync(state, laptop, after_s=(number % 4) * 0.15)
         elif step == "phone-delete" and written:
             gone = sorted(written)[0]
             if (clone / gone).exists():
@@ -243,3 +280,28 @@ def test_the_saved_settings_pull_and_push_every_sync(demo_state: Path, tmp_path:
     outcome = sync(open_workspace(str(demo_state), str(laptop)), SyncRequest())
     assert outcome.remote is not None and outcome.remote.pushed
     assert "Pushed by a plain sync." in "".join(remote_head_files(remote, tmp_path).values())
+
+
+def test_a_note_the_phone_renamed_is_followed(demo_state: Path, tmp_path: Path) -> None:
+    """Renamed on the phone: the sync writes to the new path and brings no copy back."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    clone = phone(remote, tmp_path)
+    git(clone, "mv", "Topics/Go.md", "Topics/Golang.md")
+    phone_commit(clone, "phone: rename")
+    change_a_topic(demo_state, "Renamed and still fed by the stores.", name="Go")
+    engine_sync(demo_state, laptop)
+    files = remote_head_files(remote, tmp_path)
+    assert "Topics/Go.md" not in files
+    assert "Renamed and still fed by the stores." in files["Topics/Golang.md"]
+
+
+def test_a_note_the_phone_deleted_stays_deleted(demo_state: Path, tmp_path: Path) -> None:
+    """Deleted on the phone: the sync keeps it deleted, as a deletion typed here."""
+    remote, laptop = first_device(demo_state, tmp_path)
+    clone = phone(remote, tmp_path)
+    git(clone, "rm", "--quiet", "Topics/Go.md")
+    phone_commit(clone, "phone: delete")
+    change_a_topic(demo_state, "The stores changed after the delete.", name="Go")
+    engine_sync(demo_state, laptop)
+    assert "Topics/Go.md" not in remote_head_files(remote, tmp_path)
+    assert not (laptop / "Topics" / "Go.md").exists()
