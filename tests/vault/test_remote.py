@@ -187,9 +187,9 @@ def killed_sync(state: Path, vault: Path, after_s: float) -> None:
     import sys
     import time
 
+    where = ["--state", str(state), "--vault", str(vault)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vaultsync", "sync", "-q", "--pull", "--push"]
-        + ["--state", str(state), "--vault", str(vault)],
+        [sys.executable, "-m", "vaultsync", "sync", "-q", "--pull", "--push", *where],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
