@@ -352,8 +352,8 @@ class Origin(StrEnum):
     USER = "user"
 
 
-# When several notes share a name, the more specific kind wins (seed 002, "Wikilinks and name
-# resolution"); journal notes and sessions share one rank.
+# When several notes share a name, the more specific kind wins (wikilinks and name
+# resolution); journal notes and sessions share one rank.
 KIND_PRIORITY: MappingProxyType[Kind, int] = MappingProxyType(
     {
         Kind.PROJECT: 0,

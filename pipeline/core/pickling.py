@@ -3,7 +3,7 @@
 ``@dataclass(frozen=True, slots=True)`` gives a class a ``__getstate__`` and ``__setstate__``
 that call ``dataclasses.fields()`` for every object pickled or loaded.  The caches of a sync
 (``extract.memo``, ``graph.patch``, the last good records) hold hundreds of thousands of them
-at 100,000 notes, and those calls were half the time of loading and saving them (issue #18).
+at 100,000 notes, and those calls were half the time of loading and saving them.
 :func:`fast_pickle` gives a class the same state — its fields' values, in field order — from
 names looked up once, set through the slots' own descriptors (which a frozen class's
 ``__setattr__`` does not guard).

@@ -1,6 +1,6 @@
 """Records → Graph: every item a note, typed directed links, wikilinks and mentions resolved; pure.
 
-Seed 002, "Notes" and "Links".  The build runs in a fixed order — nodes, structural links,
+Notes and links.  The build runs in a fixed order — nodes, structural links,
 document links, wikilinks, mentions, explicit links — and sorts its output, so the graph does
 not depend on the order of the stores' records.  Links are unique by (from, to, rel); when two
 origins give the same triple the one a person is more likely to care about is kept
@@ -94,7 +94,7 @@ def build_graph(
     fingerprint: str = "",
     known: Mapping[str, ParsedText] | None = None,
 ) -> Build:
-    """Build the knowledge graph of seed 002 from extracted records.
+    """Build the knowledge graph from extracted records.
 
     ``known``: documents' texts parsed by an earlier build (``text_digest`` → ``ParsedText``),
     not parsed again; the graph is the same with or without them.

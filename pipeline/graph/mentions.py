@@ -1,10 +1,10 @@
 """Names of projects, topics, skills and contexts → mentions found in prose; pure.
 
-Seed 002, "Autolinked mentions": a name links only as whole words; names shorter than 3
+Autolinked mentions: a name links only as whole words; names shorter than 3
 characters, purely numeric names and single words shorter than 4 characters or too generic are
 never autolinked; the longest name wins at a position; at most N mentions per note.  One
 Aho-Corasick automaton holds every name, so each text is scanned once however many names
-there are (one regex per name costs 50 s at 10,000 names; libraries.md §7).
+there are (one regex per name costs 50 s at 10,000 names, measured).
 
 A name is never found where the text is not prose: inside inline code or a fenced block, or
 inside the syntax of a link (a ``[[wikilink]]`` or embed, a Markdown link or reference

@@ -1,7 +1,7 @@
 """Records → the graph's notes: ids, titles, aliases, tags, and the prose each note holds; pure.
 
-Seed 002, "Notes" (the table of kinds, ids and aliases) and the caps: the 300 most recent
-episodes and 50 sessions become notes.  Seed 002 says the 50 most recent sessions, but a
+The notes (a table of kinds, ids and aliases) and the caps: the 300 most recent
+episodes and 50 sessions become notes.  Not simply the 50 most recent sessions: a
 session's only recency is its file's mtime, which git does not keep; so the sessions the user
 named come first, then the autosaves by the time in their names (:func:`kept_sessions`).
 Titles are short and undecorated so a ``[[link]]`` can name them; a card's column is in its

@@ -1,6 +1,6 @@
 """The incremental graph build: what an earlier build derived, reused by its inputs; pure.
 
-Issue #18, "Incremental graph".  A :class:`Memo` hands the build the results of its costly,
+The incremental graph.  A :class:`Memo` hands the build the results of its costly,
 per-item steps as the previous build computed them, looked up by their *whole* input, so a
 patched build is the full build with some pure calls answered from memory and equals it byte
 for byte (``tests/test_graph_patch.py`` checks that for random edit sequences):

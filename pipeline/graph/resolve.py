@@ -1,6 +1,6 @@
 """Nodes + documents → a ``Resolver`` that says which note a ``[[target]]`` names; pure.
 
-Seed 002, "Wikilinks and name resolution": a target resolves by (1) the exact node id, then
+Wikilinks and name resolution: a target resolves by (1) the exact node id, then
 (2) a title or alias compared with accents removed, case folded and space, ``-`` and ``_``
 alike; on a shared name the more specific kind wins (``KIND_PRIORITY``).  A wikilink written in
 a document first resolves within its own context in Obsidian's order (exact path, same folder,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from vaultsync.core.model import Graph, Kind, Node
 
-# The order kinds are listed in on the index card (seed 002 and ChatCLI's IndexCard).
+# The order kinds are listed in on the index card (as ChatCLI's IndexCard lists them).
 CARD_ORDER: tuple[Kind, ...] = (
     Kind.PROFILE,
     Kind.PROJECT,

@@ -1,6 +1,6 @@
 """Records → structural links: the relationships the stores already record; pure.
 
-Seed 002's table of relations (weights unchanged from ChatCLI, so recall ranks as before):
+The table of relations (weights unchanged from ChatCLI, so recall ranks as before):
 ``tagged`` 1, ``category`` 0.5, ``in_project`` 2 (fact, episode) and 1.5 (session), ``about`` 2,
 ``uses`` 1, ``has`` 1, ``same_day`` 1, ``summarizes`` 1, ``part_of`` 1, ``triggered_by`` 1 and
 0.5, ``assigned`` 1.  Two of ChatCLI's known weaknesses are fixed here: a fact or episode in a

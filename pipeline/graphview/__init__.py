@@ -1,4 +1,4 @@
-"""The interactive graph view (issue 17 §2, seed 002's ``@graphview``): one offline HTML page.
+"""The interactive graph view (ChatCLI's ``@graphview``): one offline HTML page.
 
 :mod:`.data` turns the graph (built after the secrets boundary) and the vault's paths into the
 page's data (pure); :mod:`.page` puts that data, the vendored sigma.js and graphology (in

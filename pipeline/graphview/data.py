@@ -8,9 +8,9 @@ Contract:
 * **Edges** join two notes once, whatever the number of links between them: each is ``[a, b,
   [[relation index, origin index, direction], …]]`` with ``a < b`` (node indexes) and
   ``direction`` 1 for a link ``a → b``, -1 for ``b → a``; relations sorted by (relation,
-  direction, origin).  Selecting an edge shows them (seed 002: ``about · mentions``).
+  direction, origin).  Selecting an edge shows them (``about · mentions``).
 * **Kinds** are listed in the order of :class:`~vaultsync.core.model.Kind`, each with its
-  colour and whether it is shown at first: tags are glue and start hidden (seed 002).
+  colour and whether it is shown at first: tags are glue and start hidden.
 * Nothing but the graph's titles, kinds, ids and relations and the vault's paths goes in: the
   graph is built after the store boundary masked every secret, so the page holds none.
 * Deterministic: the same graph and paths give the same data, byte for byte once serialised.

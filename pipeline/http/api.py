@@ -1,4 +1,4 @@
-"""The vault REST API of seed 003 over the search index: ``create_app(vault, state)``; shell.
+"""The vault REST API over the search index: ``create_app(vault, state)``; shell.
 
 Routes (all JSON; OpenAPI at ``/openapi.json``):
 
@@ -12,7 +12,7 @@ Routes (all JSON; OpenAPI at ``/openapi.json``):
   ``link_type`` and ``context``; one per (far note, type).
 * ``POST /v1/vault/search`` (``query``, ``doc_types``, ``folder``, ``max_results``): the hits
   (``source: vault``, with a snippet), then up to 6 notes linked with the best ones (``source:
-  linked``, with ``why``), in seed 003's list shape.
+  linked``, with ``why``), in one list.
 * ``GET /graph``: the interactive graph view, the page ``vaultsync graph view`` writes
   (:mod:`vaultsync.graphview`); HTML, left out of the OpenAPI document.
 * ``POST /v1/vault/links`` (``from``, ``to``, ``rel``, ``note``): draws an explicit link with
@@ -237,7 +237,7 @@ def create_app(
     app = FastAPIOffline(
         title="vaultsync vault API",
         version="1",
-        summary="List, read, search and link the notes of a vaultsync vault (seed 003).",
+        summary="List, read, search and link the notes of a vaultsync vault.",
         lifespan=_lifespan(vault, refresh),
         redoc_url=None,
         swagger_ui_parameters={"validatorUrl": None},
@@ -314,7 +314,7 @@ def create_app(
 
     @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
     def graph_view() -> HTMLResponse:
-        """The interactive graph view, as `vaultsync graph view` writes it (issue 17 §2)."""
+        """The interactive graph view, as `vaultsync graph view` writes it."""
         page, _ = graph_page(state, vault, _workspace(vault, state, home).caps)
         return HTMLResponse(page)
 

@@ -1,4 +1,4 @@
-"""The JSON shapes of the vault API (seed 003), as pydantic models with bounds; no behaviour.
+"""The JSON shapes of the vault API, as pydantic models with bounds; no behaviour.
 
 Every input field is bounded (lengths, counts, integer ranges) so that FastAPI's validation
 turns bad input into a 422 JSON answer before any handler runs; strings must encode as UTF-8
@@ -45,7 +45,7 @@ NoteText = Annotated[str, Field(max_length=1000), _UTF8]
 
 
 class DocumentOut(BaseModel):
-    """A registry entry (seed 003's VaultDocument; ``doc_type`` is the note's ``kind``)."""
+    """A registry entry (``VaultDocument``; ``doc_type`` is the note's ``kind``)."""
 
     id: str
     path: str
@@ -80,7 +80,7 @@ class DocumentDetailOut(DocumentOut):
 
 
 class SearchIn(BaseModel):
-    """``POST /v1/vault/search``; unknown fields (seed 003's ``scope``) are ignored."""
+    """``POST /v1/vault/search``; unknown fields (such as ``scope``) are ignored."""
 
     model_config = ConfigDict(extra="ignore")
 

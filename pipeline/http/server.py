@@ -1,6 +1,6 @@
 """``vaultsync serve``: run the vault API with uvicorn, behind a token by default; shell.
 
-Rules (issue 14 made auth the default; the rest was decided here):
+Rules:
 
 * **A token is required by default**, on loopback too: another local user must not read the
   notes or draw links.  It is ``$VAULTSYNC_API_TOKEN`` when set, else the vault's own

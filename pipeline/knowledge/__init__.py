@@ -1,4 +1,4 @@
-"""The knowledge model of the vault (seed 004): ideas, lifecycle, semantic relations, claims.
+"""The knowledge model of the vault : ideas, lifecycle, semantic relations, claims.
 
 Stages: :mod:`~vaultsync.knowledge.idea` parses one note (pure), :mod:`~vaultsync.knowledge.model`
 resolves links over the vault and derives ideas (pure), :mod:`~vaultsync.knowledge.scan` is the

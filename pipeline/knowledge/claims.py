@@ -1,6 +1,6 @@
 """Claims and their sources: what a note declares, and the claims that follow; pure.
 
-Contract (seed 004, "Claims & sources", with per-claim binding added):
+Contract (claims and sources, with per-claim binding):
 
 * Keys, case-insensitive, in front matter or inline: ``claim``/``claims`` and
   ``source``/``sources``.  ``declared_claims`` collects the claim texts and the source values

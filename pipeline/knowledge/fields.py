@@ -4,7 +4,7 @@ Contract: ``parse_inline_fields(text)`` returns every inline field of a note bod
 with the offsets of its value so that a caller can tell which links sit inside which field.  It
 never raises.  The caller passes the body only: the front matter block is not part of ``text``.
 
-Two forms, as in ZettelFlow's parser (seed 004) with its gaps closed:
+Two forms, as in ZettelFlow's parser, with its gaps closed:
 
 * **Bracketed**: ``[key:: value]`` or ``(key:: value)``, anywhere in a line, several per line.
   The brackets must pair.  A value may hold wikilinks (``[supports:: [[X]]]`` gives the value

@@ -4,7 +4,7 @@ Contract: ``parse_note(data)`` never raises.  Its result depends on the note's b
 not on its path or on other notes — so it can be cached by content hash and reused after a
 rename; :mod:`vaultsync.knowledge.model` resolves the links against the whole vault.
 
-What is read (seed 004 and issue #6):
+What is read:
 
 * **Front matter** (:mod:`vaultsync.knowledge.properties`, read by
   :func:`vaultsync.core.notes.read_front_matter`): ``title``, ``state``, ``created``

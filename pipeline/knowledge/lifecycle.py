@@ -1,6 +1,6 @@
 """Note lifecycle: six states and the twelve allowed moves between them; pure.
 
-Contract (seed 004, ZettelFlow's ``lifecycle/machine.ts``):
+Contract (as ZettelFlow's ``lifecycle/machine.ts``):
 
 * States, in lifecycle order: ``fleeting → literature → permanent → developing → evergreen →
   archived``.

@@ -1,7 +1,7 @@
 """Read-only questions to the knowledge model; pure, no I/O.
 
 Contract: every function reads the model's indexes and returns tuples in a stable order (by
-vault path unless said otherwise).  Terminology (seed 004, FR-5): an **orphan** has no incoming
+vault path unless said otherwise).  Terminology: an **orphan** has no incoming
 edge, a **leaf** no outgoing edge.  ``find_note`` raises :class:`~vaultsync.core.errors.
 NoteReferenceError` for a reference that names no note or several.
 """

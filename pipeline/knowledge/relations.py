@@ -2,7 +2,7 @@
 
 Contract:
 
-* :data:`VOCABULARY` is seed 004's fixed set (``supports``, ``contradicts``, ``expands``,
+* :data:`VOCABULARY` is a fixed set (``supports``, ``contradicts``, ``expands``,
   ``inspired-by``, ``question``, ``example``, ``implements``); :data:`LINK` (``link``) is the
   type of a plain, untyped link.
 * ``semantic_type(key)`` says which vocabulary type a front-matter or inline-field key names
@@ -52,7 +52,7 @@ VOCABULARY = (
     "example",
     "implements",
 )
-"""Seed 004's semantic relation types, in the seed's order."""
+"""The semantic relation types, in their documented order."""
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _BY_KEY = {_SEPARATORS.sub("-", name): name for name in VOCABULARY}

@@ -1,4 +1,4 @@
-"""Full-text search over the vault and the local REST API (issue #7).
+"""Full-text search over the vault and the local REST API.
 
 Stages: ``registry`` (walk and read notes) → ``links`` (outgoing links with context) →
 ``index`` (the SQLite FTS5 index, updated by content hash; file handling in ``database``) →

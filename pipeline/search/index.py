@@ -15,7 +15,7 @@ Tables (created in ``vaultsync.search.database``):
   the path exists, and is the FTS rowid.
 * ``fts``: FTS5 over title, aliases, tags, path and the full body (``unicode61
   remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
-  content), so there are no triggers to get wrong (libraries.md §8).
+  content), so there are no triggers to get wrong (measured: a trigger-free index).
 * ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
   note the target resolves to now (Obsidian's rules, ``vaultsync.links.pathresolve``).  A link is
   re-resolved when its source changes or a note of its target's name appears or goes.

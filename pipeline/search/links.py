@@ -52,7 +52,7 @@ WIKILINK = "wikilink"
 MARKDOWN = "markdown"
 EMBED = "embed"
 CONTEXT_SIDE = 25
-"""Characters of context kept on each side of a link (about 50 in all, as in seed 003)."""
+"""Characters of context kept on each side of a link (about 50 in all)."""
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _WHITESPACE = re.compile(r"\s+")

@@ -32,7 +32,7 @@ MODES: tuple[Mode, ...] = ("text", "semantic", "hybrid")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Document:
-    """One note of the registry (seed 003's ``vault_documents`` row, for a vault on disk)."""
+    """One note of the registry (a ``vault_documents`` row, for a vault on disk)."""
 
     id: str
     """The graph node id of an engine note, else ``vault:<path>`` (see ``registry``)."""
@@ -87,7 +87,7 @@ class LinkedNote:
 
     @property
     def why(self) -> str:
-        """``linked from <result path>`` or ``links to <result path>`` (seed 002's wording)."""
+        """``linked from <result path>`` or ``links to <result path>`` (ChatCLI's wording)."""
         return f"{self.direction.replace('_', ' ')} {self.via}"
 
 

@@ -14,7 +14,7 @@ Contract:
   filters are part of the ``WHERE`` clause, so a limit counts only notes that pass them.  The
   snippet is cut from the body around the hits.
 * ``rank_linked(...)`` picks up to six notes linked with the top results that are not results
-  themselves (seed 002's ``@knowledge search``): each link scores ``1/(rank+1)`` of the result
+  themselves (as ChatCLI's ``@knowledge search``): each link scores ``1/(rank+1)`` of the result
   it touches, once per (hit, note, direction); a backlink from a list-like note (more than 8
   outgoing links, as ``Home.md``) counts ``8/outdegree`` of that, so hubs do not crowd out the
   notes that matter.  Of a hit's backlinks, the 100 from the notes with the fewest links are
