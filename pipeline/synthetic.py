@@ -1,7 +1,7 @@
 """A seed and a size → a synthetic ChatCLI state directory with a real store's proportions; edge.
 
 At 2,800 notes the store holds about 2,000 documents in a few knowledge contexts and yields
-about 7,900 links, the size of the reference store the performance figures use.  Every kind of store is
+about 7,900 links, as the reference store of the performance figures.  Every kind of store is
 present, texts carry wikilinks of every form, markdown links between documents, mentions of
 project and topic names, tags and journal notes.  The same seed and size always write the same
 bytes, so benchmark runs compare like with like.
@@ -228,7 +228,7 @@ class _Writer:
                 # Site-absolute, from the corpus root (the folder the documents share).
                 near = paths[(i + 1) % count].removeprefix("docs/")
                 far = paths[self.rng.randrange(count)].rsplit("/", 1)[-1][:-3]
-                # About 1.5 links a document, as in the reference store (7,900 links at 2,800 notes).
+                # About 1.5 links a document, as the reference store (7,900 links at 2,800 notes).
                 far_link = f" and [[{far}]]" if i % 4 == 0 else ""
                 topic_link = f" Also [[{self.rng.choice(self.topics)}]]." if i % 6 == 0 else ""
                 body = (
