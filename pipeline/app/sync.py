@@ -2,6 +2,8 @@
 
 A sync, start to end:
 
+0. with ``pull`` (``git.pull``): the remote's new commits integrated first (``app.remote``),
+   so what other devices committed is an edit like one made here;
 1. the quick answer (``vault.quick``): when nothing it depends on changed since the last
    sync, stat data say so and nothing else runs;
 2. the vault held once (``vault.sync.vault_session``: one lock, one manifest read): the
@@ -11,7 +13,8 @@ A sync, start to end:
 4. planned against the vault, rendered, merged with the user's edits, written atomically and
    committed (``vault.decide`` and ``vault.apply``);
 5. after it: the search index refreshed, the history checked for newly masked values, and
-   ``--templates`` saved once a run succeeded with it.
+   ``--templates`` saved once a run succeeded with it;
+6. with ``push`` (``git.push``): the result pushed, never forced.
 
 ``check`` and ``status`` run steps 2-4 read-only.  Each returns a frozen outcome; what it has
 to say besides (warnings) travels in the outcome, for the adapter to print.
