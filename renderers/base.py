@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Protocol, TypedDict
 
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin
+from vaultsync.core.model import Graph, Kind, Link, Node, Origin, in_zone
 from vaultsync.core.notes import first_heading
 from vaultsync.core.redact import redact
 from vaultsync.links.codespans import fenced_blocks
@@ -231,6 +231,17 @@ def link_to(path_without_md: str, title: str) -> str:
         return format_wikilink(path_without_md, label=label.replace("`", "'"))
 
 
+def reading_time(moment: datetime | None, zone: tzinfo) -> str:
+    """``moment`` as people read it, in ``zone``: ``2026-10-15 08:00`` (``""`` for no time).
+
+    For the body only; properties keep the typed value Dataview reads (``property_time``).
+    """
+    if moment is None:
+        return ""
+    shown = in_zone(moment, zone) if moment.tzinfo is not None else moment
+    return f"{shown.date().isoformat()} {shown:%H:%M}"
+
+
 def relation_words(rel: str) -> str:
     """``in_project`` → ``in project``."""
     return " ".join(rel.replace("_", " ").split()) or rel
@@ -379,6 +390,27 @@ def prepare_text(text: str, source_id: str, inputs: RenderInputs) -> str:
 
 
 _SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$", re.MULTILINE)
+_ATX_MARKS = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)", re.MULTILINE)
+
+
+def nest_headings(text: str, levels: int) -> str:
+    """``text`` with every heading outside fenced code ``levels`` deeper (at most ``######``).
+
+    So a text shown under a ``##`` section keeps the note's one H1; a setext H1 (``===``)
+    becomes a setext H2, the deepest that form has.
+    """
+    fences = fenced_blocks(text)
+
+    def outside(offset: int) -> bool:
+        return not any(start <= offset < end for start, end in fences)
+
+    def deeper(match: re.Match[str]) -> str:
+        if not outside(match.start()):
+            return match[0]
+        return match[1] + "#" * min(6, len(match[2]) + levels)
+
+    text = _ATX_MARKS.sub(deeper, text)
+    return _SETEXT_H1.sub(lambda m: m[0].replace("=", "-") if outside(m.start()) else m[0], text)
 
 
 def leading_h1(text: str) -> tuple[str, str] | None:

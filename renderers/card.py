@@ -1,7 +1,8 @@
 """Board card node → ``card.md.j2`` context: description, notes and column history; pure.
 
 ``## History`` lists the card's moves between columns, oldest first, as ChatCLI's board shows
-them: when (a move whose time is Go's zero time has none), from, to, and who moved it.
+them: when (a move whose time is Go's zero time has none), from, to, and who moved it.  Times
+in the body read ``2026-10-15 08:00``; ``created`` and ``updated`` stay typed properties.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Iterable
 from datetime import tzinfo
 from typing import TypedDict
 
-from vaultsync.core.model import Card, CardMove, Node, format_time
+from vaultsync.core.model import Card, CardMove, Node
 from vaultsync.renderers.base import (
     NoteContext,
     Renderer,
@@ -18,6 +19,7 @@ from vaultsync.renderers.base import (
     base_context,
     one_line,
     prepare_text,
+    reading_time,
 )
 
 TEMPLATE = "card.md.j2"
@@ -76,7 +78,7 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
     notes = [
         CardNoteItem(
             author=one_line(note.author) or "unknown",
-            at=format_time(note.at, inputs.zone),
+            at=reading_time(note.at, inputs.zone),
             text=prepare_text(note.text, node.id, inputs),
         )
         for note in card.notes
@@ -92,7 +94,7 @@ def context(node: Node, inputs: RenderInputs) -> CardContext:
 
 def _move(move: CardMove, zone: tzinfo) -> CardMoveItem:
     return CardMoveItem(
-        at=format_time(move.at, zone),
+        at=reading_time(move.at, zone),
         from_column=one_line(move.from_column) or "?",
         to_column=one_line(move.to_column) or "?",
         by=one_line(move.by),

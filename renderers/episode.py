@@ -1,4 +1,8 @@
-"""Episode node → ``episode.md.j2`` context: summary, outcome and refs; pure."""
+"""Episode node → ``episode.md.j2`` context: when, summary, outcome and refs; pure.
+
+The body says when as people read it (``2026-09-08 10:30``); the ``date`` and ``time``
+properties keep the typed values Dataview reads.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from vaultsync.renderers.base import (
     base_context,
     one_line,
     prepare_text,
+    reading_time,
     relation_property,
 )
 
@@ -22,6 +27,7 @@ TEMPLATE = "episode.md.j2"
 class EpisodeContext(NoteContext):
     """A dated unit of work."""
 
+    when: str
     summary: str
     outcome: str
     refs: list[str]
@@ -37,7 +43,9 @@ def context(node: Node, inputs: RenderInputs) -> EpisodeContext:
     """Front matter: date (the day), time, project (a link), project path (as stored), source."""
     episode = inputs.records.get(node.id, Episode)
     if episode is None:
-        return EpisodeContext(**base_context(node, inputs), summary="", outcome="", refs=[])
+        return EpisodeContext(
+            **base_context(node, inputs), when="", summary="", outcome="", refs=[]
+        )
     base = base_context(
         node,
         inputs,
@@ -51,6 +59,7 @@ def context(node: Node, inputs: RenderInputs) -> EpisodeContext:
     )
     return EpisodeContext(
         **base,
+        when=reading_time(episode.date, inputs.zone),
         summary=prepare_text(episode.summary, node.id, inputs),
         outcome=prepare_text(episode.outcome, node.id, inputs),
         refs=[one_line(ref) for ref in episode.refs if ref.strip()],

@@ -1,4 +1,8 @@
-"""Topic node → ``topic.md.j2`` context: the rolling summary and the related facts; pure."""
+"""Topic node → ``topic.md.j2`` context: the rolling summary and the related facts; pure.
+
+A related fact is listed once, under "Related facts": its ``about`` link is left out of
+``## Links`` (unless drawn by hand, which carries the person's note).
+"""
 
 from __future__ import annotations
 
@@ -51,10 +55,17 @@ def context(node: Node, inputs: RenderInputs) -> TopicContext:
             ("last_seen", topic.last_seen),
         ],
     )
+    related = sorted_notes(related_fact_ids(node, inputs), inputs)
+    listed = {fact["path"] for fact in related}
+    base["links"] = [
+        link
+        for link in base["links"]
+        if link["by_user"] or link["rel"] != "about" or link["path"] not in listed
+    ]
     return TopicContext(
         **base,
         summary=prepare_text(topic.summary, node.id, inputs),
-        related_facts=sorted_notes(related_fact_ids(node, inputs), inputs),
+        related_facts=related,
     )
 
 

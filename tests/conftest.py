@@ -40,7 +40,7 @@ def isolated_git(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
     """Every test sees the same git identity, no user or system git configuration, no
-    vaultsync settings from the environment, and the tiny embedding model."""
+    vaultsync settings from the environment, the tiny embedding model and no background job."""
     home = tmp_path_factory.mktemp("home")
     config = home / ".gitconfig"
     config.write_text(
@@ -51,6 +51,8 @@ def isolated_git(
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("VAULTSYNC_EMBED_MODEL", str(_tiny_model(tmp_path_factory)))
+    # No test starts the background embedder unless it asks for it.
+    monkeypatch.setenv("VAULTSYNC_EMBED_BACKGROUND", "0")
     for var in (
         "VAULTSYNC_STATE_DIR",
         "CHATCLI_STATE_DIR",

@@ -24,9 +24,19 @@ class TestTitles:
         assert doc.title == "Setup guide"
 
     def test_first_heading_next(self) -> None:
-        """Without front matter the first ATX heading is the title."""
-        (doc,) = context_documents(ctx(("d/a.md", "intro\n\n## Getting set up ##\n")), 10)
+        """Without front matter the first ATX H1 is the title."""
+        (doc,) = context_documents(ctx(("d/a.md", "intro\n\n# Getting set up #\n")), 10)
         assert doc.title == "Getting set up"
+
+    def test_lower_heading_is_not_a_title(self) -> None:
+        """A ``## Example`` section never names the document: the file name does."""
+        (doc,) = context_documents(ctx(("d/Bases syntax.md", "## Example\n\ntext\n")), 10)
+        assert doc.title == "Bases syntax.md"
+
+    def test_h1_after_a_lower_heading_is_the_title(self) -> None:
+        """The first H1 is the title even when a lower heading comes before it."""
+        (doc,) = context_documents(ctx(("d/a.md", "## Intro\n\n# Guide\n")), 10)
+        assert doc.title == "Guide"
 
     def test_setext_heading(self) -> None:
         """A setext heading counts as the first heading."""
@@ -54,6 +64,18 @@ class TestTitles:
         (doc,) = context_documents(ctx(("d/notes.txt", "plain")), 10)
         assert doc.title == "notes.txt"
         assert doc.stem == "notes"
+
+
+class TestLinkNames:
+    def test_heading_title_is_not_a_link_name(self) -> None:
+        """An H1 title is shown but links resolve by the file name only."""
+        (doc,) = context_documents(ctx(("d/setup.md", "# Getting set up\n")), 10)
+        assert doc.link_names == ("setup",)
+
+    def test_front_matter_title_is_a_link_name(self) -> None:
+        """A front-matter title is a name links may use, after the file name."""
+        (doc,) = context_documents(ctx(("d/a.md", "---\ntitle: Setup guide\n---\n")), 10)
+        assert doc.link_names == ("a", "Setup guide")
 
 
 class TestSummary:

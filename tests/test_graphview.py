@@ -198,7 +198,7 @@ class TestCommand:
             str(out),
         )
         assert done.returncode == 0, done.stderr
-        assert done.stdout.decode().startswith(f"wrote {out}: 213 notes, 460 links")
+        assert done.stdout.decode().startswith(f"wrote {out}: 213 notes, 459 links")
         assert stat.S_IMODE(out.stat().st_mode) == 0o600
         nodes = embedded(out.read_bytes())["nodes"]
         assert isinstance(nodes, list) and len(nodes) == 213

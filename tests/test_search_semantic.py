@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +23,13 @@ from click.testing import CliRunner
 from vaults import touch_later, write_vault
 from vaultsync.core.errors import SemanticUnavailable
 from vaultsync.search.embed import ENV_MODEL, choose_mode, default_model_dir, load_embedder
+from vaultsync.search.embedjob import (
+    ENV_BACKGROUND,
+    JobFailure,
+    job_failure,
+    job_log,
+    record_started,
+)
 from vaultsync.search.fusion import fuse
 from vaultsync.search.index import index_path, update_index
 from vaultsync.search.model import SearchQuery, SearchResult
@@ -242,17 +250,33 @@ class TestModes:
 
 
 def wait_embedded(vault: Path) -> int:
-    """Wait (at most 2 minutes; no duration is asserted) until no note lacks vectors."""
+    """Wait (at most 2 minutes; no duration is asserted) until no note lacks vectors or the job
+    has failed."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         with contextlib.closing(sqlite3.connect(index_path(vault))) as conn:
             done, total = coverage(conn, load_embedder().name)
-        if done == total:
+        if done == total or job_failure(index_path(vault)) is not None:
             break
         time.sleep(0.2)
     return total - done
 
 
+@pytest.fixture
+def background(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This test asks for the background job (conftest keeps it from starting)."""
+    monkeypatch.setenv(ENV_BACKGROUND, "1")
+
+
+def broken_model(root: Path) -> Path:
+    """A copy of the tiny model whose weights cannot be read: the job fails while loading it."""
+    folder = root / "broken-model"
+    shutil.copytree(Path(os.environ[ENV_MODEL]), folder)
+    (folder / "model.safetensors").write_bytes(b"\x01")
+    return folder
+
+
+@pytest.mark.usefixtures("background")
 class TestBackground:
     def test_starts_when_vectors_are_missing(self, tmp_path: Path) -> None:
         """With notes lacking vectors, a background process is started and embeds them all."""
@@ -271,6 +295,70 @@ class TestBackground:
         vault = write_vault(tmp_path / "vault", NOTES)
         assert not start_background(vault)
 
+    def test_a_vaultsync_folder_where_it_starts_cannot_shadow_the_package(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Started in a clone of the repository (a vaultsync/ folder here), the job still works."""
+        shadow = tmp_path / "clone" / "vaultsync"
+        shadow.mkdir(parents=True)
+        (shadow / "__init__.py").write_text("raise ImportError('the clone, not the package')\n")
+        monkeypatch.chdir(shadow.parent)
+        vault = indexed(tmp_path)
+        assert start_background(vault)
+        assert wait_embedded(vault) == 0
+        assert job_failure(index_path(vault)) is None
+
+    def test_a_failed_job_is_recorded_and_searches_say_so(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A job that fails leaves its exit status and last error line, and a search shows them."""
+        vault = indexed(tmp_path)
+        monkeypatch.setenv(ENV_MODEL, str(broken_model(tmp_path)))
+        assert start_background(vault)
+        failure = wait_failed(index_path(vault))
+        assert failure is not None
+        assert failure.exit_code == 3
+        assert "not a usable embedding model" in failure.error
+        monkeypatch.undo()
+        result = ask(vault, "vacation", "hybrid")
+        assert "the background job failed (exit 3: " in result.notice
+        assert "being built" not in result.notice
+
+    def test_a_job_that_dies_before_its_code_runs_leaves_its_last_line(
+        self, tmp_path: Path
+    ) -> None:
+        """A process that died without a record is a failure, told by its stderr's last line."""
+        vault = indexed(tmp_path)
+        db = index_path(vault)
+        job_log(db).write_text("Traceback (most recent call last):\nImportError: boom\n")
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        record_started(db, int(dead.stdout))
+        failure = job_failure(db)
+        assert failure is not None
+        assert failure.describe() == "unknown exit: ImportError: boom"
+
+    def test_not_started_when_opted_out(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """VAULTSYNC_EMBED_BACKGROUND=0 keeps the job from starting, as an explicit value does."""
+        vault = indexed(tmp_path)
+        assert not start_background(vault, allowed=False)
+        monkeypatch.setenv(ENV_BACKGROUND, "0")
+        assert not start_background(vault)
+        assert vector_rows(vault) == 0
+
+
+def wait_failed(db: Path) -> JobFailure | None:
+    """Wait (at most 2 minutes; no duration is asserted) until the job has recorded a failure."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        failure = job_failure(db)
+        if failure is not None and failure.exit_code is not None:
+            return failure
+        time.sleep(0.2)
+    return job_failure(db)
+
 
 @pytest.fixture
 def vaultsync() -> click.Group:
@@ -283,6 +371,7 @@ def vaultsync() -> click.Group:
 
 
 class TestCommand:
+    @pytest.mark.usefixtures("background")
     def test_first_search_answers_then_builds_in_background(
         self, tmp_path: Path, vaultsync: click.Group
     ) -> None:

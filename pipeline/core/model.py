@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from vaultsync.core.pickling import fast_pickle
+from vaultsync.core.text import shorten
 
 # ---------------------------------------------------------------------------------------------
 # Time
@@ -192,6 +193,8 @@ class Skill:
     tags: tuple[str, ...] = ()
     category: str = ""
     source_path: str = ""
+    instructions: str = ""
+    """The file's body after its front matter: what the skill tells the model to do."""
 
 
 @fast_pickle
@@ -230,6 +233,19 @@ class Card:
     """Column moves in the store's order (oldest first as ChatCLI appends them)."""
     created_at: datetime | None = None
     updated_at: datetime | None = None
+
+    @property
+    def name(self) -> str:
+        """The title, else the description's first line, else ``Untitled card``: never empty."""
+        if self.title.strip():
+            return self.title.strip()
+        lines = (line.strip(" \t#>*-") for line in self.description.splitlines())
+        first = next((line for line in lines if line), "")
+        return shorten(" ".join(first.split()), CARD_NAME_LIMIT) if first else "Untitled card"
+
+
+CARD_NAME_LIMIT = 60
+"""Characters of a description's first line that name a card without a title."""
 
 
 @fast_pickle

@@ -205,7 +205,9 @@ def _read_skill(path: Path, *, name: str, root: Path) -> Skill | None:
     text = read_text(path)
     if text is None:  # removed while we were listing
         return None
-    return _skill(front_matter(text, path), name, path, root)
+    block = split_front_matter(text)
+    instructions = text[block.body_start :] if block is not None else text
+    return _skill(front_matter(text, path), name, path, root, instructions=instructions)
 
 
 def front_matter(text: str, path: Path | str = "SKILL.md") -> Mapping[object, object]:
@@ -257,7 +259,9 @@ def _text_list(value: object) -> tuple[str, ...]:
     return tuple(text for text in texts if text)
 
 
-def _skill(meta: Mapping[object, object], default_name: str, path: Path, root: Path) -> Skill:
+def _skill(
+    meta: Mapping[object, object], default_name: str, path: Path, root: Path, *, instructions: str
+) -> Skill:
     field_name = "name"
     try:
         name = _text(meta.get("name")) or default_name
@@ -278,6 +282,7 @@ def _skill(meta: Mapping[object, object], default_name: str, path: Path, root: P
         tags=tags,
         category=category,
         source_path=path.relative_to(root).as_posix(),
+        instructions=instructions,
     )
 
 

@@ -481,7 +481,7 @@ def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
     """Texts parsed by the last build (``text_digest`` → result); empty when unusable.
 
     The file is ``{"schema": 1, "code": "…", "texts": {digest: [title, summary, [link
-    destinations], [wikilink targets]]}}``, discarded whole when vaultsync's code changed.
+    destinations], [wikilink targets], heading title]}}``, discarded whole when the code changed.
     """
     try:
         document = json.loads(documents_path(state).read_bytes())
@@ -497,8 +497,9 @@ def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
                 summary=str(summary),
                 link_dests=tuple(str(d) for d in dests),
                 link_targets=tuple(str(t) for t in targets),
+                heading_title=heading is True,
             )
-            for digest, (title, summary, dests, targets) in document["texts"].items()
+            for digest, (title, summary, dests, targets, heading) in document["texts"].items()
         }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
@@ -518,7 +519,7 @@ def save_parsed_texts(
         "schema": DOCUMENTS_SCHEMA,
         "code": code_fingerprint(),
         "texts": {
-            digest: [p.title, p.summary, list(p.link_dests), list(p.link_targets)]
+            digest: [p.title, p.summary, list(p.link_dests), list(p.link_targets), p.heading_title]
             for digest, p in sorted(texts.items())
         },
     }

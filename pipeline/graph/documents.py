@@ -1,11 +1,13 @@
 """Context → its documents as graph notes (title, summary, path, links found); pure.
 
 Seed 002, "Context documents": a document's title is its front-matter ``title``, else its first
-heading, else its file name; its summary is the first prose line (≤ 200 characters).  Its
+H1, else its file name; its summary is the first prose line (≤ 200 characters).  A lower heading
+never names a document (``## Example`` is a section, not a title), and a wikilink never
+resolves by a heading at all: Obsidian links by path and file name only (``link_names``).  Its
 path is kept relative to the folder the context's documents share.  Links are *found* here and
 *resolved* by the graph build, which knows every other note.
 
-Front matter and the first heading (ATX or setext, of any level, outside fenced code) are read
+Front matter and the first H1 (ATX or setext, outside fenced code) are read
 by :mod:`vaultsync.core.notes`, as every vault note is.  The YAML loader runs only for a block
 that has a ``title`` key: it costs more than the rest of a document's parse, and no other
 property is used.
@@ -43,12 +45,14 @@ class ParsedText:
     """What a document's text alone gives, whatever its name or context: worth keeping."""
 
     title: str
-    """Front-matter ``title``, else the first heading, else ``""``."""
+    """Front-matter ``title``, else the first H1, else ``""``."""
     summary: str
     link_dests: tuple[str, ...]
     """Markdown link and reference-definition destinations outside code, in order."""
     link_targets: tuple[str, ...]
     """Non-empty wikilink targets outside code, in order."""
+    heading_title: bool = False
+    """``title`` comes from the H1: shown, but never a name a wikilink resolves by."""
 
 
 NOT_PARSED = ParsedText(title="", summary="", link_dests=(), link_targets=())
@@ -78,6 +82,12 @@ class DocumentNote:
     def summary(self) -> str:
         """The first prose line (at most ``SUMMARY_LIMIT`` characters)."""
         return self.parsed.summary
+
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        """The names a wikilink may use for this document: its file name, a front-matter title."""
+        named = self.parsed.title and not self.parsed.heading_title
+        return (self.stem, self.parsed.title) if named else (self.stem,)
 
 
 def document_node_id(context_id: str, source: str) -> str:
@@ -146,11 +156,12 @@ def parse_text(text: str) -> ParsedText:
         body = text[block.body_start :]
         if _TITLE_KEY.search(block.yaml):
             front_title = _text(read_front_matter(text).values.get("title"))
-    heading = None if front_title else first_heading(body, fences=fenced_blocks(body))
+    heading = None if front_title else first_heading(body, fences=fenced_blocks(body), max_level=1)
     # One code mask serves both link parsers.
     mask = code_mask(text) if "[" in text else None
     return ParsedText(
         title=front_title or (heading.text if heading is not None else ""),
+        heading_title=not front_title and heading is not None,
         summary=_first_prose_line(body),
         link_dests=tuple(md.dest for md in parse_markdown_links(text, mask=mask))
         if mask is not None

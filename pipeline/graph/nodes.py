@@ -139,8 +139,8 @@ def _workspace_nodes(
         yield Node(id=f"skill:{skill.name}", kind=Kind.SKILL, title=skill.name), skill.description
     for card in records.cards:
         text = "\n".join((card.title, card.description, *(n.text for n in card.notes)))
-        yield Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.title}",
-                   aliases=(card.title,)), text.strip()  # fmt: skip
+        yield Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.name}",
+                   aliases=(card.name,)), text.strip()  # fmt: skip
     for context in records.contexts:
         kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
         yield Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name), ""

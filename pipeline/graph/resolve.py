@@ -4,7 +4,8 @@ Wikilinks and name resolution: a target resolves by (1) the exact node id, then
 (2) a title or alias compared with accents removed, case folded and space, ``-`` and ``_``
 alike; on a shared name the more specific kind wins (``KIND_PRIORITY``).  A wikilink written in
 a document first resolves within its own context in Obsidian's order (exact path, same folder,
-shortest path), then by the titles and file names of that context, then across the graph.
+shortest path), then by the file names and front-matter titles of that context, then across the
+graph.  A document's heading never names it (``DocumentNote.link_names``), as in Obsidian.
 The same resolver serves the graph build and the vault renderer, so a link never means one
 note in the graph and another in the vault.
 """
@@ -88,6 +89,8 @@ def build_resolver(
     the same documents (``graph.patch.Memo``), else ``compute()``; ``normalize``: the same as
     ``normalize_name``, perhaps remembered.
     """
+    documents = tuple(documents)
+    doc_names = {doc.node_id: doc.link_names for doc in documents}
     by_id: dict[str, str] = {}
     by_id_folded: dict[str, str] = {}
     ranked: dict[str, tuple[int, str]] = {}
@@ -95,7 +98,7 @@ def build_resolver(
         by_id[node.id] = node.id
         by_id_folded.setdefault(node.id.casefold(), node.id)
         rank = (KIND_PRIORITY[node.kind], node.id)
-        for name in (node.title, *node.aliases):
+        for name in doc_names.get(node.id) or (node.title, *node.aliases):
             key = normalize(name)
             if key and (key not in ranked or rank < ranked[key]):
                 ranked[key] = rank
@@ -129,7 +132,7 @@ def _compute(_context_id: str, compute: Callable[[], Any]) -> Any:
 def _context_index(docs: list[DocumentNote]) -> _ContextIndex:
     by_name: dict[str, str] = {}
     for doc in sorted(docs, key=lambda d: d.node_id):
-        for name in (doc.title, doc.stem):
+        for name in doc.link_names:
             by_name.setdefault(normalize_name(name), doc.node_id)
     return _ContextIndex(
         paths=ObsidianIndex.build(doc.path for doc in docs),

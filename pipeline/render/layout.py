@@ -294,7 +294,7 @@ def _journal_spot(node: Node, _sources: _Sources) -> _Spot:
 def _card_spot(node: Node, sources: _Sources) -> _Spot:
     card = sources.index.get(node.id, Card)
     column = _folder(card.column, "backlog") if card is not None else "unknown"
-    title = card.title if card is not None and card.title else node.title
+    title = card.name if card is not None else node.title
     return (column,), title, f"({short_id(node.id)})"
 
 

@@ -30,6 +30,7 @@ from vaultsync.core.errors import (
 from vaultsync.links.names import normalize_name
 from vaultsync.search.database import SCHEMA_VERSION, index_path, is_corruption
 from vaultsync.search.embed import ENABLE_HINT
+from vaultsync.search.embedjob import index_notice
 from vaultsync.search.fusion import fuse
 from vaultsync.search.index import update_index
 from vaultsync.search.model import (
@@ -276,13 +277,7 @@ class IndexReader:
         # A query of words the model does not know means nothing: no note is near it.
         near = nearest(conn, embedder.name, vector, where=where, limit=pool) if vector.any() else []
         done, total = coverage(conn, embedder.name)
-        notice = ""
-        if done < total:
-            notice = (
-                f"semantic index: {done} of {total} notes embedded, the rest is being built"
-                " in the background"
-            )
-        return near, notice
+        return near, index_notice(self.db, done, total)
 
     def _paths(
         self,

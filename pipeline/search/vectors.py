@@ -16,10 +16,11 @@ Contract:
 * ``coverage(conn, model)`` is ``(embedded, total)`` distinct note contents;
   ``nearest(conn, model, vector, where, params, limit)`` ranks notes by their best chunk's
   cosine (a float32 matrix searched with numpy), ties by path.
-* ``start_background(vault)`` starts ``python -m vaultsync.search.embedjob <vault>`` detached
-  when the installed model's vectors are missing for some note and no embedder is running
-  (checked without loading the model); the search, sync or ``watch`` that calls it does not
-  wait.
+* ``start_background(vault)`` starts ``python -P -m vaultsync.search.embedjob <vault>``
+  detached when the installed model's vectors are missing for some note, no embedder is running
+  (checked without loading the model) and the job is allowed (``VAULTSYNC_EMBED_BACKGROUND=0``
+  forbids it); the search, sync or ``watch`` that calls it does not wait.  How the job ended
+  is kept beside the index (:mod:`vaultsync.search.embedjob`).
 """
 
 from __future__ import annotations
@@ -323,26 +324,49 @@ def _missing(db: Path) -> bool:
     return done < total
 
 
-def start_background(vault: Path) -> bool:
+def start_background(vault: Path, *, allowed: bool | None = None) -> bool:
     """Start the embedder for ``vault`` in its own process, detached, if it has work to do.
 
-    Nothing happens without the extra, without an index, when every note has its vectors, or
-    while another embedder runs.  Returns whether a process was started.
+    Nothing happens when ``allowed`` is false (None: ``embedjob.background_allowed()``),
+    without the extra, without an index, when every note has its vectors, or while another
+    embedder runs.  The job's outcome is kept beside the index (``embedjob.job_failure``).
+    Returns whether a process was started.
     """
+    from vaultsync.search.embedjob import background_allowed  # noqa: PLC0415
+
     db = index_path(vault)
-    if not _missing(db):
+    if not (background_allowed() if allowed is None else allowed) or not _missing(db):
         return False
     try:
         with file_lock(db.with_name(db.name + ".embed.lock"), timeout=0.0):
             pass
     except (LockTimeout, OSError):
         return False  # one is running (or the folder cannot hold the lock)
-    subprocess.Popen(
-        [sys.executable, "-m", "vaultsync.search.embedjob", str(vault.absolute())],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=dict(os.environ),
-    )
+    return _spawn(vault.absolute(), db)
+
+
+def _spawn(vault: Path, db: Path) -> bool:
+    """Run the job detached; ``-P``: a ``vaultsync/`` folder where we stand cannot shadow us."""
+    from vaultsync.search.embedjob import job_log, record_failure, record_started  # noqa: PLC0415
+
+    command = [sys.executable, "-P", "-m", "vaultsync.search.embedjob", str(vault)]
+    try:
+        log = os.open(job_log(db), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+                env=dict(os.environ),
+            )
+        finally:
+            os.close(log)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            record_failure(db, 127, f"cannot start the background job: {err.strerror or err}")
+        return False
+    # The child's own record comes after its interpreter starts: this one is written first.
+    record_started(db, process.pid)
     return True
