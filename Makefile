@@ -27,7 +27,7 @@ vault: $(STAMP)
 # runs those too.
 test: $(STAMP)
 	@echo "make test: tests marked 'external' (outside programs) are skipped; make check runs them"
-	$(BIN)/pytest -q -m 'not slow and not external'
+	$(BIN)/pytest -q -m 'not slow and not external' -n 2
 
 # The date and link grammars the front matter is tested against (tests/test_typed_properties.py,
 # marked external): luxon from npm and Dataview's published package (npm pack; a full install

@@ -1,8 +1,10 @@
-"""Issue #13 §1-2, #14 §3: a state directory as ChatCLI v1.188 writes it, bad items included.
+"""A state directory as ChatCLI v1.188 writes it, bad items included.
 
 Every test writes the v1188 fixture (``fixtures/stores/build_chatcli.py``), with the variants it
-needs, and runs ``vaultsync`` in a real process.  A hang test's subprocess timeout is only a
-guard against a hang, never a measurement.
+needs, and runs the ``vaultsync`` command line: in-process, but for the tests whose point is the
+real program (files that could make a reader hang, the exit code of an unreadable store), which
+run it in a real process.  A subprocess timeout is only a guard against a hang, never a
+measurement.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from click.testing import CliRunner
 from helpers import ROOT
+from vaultsync.cli.main import cli
 
 GUARD = 120  # seconds: only a failure guard against a hang, never a timing assertion
 TORN = "sessions/duckdb-spill-debug.json"
@@ -43,14 +48,33 @@ def write(root: Path, broken: frozenset[str] | set[str] = CLEAN) -> Path:
     return Path(BUILD.write_state(root / "state", broken=broken))
 
 
-def run(state: Path, *args: str, vault: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``vaultsync ARGS --state STATE [--vault VAULT]`` in a real process."""
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A run of the command line: exit code, stdout, stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(state: Path, *args: str, vault: Path | None = None) -> Done:
+    """``vaultsync ARGS --state STATE [--vault VAULT]``, in-process (a traceback fails the test)."""
+    where = ["--state", str(state)] + (["--vault", str(vault)] if vault else [])
+    result = CliRunner().invoke(cli, [*args, *where])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Done(result.exit_code, result.stdout, result.stderr)
+
+
+def run_process(state: Path, *args: str, vault: Path | None = None) -> Done:
+    """The same in a real process, for what could hang or crash it."""
     where = ["--state", str(state)] + (["--vault", str(vault)] if vault else [])
     command = [sys.executable, "-m", "vaultsync", *args, *where]
-    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=GUARD)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=GUARD)
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
-def warnings(done: subprocess.CompletedProcess[str]) -> list[str]:
+def warnings(done: Done) -> list[str]:
     """The ``warning:`` lines of a run's stderr."""
     return [line for line in done.stderr.splitlines() if line.startswith("warning:")]
 
@@ -80,7 +104,7 @@ class TestSkippedItems:
     def test_committed_fixture_syncs_with_one_warning_per_bad_item(self, tmp_path: Path) -> None:
         """The committed fixture (torn session, three bad skills) syncs, exit 0, four warnings."""
         state = write(tmp_path, BUILD.COMMITTED)
-        done = run(state, "sync", vault=tmp_path / "vault")
+        done = run_process(state, "sync", vault=tmp_path / "vault")
         assert done.returncode == 0, done.stderr
         assert warnings(done) == [
             f"warning: {TORN}:10:15: invalid JSON: Unterminated string starting at; skipped",
@@ -194,7 +218,7 @@ class TestUnreadableStores:
     def test_huge_number_is_one_line_exit_4(self, tmp_path: Path) -> None:
         """``1e400`` in the memory index: one line naming the file, exit 4, no traceback."""
         state = write(tmp_path, {"huge-confidence"})
-        done = run(state, "sync", vault=tmp_path / "vault")
+        done = run_process(state, "sync", vault=tmp_path / "vault")
         assert done.returncode == 4 and "Traceback" not in done.stderr
         assert "memory_index.json" in done.stderr and "1e400" in done.stderr
 
@@ -224,7 +248,7 @@ class TestHostileFiles:
         """A FIFO in place of a session is one line, never a hang."""
         state = write(tmp_path)
         os.mkfifo(state / "sessions" / "fifo.json")
-        done = run(state, "sync", vault=tmp_path / "vault")
+        done = run_process(state, "sync", vault=tmp_path / "vault")
         assert done.returncode == 0
         assert warnings(done) == [
             "warning: sessions/fifo.json: not a regular file (a FIFO, socket or device is "
@@ -236,7 +260,7 @@ class TestHostileFiles:
         state = write(tmp_path)
         (state / "board.json").unlink()
         (state / "board.json").symlink_to("/dev/zero")
-        done = run(state, "sync", vault=tmp_path / "vault")
+        done = run_process(state, "sync", vault=tmp_path / "vault")
         assert done.returncode == 0
         assert [line.split(":")[1].strip() for line in warnings(done)] == ["board.json"]
 
