@@ -5,7 +5,7 @@ STAMP   := $(VENV)/.installed
 DEMO    := fixtures/stores/demo
 VIEW    := .typecheck/vaultsync
 
-.PHONY: vault test check js-parsers lint typecheck typecheck-view fmt bench bench-large crash clean
+.PHONY: vault test check docs js-parsers lint typecheck typecheck-view fmt bench bench-large crash clean
 
 # The build's own chatter goes to a log, shown only when the install fails: a new user
 # running `make vault` sees the vault, not setuptools.
@@ -42,8 +42,12 @@ $(JS)/.installed: $(STAMP)
 	  && tar -xzf obsidian-dataview-0.5.68.tgz -C node_modules/obsidian-dataview \
 	    --strip-components=1 && touch .installed
 
-# What CI runs: lint, types, then the whole suite.
-check: lint typecheck $(JS)/.installed
+# The documentation site (docs/, mkdocs.yml) into .site/; --strict: a broken link fails it.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
+# What CI runs: lint, types, the docs, then the whole suite.
+check: lint typecheck docs $(JS)/.installed
 	$(BIN)/pytest -q -m 'not slow' -n 2
 
 # ruff, the formatter, radon's cyclomatic complexity (at most 15 per function) and the
@@ -91,4 +95,4 @@ crash: $(STAMP)
 	$(BIN)/pytest -q -m slow tests/test_crash.py tests/test_linkstore.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache .typecheck
+	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache .typecheck .site

@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
+from helpers import docs_text
 from vaultsync.app.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
 from vaultsync.cli.schemas import SCHEMAS
 from vaultsync.core.errors import UsageError
@@ -293,12 +294,9 @@ def _state(pid: int) -> str:
         return "Z"
 
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-
 def readme_block(after: str, language: str) -> str:
-    """The first fenced block of ``language`` after the text ``after`` in the README."""
-    text = README.read_text(encoding="utf-8")
+    """The first fenced block of ``language`` after the text ``after`` in the documentation."""
+    text = docs_text()
     found = re.search(rf"```{language}\n(.*?)```", text[text.index(after) :], re.DOTALL)
     assert found is not None, f"no {language} block after {after!r}"
     return found.group(1)
@@ -309,14 +307,14 @@ def shell_env() -> dict[str, str]:
 
 
 def test_readme_cron_lines_sync_every_vault_silently(tmp_path: Path) -> None:
-    """The README's two cron lines, started together, sync every vault and print nothing."""
+    """The documentation's two cron lines, started together, sync every vault and print nothing."""
     lines = readme_block("**Cron**, two shards", "cron").strip().splitlines()
     names = [f"telegram/{i}" for i in range(5)]
     for name in names:
         sender(tmp_path / "root", name)
     commands = [
         line.split(None, 5)[5]
-        .replace("/tmp/", f"{tmp_path}/")  # noqa: S108 - the README's lock files, moved
+        .replace("/tmp/", f"{tmp_path}/")  # noqa: S108 - the documentation's lock files, moved
         .replace("/srv/chatcli", str(tmp_path / "root"))
         for line in lines
     ]
@@ -332,7 +330,7 @@ def test_readme_cron_lines_sync_every_vault_silently(tmp_path: Path) -> None:
 
 
 def test_readme_ci_matrix_covers_every_vault(tmp_path: Path) -> None:
-    """The README's CI matrix: one job per shard value, whose summaries name every vault once."""
+    """The documentation's CI matrix: one job per shard value, whose summaries name every vault once."""
     block = readme_block("**A CI matrix**", "yaml")
     shards = json.loads(re.search(r"shard: (\[.*\])", block).group(1))  # type: ignore[union-attr]
     step = [line.split("run:", 1)[1].strip() for line in block.splitlines() if "run:" in line][1]

@@ -15,7 +15,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from vaultsync.cli.main import cli
 from vaultsync.cli.schemas import SCHEMA_VERSION, SCHEMAS
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+JSON_PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "json.md"
 
 
 def run_json(command: str, *args: str) -> tuple[int, dict[str, Any]]:
@@ -72,9 +72,8 @@ def test_schemas_are_frozen(snapshot: SnapshotAssertion) -> None:
 
 
 def test_readme_documents_every_key() -> None:
-    """The README's JSON section names every top-level key of each schema."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### JSON output", 1)[1].split("\n### ", 1)[0]
+    """The JSON output reference names every top-level key of each schema."""
+    section = JSON_PAGE.read_text(encoding="utf-8")
     named = set(re.findall(r"`([a-z_]+)`", section))
     for name, schema in SCHEMAS.items():
         for part in schema.get("oneOf", [schema]):

@@ -1,4 +1,4 @@
-"""The README's cron line, pre-commit config and CI job work when pasted as written."""
+"""The documentation's cron line, pre-commit config and CI job work when pasted as written."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import docs_text
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BIN = Path(sys.executable).parent
@@ -19,7 +20,7 @@ DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
 
 def block(after: str, language: str) -> str:
     """The first fenced block of ``language`` after the line that starts with ``after``."""
-    text = README.read_text(encoding="utf-8")
+    text = docs_text()
     start = text.index(after)
     found = re.search(rf"```{language}\n(.*?)```", text[start:], re.DOTALL)
     assert found is not None, f"no {language} block after {after!r}"
@@ -57,7 +58,7 @@ def export_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def cron_command(home: Path) -> str:
-    """The README's cron line without its schedule, for a shell with ``home`` as HOME."""
+    """The documentation's cron line without its schedule, for a shell with ``home`` as HOME."""
     line = block("`sync` says one line when it changed something", "cron").strip()
     shutil.copytree(DEMO, home / ".chatcli")
     return line.split(None, 5)[5]
@@ -93,7 +94,7 @@ def test_cron_line_mails_nothing_when_the_stores_change(tmp_path: Path) -> None:
 def test_pre_commit_config_fails_while_the_vault_is_stale(
     export_repo: tuple[Path, dict[str, str]],
 ) -> None:
-    """The README's config, run by the real pre-commit: green in sync, red once stale."""
+    """The documentation's config, run by the real pre-commit: green in sync, red once stale."""
     repo, env = export_repo
     (repo / ".pre-commit-config.yaml").write_text(block("**pre-commit.**", "yaml"))
     hook = [str(BIN / "pre-commit"), "run", "--all-files"]
