@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 from vaultsync.cli.options import state_option, templates_option, vault_option, workspace
 from vaultsync.core import stopping
-
-OFF_VALUES = frozenset({"0", "false", "no", "off"})
+from vaultsync.core.environment import read_environment
 
 
 @click.command()
@@ -29,7 +27,7 @@ def watch(state: str | None, vault: str | None, templates: Path | None) -> None:
     from vaultsync.cli.vault import print_sync, say_warnings
     from vaultsync.vault.watching import watcher_lock
 
-    if os.environ.get("CHATCLI_MEMORY_VAULT", "").strip().lower() in OFF_VALUES:
+    if read_environment().automatic_sync_off:
         click.echo("automatic sync is off (CHATCLI_MEMORY_VAULT=false); not watching", err=True)
         return
     ws = workspace(state, vault, templates=templates)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import ConfigError
 from vaultsync.core.settings import Caps, Sources, cap_fields
 
@@ -338,7 +339,7 @@ def resolve(
     Raises:
         ConfigError: a variable holds a bad value.
     """
-    env = os.environ if environ is None else environ
+    env = read_environment(environ).variables
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     chosen: dict[str, Chosen] = {}
     notices: list[str] = []

@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, cast
 
 from vaultsync.core import progress
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import ConfigError
 
 T = TypeVar("T")
@@ -79,7 +80,7 @@ def helper_allowed(
     Raises:
         ConfigError: ``VAULTSYNC_JOBS`` is set to something other than a positive integer.
     """
-    value = (os.environ if environ is None else environ).get(JOBS_ENV, "").strip()
+    value = read_environment(environ).jobs.strip()
     if value and not (value.isdigit() and int(value) >= 1):
         raise ConfigError(
             f"{JOBS_ENV}={value!r}: expected 1 (one process) or 2 (a forked helper)",

@@ -20,6 +20,8 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
+from vaultsync.core.environment import read_environment
+
 CHATCLI_HOME = "~/.chatcli"
 """Where ChatCLI keeps ``contexts/`` and ``sessions/`` whatever ``CHATCLI_STATE_DIR`` says."""
 
@@ -91,10 +93,8 @@ def cap_fields() -> tuple[Field[Any], ...]:
 
 def state_dir(option: str | None, environ: Mapping[str, str] | None = None) -> Path:
     """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
-    env = os.environ if environ is None else environ
-    chosen = (
-        option or env.get("VAULTSYNC_STATE_DIR") or env.get("CHATCLI_STATE_DIR") or "~/.chatcli"
-    )
+    env = read_environment(environ)
+    chosen = option or env.state_dir or env.chatcli_state_dir or "~/.chatcli"
     return Path(chosen).expanduser()
 
 
@@ -107,11 +107,11 @@ def chatcli_home(option: str | None, environ: Mapping[str, str] | None = None) -
     ``VAULTSYNC_STATE_DIR`` (a CI job must not read the runner's home), and ``None`` when the
     variable names ``~/.chatcli`` itself.
     """
-    env = os.environ if environ is None else environ
-    if option or env.get("VAULTSYNC_STATE_DIR") or not env.get("CHATCLI_STATE_DIR"):
+    env = read_environment(environ)
+    if option or env.state_dir or not env.chatcli_state_dir:
         return None
     home = Path(CHATCLI_HOME).expanduser()
-    if os.path.realpath(home) == os.path.realpath(state_dir(None, env)):
+    if os.path.realpath(home) == os.path.realpath(state_dir(None, environ)):
         return None
     return home
 
@@ -124,6 +124,6 @@ def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = 
         state: the state directory (the default vault is ``vault`` inside it).
         environ: the environment to read (``os.environ`` when ``None``).
     """
-    env = os.environ if environ is None else environ
-    chosen = option or env.get("VAULTSYNC_VAULT_DIR") or env.get("CHATCLI_MEMORY_VAULT_DIR")
+    env = read_environment(environ)
+    chosen = option or env.vault_dir or env.chatcli_vault_dir
     return Path(chosen).expanduser() if chosen else state / "vault"

@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.settings import Sources
 
 if TYPE_CHECKING:
@@ -209,8 +210,7 @@ def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
 
 def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
     """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
-    env = os.environ if environ is None else environ
-    chosen = env.get("CHATCLI_BOARD_PATH", "").strip()
+    chosen = read_environment(environ).board_path.strip()
     return Path(chosen).expanduser() if chosen else state_dir / BOARD
 
 

@@ -58,6 +58,7 @@ from types import MappingProxyType
 from typing import Any
 
 from vaultsync.core.digest import code_fingerprint
+from vaultsync.core.environment import read_environment
 from vaultsync.core.fsio import atomic_write, is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
 from vaultsync.core.settings import Caps, Sources
@@ -77,10 +78,10 @@ PATCH_MAGIC = b"vaultsync-graph-patch-1\n"
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
     """``$VAULTSYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vaultsync``, else ``~/.cache/vaultsync``."""
-    env = os.environ if environ is None else environ
-    if chosen := env.get("VAULTSYNC_CACHE_DIR"):
+    env = read_environment(environ)
+    if chosen := env.cache_dir:
         return Path(chosen).expanduser()
-    xdg = env.get("XDG_CACHE_HOME")
+    xdg = env.xdg_cache_home
     base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
     return base / "vaultsync"
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import os
 import socket
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import ConfigError, UsageError
 from vaultsync.http.auth import LOGIN_PATH, TOKEN_FILE, BrowserLogin, vault_token
 
@@ -88,8 +88,7 @@ def check_binding(
 
     Refused: an address that is not loopback without that token, or with ``auth`` off.
     """
-    env = os.environ if environ is None else environ
-    token = env.get(TOKEN_ENV, "").strip() or None
+    token = read_environment(environ).api_token.strip() or None
     if not auth and not is_loopback(host):
         raise ConfigError(
             f"refusing --no-auth on {host!r}: only loopback may be served without a token",
@@ -218,7 +217,7 @@ def run(
 
     app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
     login: BrowserLogin | None = app.state.login
-    env_token = bool(os.environ.get(TOKEN_ENV, "").strip())
+    env_token = bool(read_environment().api_token.strip())
     config = uvicorn_config(app, host=host, port=port)
     server = _server(
         config,

@@ -23,13 +23,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
 import struct
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import SemanticUnavailable
 from vaultsync.search.model import Mode
 
@@ -168,7 +168,7 @@ def model_name(folder: Path) -> str:
 
 def model_folder() -> Path | None:
     """``$VAULTSYNC_EMBED_MODEL``, else the extra's model folder, else None."""
-    named = os.environ.get(ENV_MODEL, "")
+    named = read_environment().embed_model
     return Path(named) if named else default_model_dir()
 
 
@@ -189,7 +189,7 @@ def semantic_installed() -> bool:
         import tokenizers  # noqa: F401, PLC0415
     except ImportError:
         return False
-    return bool(os.environ.get(ENV_MODEL)) or default_model_dir() is not None
+    return bool(read_environment().embed_model) or default_model_dir() is not None
 
 
 def choose_mode(mode: str | None) -> tuple[Mode, TextEmbedder | None]:

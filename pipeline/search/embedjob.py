@@ -24,6 +24,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.fsio import atomic_write
 
 __all__ = [
@@ -60,7 +61,7 @@ class JobFailure:
 
 def background_allowed() -> bool:
     """Whether the environment lets the job start (the one place ``ENV_BACKGROUND`` is read)."""
-    return os.environ.get(ENV_BACKGROUND, "").strip() != "0"
+    return read_environment().embed_background.strip() != "0"
 
 
 def _status_path(db: Path) -> Path:

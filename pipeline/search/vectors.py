@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultsync.core.environment import child_environment
 from vaultsync.core.fsio import LockTimeout, file_lock
 from vaultsync.search.database import SCHEMA_VERSION, index_path, only_writer, open_writer
 
@@ -359,7 +360,7 @@ def _spawn(vault: Path, db: Path) -> bool:
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 start_new_session=True,
-                env=dict(os.environ),
+                env=child_environment(),
             )
         finally:
             os.close(log)

@@ -22,13 +22,13 @@ aborted, leaving the vault as it was.
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultsync.core.environment import child_environment
 from vaultsync.core.fsio import atomic_write
 from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 
@@ -84,7 +84,7 @@ class Integrated:
 
 def _git(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> str:
     """Run ``git -C VAULT ARGS``; its output, or :class:`GitFailed` with its first line."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}  # never wait for a password
+    env = child_environment(GIT_TERMINAL_PROMPT="0", LC_ALL="C")  # never wait for a password
     try:
         done = subprocess.run(
             ["git", "-C", str(vault), *args],

@@ -42,6 +42,7 @@ from typing import BinaryIO
 import pygit2
 from pygit2 import IndexEntry
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption, FileMode, SortMode
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import atomic_file_named, fsync_dir
 from vaultsync.vault.gitindex import add_written
@@ -617,7 +618,7 @@ class VaultRepo:
         objects = git_dir / "objects"
         if (
             (git_dir / "commondir").exists()
-            or "GIT_OBJECT_DIRECTORY" in os.environ
+            or read_environment().git_object_directory
             or not objects.is_dir()
         ):
             return None
