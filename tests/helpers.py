@@ -23,6 +23,8 @@ def docs_text() -> str:
     """The README and every page of the documentation site, one after the other."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     return "\n".join(page.read_text(encoding="utf-8") for page in pages)
+
+
 DEMO_STORE = ROOT / "fixtures" / "stores" / "demo"
 SHARED = ROOT.parent / "shared"
 CORPORA = SHARED / "corpora"

@@ -330,7 +330,7 @@ def test_readme_cron_lines_sync_every_vault_silently(tmp_path: Path) -> None:
 
 
 def test_readme_ci_matrix_covers_every_vault(tmp_path: Path) -> None:
-    """The documentation's CI matrix: one job per shard value, whose summaries name every vault once."""
+    """The CI matrix of the docs: one job per shard value, whose summaries name every vault once."""
     block = readme_block("**A CI matrix**", "yaml")
     shards = json.loads(re.search(r"shard: (\[.*\])", block).group(1))  # type: ignore[union-attr]
     step = [line.split("run:", 1)[1].strip() for line in block.splitlines() if "run:" in line][1]

@@ -198,60 +198,76 @@ def killed_sync(state: Path, vault: Path, after_s: float) -> None:
     proc.wait()
 
 
+class Devices:
+    """A remote, two engines on the same stores and a phone, and the lines the phone wrote."""
+
+    def __init__(self, demo_state: Path, tmp: Path) -> None:
+        self.tmp, self.state = tmp, tmp / "state"
+        shutil.copytree(demo_state, self.state)
+        self.remote, self.laptop = first_device(self.state, tmp)
+        self.desktop = phone(self.remote, tmp, "desktop")
+        self.clone = phone(self.remote, tmp)
+        self.written: dict[str, str] = {}
+
+    def step(self, step: str, number: int) -> None:
+        """One step of an interleaving (the phone pulls first, as obsidian-git does)."""
+        git(self.clone, "pull", "--quiet", "--no-rebase", "--no-edit")
+        if step.startswith("phone-"):
+            getattr(self, step.replace("-", "_"))(number)
+        elif step == "killed":
+            killed_sync(self.state, self.laptop, after_s=(number % 4) * 0.15)
+        elif step == "stores":
+            change_a_topic(self.state, f"Stores changed at step {number}.")
+        else:
+            engine_sync(self.state, self.laptop if step == "laptop" else self.desktop)
+
+    def phone_edit(self, number: int) -> None:
+        note = sorted((self.clone / "Topics").glob("*.md"))[number % 3]
+        line = f"phone line {number}"
+        note.write_text(note.read_text() + f"\n{line}\n")
+        self.written[note.relative_to(self.clone).as_posix()] = line
+        phone_commit(self.clone, line)
+
+    def phone_new(self, number: int) -> None:
+        (self.clone / f"Phone {number}.md").write_text(f"phone note {number}\n")
+        self.written[f"Phone {number}.md"] = f"phone note {number}"
+        phone_commit(self.clone, f"new {number}")
+
+    def phone_rename(self, _number: int) -> None:
+        old = sorted(self.written)[-1] if self.written else ""
+        if old and (self.clone / old).exists():
+            new = old.replace(".md", " renamed.md")
+            git(self.clone, "mv", old, new)
+            phone_commit(self.clone, f"rename {old}")
+            self.written[new] = self.written.pop(old)
+
+    def phone_delete(self, _number: int) -> None:
+        gone = sorted(self.written)[0] if self.written else ""
+        if gone and (self.clone / gone).exists():
+            (self.clone / gone).unlink()
+            phone_commit(self.clone, f"delete {gone}")
+        self.written.pop(gone, None)
+
+
 @settings(max_examples=4, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=_STEPS)
-def test_random_interleavings_lose_no_phone_edit(
-    demo_state: Path, tmp_path_factory: object, steps: list[str]
-) -> None:
-    """Phone edits, new notes, deletions, store changes and syncs on two engines, in any
-    order: every phone line is in the remote's head, no markers, check green on a clone."""
+def test_random_interleavings_lose_no_phone_edit(demo_state: Path, steps: list[str]) -> None:
+    """Phone edits, new notes, renames, deletions, store changes, syncs on two engines and
+    killed syncs, in any order: every phone line is in the remote's head, no markers, and
+    check is green on a fresh clone."""
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix="interleave-"))
-    state = tmp / "state"
-    shutil.copytree(demo_state, state)
-    remote, laptop = first_device(state, tmp)
-    desktop = phone(remote, tmp, "desktop")
-    clone = phone(remote, tmp)
-    written: dict[str, str] = {}
+    devices = Devices(demo_state, tmp)
     for number, step in enumerate(steps):
-        git(clone, "pull", "--quiet", "--no-rebase", "--no-edit")
-        if step == "phone-edit":
-            note = sorted((clone / "Topics").glob("*.md"))[number % 3]
-            line = f"phone line {number}"
-            note.write_text(note.read_text() + f"\n{line}\n")
-            written[note.relative_to(clone).as_posix()] = line
-            phone_commit(clone, line)
-        elif step == "phone-new":
-            (clone / f"Phone {number}.md").write_text(f"phone note {number}\n")
-            written[f"Phone {number}.md"] = f"phone note {number}"
-            phone_commit(clone, f"new {number}")
-        elif step == "phone-rename" and written:
-            old = sorted(written)[-1]
-            if (clone / old).exists():
-                new = old.replace(".md", " renamed.md")
-                git(clone, "mv", old, new)
-                phone_commit(clone, f"rename {old}")
-                written[new] = written.pop(old)
-        elif step == "killed":
-            killed_sync(state, laptop, after_s=(number % 4) * 0.15)
-        elif step == "phone-delete" and written:
-            gone = sorted(written)[0]
-            if (clone / gone).exists():
-                (clone / gone).unlink()
-                phone_commit(clone, f"delete {gone}")
-            written.pop(gone)
-        elif step == "stores":
-            change_a_topic(state, f"Stores changed at step {number}.")
-        elif step in ("laptop", "desktop"):
-            engine_sync(state, laptop if step == "laptop" else desktop)
-    for vault in (laptop, desktop, laptop):
-        engine_sync(state, vault)
-    files = remote_head_files(remote, tmp)
-    for path, line in written.items():
+        devices.step(step, number)
+    for vault in (devices.laptop, devices.desktop, devices.laptop):
+        engine_sync(devices.state, vault)
+    files = remote_head_files(devices.remote, tmp)
+    for path, line in devices.written.items():
         assert line in files.get(path, ""), (steps, path)
     assert not any(m in text for text in files.values() for m in MARKERS)
-    assert check(open_workspace(str(state), str(tmp / "fresh"))).in_sync
+    assert check(open_workspace(str(devices.state), str(tmp / "fresh"))).in_sync
     shutil.rmtree(tmp, ignore_errors=True)
 
 
