@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 BUSY_TIMEOUT = 60.0
 
 SCHEMA = """

@@ -13,9 +13,13 @@ Tables (created in ``vaultsync.search.database``):
 * ``notes``: one row per note (the registry: id, path, title, kind, aliases, tags, hash,
   size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
   the path exists, and is the FTS rowid.
-* ``fts``: FTS5 over title, aliases, tags, path and the full body (``unicode61
+* ``fts``: FTS5 over title, aliases, tags, path and the body as it reads (``unicode61
   remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
-  content), so there are no triggers to get wrong (measured: a trigger-free index).
+  content), so there are no triggers to get wrong (measured: a trigger-free index).  The
+  body is what a person reads (:func:`searchable_body`): a wikilink is its words, a heading
+  has no ``#``; the engine's ``# Title`` line and ``## Links`` section and ``Home.md``'s
+  listing of every note are left out, so snippets show text and Home is not a hit for every
+  query.  Links are read from the note as written.
 * ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
   note the target resolves to now (Obsidian's rules, ``vaultsync.links.pathresolve``).  A link is
   re-resolved when its source changes or a note of its target's name appears or goes.
@@ -31,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -43,6 +48,7 @@ from vaultsync.core.fsio import is_racy
 from vaultsync.core.notes import NoteFile, NoteReader
 from vaultsync.links.names import normalize_name
 from vaultsync.links.pathresolve import ObsidianIndex
+from vaultsync.links.wikilinks import WikiLink, rewrite_wikilinks
 from vaultsync.search.database import (
     DB_NAME,
     SCHEMA_VERSION,
@@ -79,6 +85,47 @@ def _insert_links(conn: sqlite3.Connection, nid: int, note: NoteText, *, engine:
         rows.append((nid, link.seq, link.link_type, link.target, key, alt, link.context))
     conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, NULL)", rows)
     return len(rows)
+
+
+HOME_KIND = "home"
+_LINKS_HEADING = re.compile(r"^##[ \t]+Links[ \t]*$", re.MULTILINE)
+_NEXT_SECTION = re.compile(r"^#{1,2}[ \t]", re.MULTILINE)
+_HEADING_MARKS = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+
+
+def searchable_body(note: NoteText, *, engine: bool) -> str:
+    """The body as a person reads it: what a note is found by, and its snippet is cut from."""
+    if engine and note.kind == HOME_KIND:
+        return ""  # a list of every note: it would match every query
+    body = _without_links_section(_without_title(note.body, note.title)) if engine else note.body
+    return _HEADING_MARKS.sub("", rewrite_wikilinks(body, _link_words))
+
+
+def _without_title(body: str, title: str) -> str:
+    """``body`` without the engine's ``# Title`` line: the title is indexed and shown apart."""
+    lead = body.lstrip("\n")
+    line, _, rest = lead.partition("\n")
+    return rest if line.strip() == f"# {title}".strip() else body
+
+
+def _without_links_section(body: str) -> str:
+    """``body`` without the engine's ``## Links`` section (the last one: the engine's is last)."""
+    heading = next(reversed(list(_LINKS_HEADING.finditer(body))), None)
+    if heading is None:
+        return body
+    following = _NEXT_SECTION.search(body, heading.end())
+    return body[: heading.start()] + (body[following.start() :] if following else "")
+
+
+def _link_words(link: WikiLink) -> str:
+    """What a reader sees of a wikilink: its label, else its note's name; an embed shows none."""
+    if link.embed:
+        return ""
+    if link.label:
+        return link.label
+    name = link.target.rpartition("/")[2]
+    name = name[:-3] if name.lower().endswith(".md") else name
+    return name or (link.heading or "")
 
 
 def _store(
@@ -128,9 +175,10 @@ def _store(
     title_key = normalize_name(note.title)
     # An alias repeating the title (the engine writes many) would count the title twice.
     aliases = [a for a in note.aliases if normalize_name(a) != title_key]
+    body = searchable_body(note, engine=engine)
     conn.execute(
         "INSERT INTO fts (rowid, title, aliases, tags, path, body) VALUES (?, ?, ?, ?, ?, ?)",
-        (nid, note.title, " ".join(aliases), " ".join(note.tags), note.path, note.body),
+        (nid, note.title, " ".join(aliases), " ".join(note.tags), note.path, body),
     )
     keys = {normalize_name(name) for name in (note.title, *note.aliases)} - {""}
     conn.executemany("INSERT INTO names VALUES (?, ?)", [(key, nid) for key in sorted(keys)])
