@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,7 +128,9 @@ class StatusOutcome:
     skipped: tuple[Skipped, ...] = ()
     exposed: tuple[str, ...] = ()
     """Commits of the vault's history holding a secret or private value, newest first."""
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
+    embedding_failed: str = ""
+    """How the semantic index's background job last failed (empty: it did not)."""
 
 
 def sync(
@@ -371,4 +373,18 @@ def status(ws: Workspace) -> StatusOutcome:
         skipped=notes.skipped,
         exposed=tuple(exposed_commits(ws)),
         warnings=notes.warnings,
+        embedding_failed=embedding_failure(ws.vault),
     )
+
+
+def embedding_failure(vault: Path) -> str:
+    """How the semantic index's background job last failed, in a few words; empty if it did not."""
+    from vaultsync.search.database import index_path
+
+    found = index_path(vault)
+    if not found.exists():
+        return ""
+    from vaultsync.search.embedjob import job_failure
+
+    failure = job_failure(found)
+    return failure.describe() if failure is not None else ""

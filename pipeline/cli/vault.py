@@ -257,9 +257,19 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
                     hooks_text(target),
                     exposure_text(outcome.exposed),
                     remote_state_text(against),
+                    _embedding_text(outcome.embedding_failed),
                 ),
             )
         ),
+    )
+
+
+def _embedding_text(failed: str) -> str:
+    if not failed:
+        return ""
+    return (
+        f"warning: the semantic index's background job failed ({failed}); "
+        "see .vaultsync/search.db.embed.log"
     )
 
 

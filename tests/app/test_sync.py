@@ -85,3 +85,29 @@ def test_status_and_check_agree_on_a_fresh_vault(demo_state: Path, tmp_path: Pat
     sync(ws, SyncRequest())
     assert check(ws).in_sync
     assert status(ws).report.pending == ()
+
+
+def test_status_says_the_background_embedding_failed(demo_state: Path, tmp_path: Path) -> None:
+    """A semantic index job that died is named by status, with its last error line."""
+    import subprocess
+    import sys
+
+    from vaultsync.search.database import index_path
+    from vaultsync.search.embedjob import job_log, record_started
+    from vaultsync.search.index import update_index
+
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    sync(ws, SyncRequest())
+    update_index(vault)
+    assert status(ws).embedding_failed == ""
+    db = index_path(vault)
+    job_log(db).write_text("Traceback (most recent call last):\nImportError: boom\n")
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    record_started(db, int(dead.stdout))
+    assert status(ws).embedding_failed == "unknown exit: ImportError: boom"
