@@ -334,10 +334,19 @@ def check(
         _list_differences(differences, as_json=as_json)
         raise VaultStale(
             f"the vault at {target} is stale: {plural(len(differences), 'difference')}",
-            hint=f"run `{sync_command(state, vault, templates)}`",
+            hint=_stale_hint(differences, sync_command(state, vault, templates)),
         )
     if not as_json:
         click.echo(f"the vault at {target} is in sync")
+
+
+def _stale_hint(differences: tuple[str, ...], sync: str) -> str:
+    """What brings the vault in line: ``resolve`` for a conflict (a sync cannot), else a sync."""
+    conflicted = [line.split(":", 1)[0].removeprefix("conflict ") for line in differences
+                  if line.startswith("conflict ")]  # fmt: skip
+    if not conflicted:
+        return f"run `{sync}`"
+    return f"settle {conflicted[0]} with `vaultsync resolve`, then run `{sync}`"
 
 
 def _list_differences(differences: tuple[str, ...], *, as_json: bool) -> None:

@@ -40,7 +40,7 @@ from vaultsync.vault.manifest import (
     load_journal,
     load_manifest,
 )
-from vaultsync.vault.merge import merge_note
+from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers, merge_note
 from vaultsync.vault.moves import NO_MOVES, LinkTargets, Moves, follow, same_but_links
 from vaultsync.vault.plan import (
     ABSENT,
@@ -337,6 +337,8 @@ def _merge_step(
     ours = fs.read(step.source or step.path)
     if ours is None or blob_id(ours) != step.state.blob:
         return replace(outcome, waiting="it changed during the sync"), None
+    if has_conflict_markers(ours):  # a merge left unfinished is no edit to merge into
+        return replace(outcome, overlaps=(MARKERS_REASON,)), None
     repo.store_blobs({outcome.theirs: theirs})
     base = repo.read_blob(step.prior.blob)
     if base is None:

@@ -57,6 +57,16 @@ class _Note:
     body: str
 
 
+_MARKER = re.compile(rb"^(?:<{7}|>{7})(?: |\r?$)", re.MULTILINE)
+MARKERS_REASON = "it holds git conflict markers: settle them (`vaultsync resolve PATH`)"
+"""Why a note with conflict markers is a conflict, never an edit to merge into."""
+
+
+def has_conflict_markers(data: bytes) -> bool:
+    """Whether ``data`` holds a line git's conflict markers begin (``<<<<<<<``, ``>>>>>>>``)."""
+    return _MARKER.search(data) is not None
+
+
 def merge_note(base: bytes, ours: bytes, theirs: bytes, *, merge_lines: LineMerge) -> Merged:
     """Merge the stores' change (base → theirs) into the user's file (ours)."""
     if theirs in (ours, base):

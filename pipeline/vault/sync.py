@@ -24,6 +24,7 @@ from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault import apply, decide
 from vaultsync.vault.manifest import JOURNAL
+from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.moves import NO_MOVES, Moves, find_moves
 from vaultsync.vault.plan import Action, validate_specs
 from vaultsync.vault.report import (
@@ -114,7 +115,7 @@ class VaultSession:
             for line in pending(plan, decide.render(plan), decision.manifest)
             if not line.startswith("conflict ")
         ]
-        lines += [f"conflict {c.path}: {c.reason}" for c in conflicts(plan)]
+        lines += [f"conflict {c.path}: {c.reason}" for c in self._conflicts(decision)]
         if decision.controls.journal is not None:
             lines.append(f"journal {JOURNAL}: an interrupted sync is unfinished")
         return tuple(lines)
@@ -133,10 +134,23 @@ class VaultSession:
                 origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)
             ),
             deleted=plan.paths(Action.KEEP_DELETED),
-            conflicts=conflicts(plan),
+            conflicts=self._conflicts(decision),
             pending=pending(plan, decide.render(plan), decision.manifest),
             manifest_problem=decision.manifest.problem,
         )
+
+    def _conflicts(self, decision: decide.Decision) -> tuple[Conflict, ...]:
+        """The plan's conflicts, and every edited note holding git's conflict markers."""
+        planned = conflicts(decision.plan)
+        if self.fs is None:
+            return planned
+        listed = {c.path for c in planned}
+        marked = []
+        for path in decision.plan.paths(Action.KEEP_EDITED, Action.MERGE):
+            data = None if path in listed else self.fs.read(path)
+            if data is not None and has_conflict_markers(data):
+                marked.append(Conflict(path=path, reason=MARKERS_REASON.replace("PATH", path)))
+        return (*planned, *marked)
 
     def sync(
         self,
