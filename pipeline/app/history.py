@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from vaultsync.app.workspace import Workspace
 from vaultsync.core.errors import UsageError
 from vaultsync.core.text import plural
+from vaultsync.vault.gitstate import refuse_while_busy
 
 if TYPE_CHECKING:
     from vaultsync.vault.history import Exposure, Purged
@@ -143,6 +144,7 @@ def purge(ws: Workspace, exposed: Exposed) -> Purged:
     repo = _repo(ws)
     if repo is None:
         raise UsageError(f"{ws.vault}: no git repository (nothing committed yet)")
+    refuse_while_busy(ws.vault)
     with VaultFS(ws.vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
         return rewrite(ws.vault, repo, exposed.values, now=datetime.now(UTC))
 

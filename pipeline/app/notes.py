@@ -7,6 +7,7 @@ from pathlib import Path
 from vaultsync.app.workspace import vault_relative
 from vaultsync.core.errors import UsageError
 from vaultsync.core.settings import state_dir, vault_dir
+from vaultsync.vault.gitstate import refuse_while_busy
 
 CHOICES = ("show", "ours", "theirs", "markers")
 
@@ -29,6 +30,8 @@ def resolve(vault: Path, note: str, choice: str | None) -> str:
 
     if choice is None:
         raise UsageError("say how: --show, --ours, --theirs or --markers")
+    if choice != "show":
+        refuse_while_busy(vault)
     return settle(vault, vault_relative(vault, note), Choice(choice))
 
 
@@ -36,4 +39,5 @@ def release(vault: Path, note: str) -> str:
     """Make ``note`` fully the user's: vaultsync never writes or removes it again."""
     from vaultsync.vault.resolve import release as hand_over
 
+    refuse_while_busy(vault)
     return hand_over(vault, vault_relative(vault, note))

@@ -36,6 +36,7 @@ from vaultsync.core import process
 from vaultsync.core.config import CONFIG
 from vaultsync.core.errors import UsageError, VaultsyncError
 from vaultsync.core.text import plural
+from vaultsync.vault.gitstate import operation_in_progress, refuse_while_busy
 
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
@@ -131,6 +132,8 @@ class StatusOutcome:
     warnings: tuple[str, ...] = ()
     embedding_failed: str = ""
     """How the semantic index's background job last failed (empty: it did not)."""
+    git_busy: str | None = None
+    """A git operation unfinished in the vault (no command writes until it ends)."""
 
 
 def sync(
@@ -148,10 +151,13 @@ def sync(
     Raises:
         UsageError: paths without ``force``, or a bare ``force`` over edited notes that was
             not confirmed.
+        GitBusy: a git merge, rebase, cherry-pick or revert is unfinished in the vault.
         VaultsyncError: anything the stages refuse (their exit codes).
     """
     if request.paths and not request.force:
         raise UsageError("note paths are given only with --force (sync --force PATH…)")
+    if not request.dry_run:
+        refuse_while_busy(ws.vault)
     pulling, pushing = _remote_steps(ws, request)
     pulled = remote.pull(ws) if pulling else None
     outcome = _local_sync(ws, request, confirm, clock)
@@ -354,6 +360,8 @@ def check(ws: Workspace) -> CheckOutcome:
     with vault_session(ws.vault, write=False) as session:
         notes = vault_notes(ws, session)
         differences = session.check(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
+    if (busy := git_busy(ws.vault)) is not None:
+        differences = (f"git {busy}", *differences)
     return CheckOutcome(
         vault=ws.vault, differences=differences, skipped=notes.skipped, warnings=notes.warnings
     )
@@ -374,7 +382,14 @@ def status(ws: Workspace) -> StatusOutcome:
         exposed=tuple(exposed_commits(ws)),
         warnings=notes.warnings,
         embedding_failed=embedding_failure(ws.vault),
+        git_busy=git_busy(ws.vault),
     )
+
+
+def git_busy(vault: Path) -> str | None:
+    """The git operation unfinished in the vault, and how to end it, in one phrase."""
+    busy = operation_in_progress(vault)
+    return None if busy is None else f"{busy[0]} is in progress: {busy[1]}"
 
 
 def embedding_failure(vault: Path) -> str:

@@ -19,7 +19,8 @@ SCHEMA_VERSION = 3
 
 2: ``sync --each`` says a stop by signal (``stopped_by``, ``not_started``).
 3: ``sync`` (full and quick) and ``status`` say where the vault stands against its git remote
-(``remote``, null when no pull or push was asked for, or no upstream is set)."""
+(``remote``, null when no pull or push was asked for, or no upstream is set); ``status`` says
+a git operation left unfinished in the vault (``git_in_progress``)."""
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _STR = {"type": "string"}
@@ -166,6 +167,11 @@ STATUS: dict[str, Any] = {
                 "value of the stores (`vaultsync history`), newest first.",
             },
             "remote": _STATUS_REMOTE,
+            "git_in_progress": {
+                **_STR_OR_NULL,
+                "description": "A git merge, rebase, cherry-pick or revert left unfinished in the "
+                "vault, and how to end it; null when none (no command writes until it ends).",
+            },
         }
     ),
 }

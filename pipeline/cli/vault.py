@@ -247,6 +247,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
             **hooks_json(target),
             "history_exposed": list(outcome.exposed),
             "remote": remote_state_json(against),
+            "git_in_progress": outcome.git_busy,
         },
         lambda: "\n".join(
             filter(
@@ -258,6 +259,9 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
                     exposure_text(outcome.exposed),
                     remote_state_text(against),
                     _embedding_text(outcome.embedding_failed),
+                    f"git: {outcome.git_busy}; vaultsync writes nothing until then"
+                    if outcome.git_busy
+                    else "",
                 ),
             )
         ),

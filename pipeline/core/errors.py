@@ -128,3 +128,9 @@ class RemoteFailed(VaultsyncError):
     """``sync --pull/--push``: the remote could not be reached, or it refused; synced locally."""
 
     exit_code = 10
+
+
+class GitBusy(VaultsyncError):
+    """A git merge, rebase, cherry-pick or revert is unfinished in the vault: nothing written."""
+
+    exit_code = 11
