@@ -56,7 +56,7 @@ from vaultsync.vault.plan import (
     plan_sync,
     reconcile,
 )
-from vaultsync.vault.vcs import VaultRepo
+from vaultsync.vault.vcs import VaultRepo, scratch_merger
 from vaultsync.vault.write import VaultFS
 
 
@@ -294,14 +294,41 @@ BUSY_NS = 3_000_000_000
 
 
 def merge(
-    fs: VaultFS, repo: LazyRepo, decision: Decision, rendered: Rendered, *, now_ns: int
+    fs: VaultFS,
+    repo: LazyRepo,
+    decision: Decision,
+    rendered: Rendered,
+    *,
+    now_ns: int,
+    dry_run: bool = False,
 ) -> Rendered:
-    """``rendered`` plus every merge step's outcome; clean merges join the bytes to write."""
-    plan, seen = decision.plan, decision.controls.cache.entries
-    steps = plan.paths(Action.MERGE)
-    found = repo.get(create=True) if steps else None
+    """``rendered`` plus every merge step's outcome; clean merges join the bytes to write.
+
+    ``dry_run``: the same merges, their objects kept in a scratch repository only, so a dry run
+    reports what the sync would merge and leaves the vault's repository as it was.
+    """
+    steps = decision.plan.paths(Action.MERGE)
+    found = repo.get(create=not dry_run) if steps else None
     if found is None:
         return rendered
+    if dry_run:  # the same merges, their objects written to a scratch repository only
+        with scratch_merger() as scratch:
+            return _merged(fs, found, decision, rendered, now_ns=now_ns, lines=scratch)
+    return _merged(fs, found, decision, rendered, now_ns=now_ns, lines=found)
+
+
+def _merged(
+    fs: VaultFS,
+    found: VaultRepo,
+    decision: Decision,
+    rendered: Rendered,
+    *,
+    now_ns: int,
+    lines: VaultRepo,
+) -> Rendered:
+    """Every merge step tried, ``lines`` merging by lines and keeping the objects it needs."""
+    plan, seen = decision.plan, decision.controls.cache.entries
+    steps = plan.paths(Action.MERGE)
     writes, blobs, same = dict(rendered.writes), dict(rendered.blobs), dict(rendered.same)
     merges: dict[str, MergeOutcome] = {}
     by_path = {s.path: s for s in plan.steps}
@@ -313,7 +340,7 @@ def merge(
         busy = not known and now_ns - step.state.stat[1] < BUSY_NS
         assert step.spec is not None  # noqa: S101 - merge steps have a spec
         theirs = step.spec.render()
-        merges[path], data = _merge_step(fs, found, step, theirs, busy=busy)
+        merges[path], data = _merge_step(fs, found, step, theirs, busy=busy, lines=lines)
         if step.source and data is None:  # not merged: the new note as rendered, the edit stays
             data = theirs
             merges[path] = replace(merges[path], clean=False, blob="")
@@ -325,7 +352,7 @@ def merge(
 
 
 def _merge_step(
-    fs: VaultFS, repo: VaultRepo, step: Step, theirs: bytes, *, busy: bool
+    fs: VaultFS, repo: VaultRepo, step: Step, theirs: bytes, *, busy: bool, lines: VaultRepo
 ) -> tuple[MergeOutcome, bytes | None]:
     """One merge of ``theirs`` (the new render): its outcome, and the merged bytes if clean.
 
@@ -339,12 +366,12 @@ def _merge_step(
         return replace(outcome, waiting="it changed during the sync"), None
     if has_conflict_markers(ours):  # a merge left unfinished is no edit to merge into
         return replace(outcome, overlaps=(MARKERS_REASON,)), None
-    repo.store_blobs({outcome.theirs: theirs})
+    lines.store_blobs({outcome.theirs: theirs})
     base = repo.read_blob(step.prior.blob)
     if base is None:
         missing = "the version vaultsync last wrote is not in git"
         return replace(outcome, overlaps=(missing,)), None
-    merged = merge_note(base, ours, theirs, merge_lines=repo.merge_lines)
+    merged = merge_note(base, ours, theirs, merge_lines=lines.merge_lines)
     if busy and not (merged.clean and merged.data == ours):
         return replace(outcome, waiting="modified seconds ago (an editor may be saving it)"), None
     if not merged.clean:

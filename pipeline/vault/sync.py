@@ -165,7 +165,13 @@ class VaultSession:
         """Bring the vault in line with ``specs`` (see the module docstring for the steps)."""
         decision = self.plan(specs, asked)
         if dry_run or not self.write:
-            return sync_report(decision, decide.render(decision.plan))
+            rendered = decide.render(decision.plan)
+            if self.fs is not None:  # the merges the sync would make, tried in memory
+                with _io_errors(self.vault):
+                    rendered = decide.merge(
+                        self.fs, self.repo, decision, rendered, now_ns=time.time_ns(), dry_run=True
+                    )
+            return sync_report(decision, rendered)
         assert self.fs is not None  # noqa: S101 - a writing session always has the vault
         with _io_errors(self.vault):
             rendered = decide.render(decision.plan)

@@ -193,6 +193,18 @@ class Change:
     """Paths changed beyond those listed."""
 
 
+@contextlib.contextmanager
+def scratch_merger() -> Iterator[VaultRepo]:
+    """A throwaway bare repository in a private temporary folder (a dry run's merges).
+
+    Its merges leave no object in the vault's own repository.
+    """
+    import tempfile  # noqa: PLC0415 - only a dry run with merges needs it
+
+    with tempfile.TemporaryDirectory(prefix="vaultsync-merge-") as folder:
+        yield VaultRepo(pygit2.init_repository(folder, bare=True), "", private=True)
+
+
 class VaultRepo:
     """A repository and the vault's place in it (``prefix``: ``""`` or ``"sub/vault/"``)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -111,3 +112,28 @@ def test_status_says_the_background_embedding_failed(demo_state: Path, tmp_path:
     )
     record_started(db, int(dead.stdout))
     assert status(ws).embedding_failed == "unknown exit: ImportError: boom"
+
+
+def test_a_dry_run_lists_the_merges_the_sync_then_makes(demo_state: Path, tmp_path: Path) -> None:
+    """An edited note the stores changed elsewhere: the dry run says merged, as the run does."""
+    import os
+    import time
+
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    sync(ws, SyncRequest())
+    note = vault / "Topics" / "telemetry.md"
+    note.write_text(note.read_text() + "\nA line of my own.\n")
+    then = time.time() - 60  # saved a minute ago: no editor is writing it
+    os.utime(note, (then, then))
+    topics = demo_state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    next(t for t in data if t["name"] == "telemetry")["mentions"] = 99
+    topics.write_text(json.dumps(data))
+    objects = sorted(p.name for p in (vault / ".git" / "objects").rglob("*"))
+    dry = sync(ws, SyncRequest(dry_run=True)).report
+    assert sorted(p.name for p in (vault / ".git" / "objects").rglob("*")) == objects
+    real = sync(ws, SyncRequest()).report
+    assert dry is not None and real is not None
+    assert dry.merged == real.merged == ("Topics/telemetry.md",)
+    assert "Topics/telemetry.md" not in dry.kept_edited

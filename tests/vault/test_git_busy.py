@@ -69,7 +69,9 @@ def test_check_and_status_say_a_merge_is_in_progress(demo_state: Path, tmp_path:
     assert status(ws).git_busy is not None
 
 
-def test_release_refuses_too_and_an_aborted_merge_frees_the_vault(demo_state: Path, tmp_path: Path) -> None:
+def test_release_refuses_too_and_an_aborted_merge_frees_the_vault(
+    demo_state: Path, tmp_path: Path
+) -> None:
     """Every writing command refuses, not only sync; once the merge ends, syncs go on."""
     from vaultsync.app.notes import release
 
