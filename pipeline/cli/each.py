@@ -23,6 +23,7 @@ from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core import stopping
 from vaultsync.core.errors import UsageError, VaultsFailed
 from vaultsync.core.text import plural
+from vaultsync.vault.report import counts_text
 
 STOPPING = "{signal}: stopping once the vault being synced is done (again: stop now)"
 """Said on stderr when the first SIGTERM/SIGINT arrives."""
@@ -113,14 +114,7 @@ def said(outcome: Outcome) -> tuple[str, ...]:
     waiting = [*report.conflicts, *report.merge_waiting]
     lines = [f"conflict: {c.path} ({c.reason})" for c in waiting]
     if report.changed:
-        counts = ", ".join(
-            f"{len(paths)} {what}"
-            for what, paths in (
-                ("created", report.created),
-                ("updated", report.updated),
-                ("removed", report.removed),
-            )
-        )
+        counts = counts_text(report)
         verb = "would sync" if report.dry_run else "synced"
         commit = f" (commit {report.commit[:10]})" if report.commit else ""
         lines.insert(0, f"{verb}: {counts}{commit}")

@@ -15,7 +15,7 @@ from vaultsync.core.model import Graph, Node
 from vaultsync.core.text import plural
 from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
-from vaultsync.vault.report import StatusReport, SyncReport
+from vaultsync.vault.report import StatusReport, SyncReport, counts_text
 from vaultsync.vault.vcs import EditOrigin
 
 
@@ -118,10 +118,7 @@ def _summary_lines(report: SyncReport, vault: Path, *, verbose: bool) -> list[st
     """The counts line, and with ``verbose`` every path written or removed."""
     verb = "would change" if report.dry_run else "synced"
     commit = f" (commit {report.commit[:10]})" if report.commit else ""
-    lines = [
-        f"{verb} {vault}: {len(report.created)} created, {len(report.updated)} updated, "
-        f"{len(report.removed)} removed, {report.unchanged} unchanged{commit}"
-    ]
+    lines = [f"{verb} {vault}: {counts_text(report)}, {report.unchanged} unchanged{commit}"]
     if report.format_change:
         will = "would rewrite" if report.dry_run else "rewrote"
         lines.append(

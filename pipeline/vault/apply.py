@@ -57,7 +57,13 @@ from vaultsync.vault.manifest import (
     patch_manifest,
 )
 from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
-from vaultsync.vault.report import SyncReport, conflicts, format_change, sync_report
+from vaultsync.vault.report import (
+    SyncReport,
+    conflicts,
+    counts_text,
+    format_change,
+    sync_report,
+)
 from vaultsync.vault.vcs import VaultRepo
 from vaultsync.vault.write import Applied, VaultFS
 
@@ -325,12 +331,17 @@ def commit_changes(
         fs, decision, rendered=rendered, intents=intents, written=written, manifest=manifest
     )
     when = clock() if clock is not None else None
+    applied = written.applied
+    done = sync_report(
+        decision,
+        rendered,
+        written=applied.written,
+        removed=applied.removed,
+        skipped=applied.skipped,
+    )  # the counts the terminal and --json give, for the subject
+    subject = format_change_subject(decision, changes) or f"sync ({counts_text(done)})"
     sha = found.commit(
-        changes,
-        fingerprint=blob_id(manifest.data),
-        when=when,
-        known=known,
-        subject=format_change_subject(decision, changes),
+        changes, fingerprint=blob_id(manifest.data), when=when, known=known, subject=subject
     )
     return Committed(repo=found, sha=sha or "", changes=changes, known=known)
 

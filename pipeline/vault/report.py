@@ -138,6 +138,21 @@ def _kept_edited(
     )
 
 
+def counts_text(report: SyncReport) -> str:
+    """What a sync did, counted one way for the terminal, the commit subject and ``--each``.
+
+    Merges are counted as merges (never as updates), and conflicts are named when there are.
+    """
+    parts = [f"{len(report.created)} created", f"{len(report.updated)} updated"]
+    if report.merged:
+        parts.append(f"{len(report.merged)} merged")
+    parts.append(f"{len(report.removed)} removed")
+    waiting = len(report.conflicts) + len(report.merge_waiting)
+    if waiting:
+        parts.append(f"{waiting} conflict" + ("" if waiting == 1 else "s"))
+    return ", ".join(parts)
+
+
 def sync_report(
     decision: Decision,
     rendered: Rendered,

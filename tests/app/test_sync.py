@@ -137,3 +137,29 @@ def test_a_dry_run_lists_the_merges_the_sync_then_makes(demo_state: Path, tmp_pa
     assert dry is not None and real is not None
     assert dry.merged == real.merged == ("Topics/telemetry.md",)
     assert "Topics/telemetry.md" not in dry.kept_edited
+
+
+def test_the_terminal_and_the_commit_count_a_merge_alike(demo_state: Path, tmp_path: Path) -> None:
+    """A merge is counted as a merge, the same in the terminal line and the commit subject."""
+    import os
+    import time
+
+    from vaultsync.cli.views import sync_lines
+
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    sync(ws, SyncRequest())
+    note = vault / "Topics" / "telemetry.md"
+    note.write_text(note.read_text() + "\nA line of my own.\n")
+    then = time.time() - 60
+    os.utime(note, (then, then))
+    topics = demo_state / "memory" / "topics.json"
+    data = json.loads(topics.read_text())
+    next(t for t in data if t["name"] == "telemetry")["mentions"] = 99
+    topics.write_text(json.dumps(data))
+    report = sync(ws, SyncRequest()).report
+    assert report is not None and report.merged == ("Topics/telemetry.md",)
+    line = sync_lines(report, vault, verbose=False)[0]
+    subject = pygit2.Repository(str(vault)).head.peel(pygit2.Commit).message.splitlines()[0]
+    counted = subject.removeprefix("vaultsync: sync (").removesuffix(")")
+    assert "1 merged" in counted and f": {counted}," in line
