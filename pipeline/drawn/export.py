@@ -10,8 +10,9 @@ link line is accepted.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from vaultsync.core.errors import LinkStoreError
+from vaultsync.core.errors import LinkStoreError, StoreError
 from vaultsync.drawn.fileformat import (
     FORMAT_VERSION,
     LinkFile,
@@ -22,9 +23,8 @@ from vaultsync.drawn.fileformat import (
     combine,
     link_record,
     record_link,
-    refuse_constant,
 )
-from vaultsync.extract.jsonio import describe
+from vaultsync.extract.jsonio import describe, parse_json
 
 EXPORT_HEADER = {"kind": "header", "version": FORMAT_VERSION}
 
@@ -83,11 +83,10 @@ def _line(line: str, header_seen: bool) -> StoredLink | None:
             "", "the line is sealed (ChatCLI at-rest encryption) and cannot be read here"
         )
     try:
-        value: object = json.loads(line, parse_constant=refuse_constant)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"column {err.colno}", f"invalid JSON: {err.msg}") from None
-    except ValueError as err:
-        raise RecordError("", f"invalid JSON: {err} is not a JSON value") from None
+        value: object = parse_json(line.encode("utf-8", "surrogatepass"), Path("line"))
+    except StoreError as err:  # the one strict reader; a line's place is its column
+        where = f"column {err.where.partition(':')[2]}" if ":" in err.where else err.where
+        raise RecordError(where, err.what) from None
     kind = value.get("kind") if isinstance(value, dict) else None
     if not header_seen:
         if not isinstance(value, dict) or kind != "header":

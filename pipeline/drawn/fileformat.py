@@ -20,7 +20,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError
 from vaultsync.core.model import ZERO_TIME, ExplicitLink, format_time
@@ -31,7 +32,14 @@ from vaultsync.drawn.rules import (
     normalize_note,
     relation_slug,
 )
-from vaultsync.extract.jsonio import SEAL_MAGIC, SEAL_PREFIX, SEALED_HINT, SEALED_WHAT, describe
+from vaultsync.extract.jsonio import (
+    SEAL_MAGIC,
+    SEAL_PREFIX,
+    SEALED_HINT,
+    SEALED_WHAT,
+    describe,
+    parse_json,
+)
 from vaultsync.extract.jsonio import parse_time as parse_rfc3339
 
 FORMAT_VERSION = 1
@@ -185,30 +193,13 @@ def parse_document(data: bytes, path: str) -> LinkFile:
     """
     if data.startswith((SEAL_MAGIC, SEAL_PREFIX)):
         raise SealedStoreError(path=path, what=SEALED_WHAT, hint=SEALED_HINT)
-    if not data.strip():
+    top = parse_json(data, Path(path))
+    if top is None:
         return LinkFile()
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise StoreError(path=path, where="1:1", what="file starts with a byte order mark")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise StoreError(path=path, where=f"byte {err.start}", what="invalid UTF-8") from err
-    try:
-        top: object = json.loads(text, parse_constant=refuse_constant)
-    except json.JSONDecodeError as err:
-        where = f"{err.lineno}:{err.colno}"
-        raise StoreError(path=path, where=where, what=f"invalid JSON: {err.msg}") from err
-    except ValueError as err:
-        raise StoreError(path=path, what=f"invalid JSON: {err} is not a JSON value") from err
     try:
         return _document(top, path)
     except RecordError as bad:
         raise StoreError(path=path, where=bad.where, what=bad.what) from None
-
-
-def refuse_constant(name: str) -> NoReturn:
-    """``json.loads`` hook: ``NaN`` and ``Infinity`` are not JSON."""
-    raise ValueError(name)
 
 
 def _document(top: object, path: str) -> LinkFile:

@@ -215,7 +215,16 @@ def _parse_deep(text: str, surrogates: bool) -> object:
 def load_json(path: Path) -> object | None:
     """Parse one JSON store; ``None`` when the file is missing or holds only whitespace."""
     data = read_bytes(path)
-    if data is None or not data.strip():
+    return None if data is None else parse_json(data, path)
+
+
+def parse_json(data: bytes, path: Path) -> object | None:
+    """A store file's bytes → its JSON value, strictly (``None`` when only whitespace).
+
+    The one strict JSON reader of every store file, ``links.json`` included: the conventions
+    of the module docstring, and a ``StoreError`` of ``<path>:<where>: <what>`` otherwise.
+    """
+    if not data.strip():
         return None
     if data.startswith(b"\xef\xbb\xbf"):
         fail(path, "1:1", "file starts with a UTF-8 byte order mark, which JSON does not allow")
