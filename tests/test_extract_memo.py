@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from vaultsync.core import fsio
 from vaultsync.core.errors import StoreError
 from vaultsync.core.settings import Caps
-from vaultsync.extract import jsonio
+from vaultsync.extract import jsonio, memocache
 from vaultsync.extract.memo import Memo, stamp
 from vaultsync.graph import cache
 from vaultsync.graph.load import _read
@@ -167,7 +167,7 @@ def test_memo_read_equals_full_read(ops: list[tuple[str, int, str | None]], wind
             assert read(memo_state, memo=True) == read(full_state, memo=False)
             for op in ops:
                 if op[0] == "forget":
-                    cache._memo_loaded.clear()
+                    memocache._memo_loaded.clear()
                 for state in (memo_state, full_state):
                     apply(state, op)
                 assert read(memo_state, memo=True) == read(full_state, memo=False)
@@ -193,7 +193,7 @@ def test_unchanged_records_are_the_same_objects(state: Path) -> None:
 def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new process reading unchanged stores opens no unchanged context file."""
     _read(state, CAPS)
-    cache._memo_loaded.clear()
+    memocache._memo_loaded.clear()
     opened: list[Path] = []
     real = jsonio.load_json
 
@@ -265,7 +265,7 @@ def test_memo_holds_no_secret(state: Path) -> None:
 def test_corrupt_memo_reads_everything(state: Path) -> None:
     """A memo file that does not load is ignored: the read equals a full read."""
     _read(state, CAPS)
-    cache._memo_loaded.clear()
+    memocache._memo_loaded.clear()
     for memo in (state.parent / "cache").rglob("extract-memo-*.pickle"):
         memo.write_bytes(memo.read_bytes()[:60] + b"garbage")
     assert _read(state, CAPS)[0] == _read(state, CAPS, use_memo=False)[0]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vaultsync.core import cachefile
 from vaultsync.core.model import (
     Context,
     Document,
@@ -357,7 +358,7 @@ class TestPersisted:
         """A context whose saved entry is corrupt is derived again, the graph unchanged."""
         built, state = patch_graph(HANDBOOK, CAPS, None)
         cache.save_patch_state(tmp_path, CAPS, state)
-        (entry,) = (cache.cache_dir(tmp_path) / "graph-patch").iterdir()
+        (entry,) = (cachefile.cache_dir(tmp_path) / "graph-patch").iterdir()
         entry.write_bytes(entry.read_bytes()[:-9])
         loaded = cache.load_patch_state(tmp_path, CAPS)
         assert loaded is not None and loaded.contexts == {}
@@ -371,7 +372,7 @@ class TestPersisted:
         edited = replace(document, content="# B")
         second = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(edited,)),))
         cache.save_patch_state(tmp_path, CAPS, patch_graph(second, CAPS, None)[1])
-        assert len(list((cache.cache_dir(tmp_path) / "graph-patch").iterdir())) == 1
+        assert len(list((cachefile.cache_dir(tmp_path) / "graph-patch").iterdir())) == 1
 
     def test_state_is_private(self, tmp_path: Path) -> None:
         """The state file is readable by its owner only."""

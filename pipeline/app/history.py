@@ -66,7 +66,7 @@ def _exposure_key(ws: Workspace, repo: VaultRepo) -> str:
 def _known_exposure(ws: Workspace, key: str) -> list[str] | None:
     import json
 
-    from vaultsync.graph.cache import cache_dir
+    from vaultsync.core.cachefile import cache_dir
 
     try:
         data = json.loads((cache_dir(ws.state) / EXPOSURE).read_text("utf-8"))
@@ -84,8 +84,8 @@ def _keep_exposure(ws: Workspace, key: str, commits: list[str]) -> None:
     """Remember the answer; a cache that cannot be written is only a slower next status."""
     import json
 
+    from vaultsync.core.cachefile import cache_dir
     from vaultsync.core.fsio import atomic_write
-    from vaultsync.graph.cache import cache_dir
 
     folder = cache_dir(ws.state)
     try:

@@ -39,7 +39,9 @@ never searches the same stretch twice.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
 import re
 import threading
 from collections.abc import Iterable
@@ -433,3 +435,12 @@ def redact(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+@functools.cache
+def rules_version() -> str:
+    """The secret rules' version: what masking gives depends on it (caches are keyed by it)."""
+    try:
+        return importlib.metadata.version("kingfisher-secret-scanner")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return "none"

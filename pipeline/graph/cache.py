@@ -43,13 +43,11 @@ import contextlib
 import copyreg
 import functools
 import hashlib
-import importlib.metadata
 import io
 import json
 import math
 import os
 import pickle
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from json.encoder import encode_basestring
@@ -57,12 +55,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from vaultsync.core import cachefile
+from vaultsync.core.cachefile import cache_dir
 from vaultsync.core.digest import code_fingerprint
-from vaultsync.core.environment import read_environment
-from vaultsync.core.fsio import atomic_write, is_racy
+from vaultsync.core.fsio import is_racy
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
+from vaultsync.core.redact import rules_version
 from vaultsync.core.settings import Caps, Sources
-from vaultsync.extract.memo import Memo, changed, memo_version, part
 from vaultsync.extract.sources import source_files, store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 from vaultsync.graph.patch import STATE_VERSION, ContextEntry, PatchState
@@ -72,25 +71,8 @@ DOCUMENTS_SCHEMA = 1
 MASKS_SCHEMA = 1
 
 
-LAST_GOOD_MAGIC = b"vaultsync-last-good-2\n"
-PATCH_MAGIC = b"vaultsync-graph-patch-1\n"
-
-
-def cache_root(environ: Mapping[str, str] | None = None) -> Path:
-    """``$VAULTSYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vaultsync``, else ``~/.cache/vaultsync``."""
-    env = read_environment(environ)
-    if chosen := env.cache_dir:
-        return Path(chosen).expanduser()
-    xdg = env.xdg_cache_home
-    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
-    return base / "vaultsync"
-
-
-def cache_dir(state: Path) -> Path:
-    """The cache folder of one state directory: ``<root>/state-<digest of its real path>``."""
-    real = os.path.realpath(state)
-    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
-    return cache_root() / f"state-{digest}"
+LAST_GOOD_VERSION = 2
+PATCH_VERSION = 1
 
 
 def graph_path(state: Path) -> Path:
@@ -101,7 +83,7 @@ def graph_path(state: Path) -> Path:
 def graph_fingerprint(state: Path, caps: Caps) -> str:
     """Digest of the stores' stat data, the caps, the graph's code and the secret rules' version."""
     stores = store_fingerprint(state, caps.sources)
-    text = f"{code_fingerprint()}:{_rules_version()}\n{caps.as_key()}\n{stores}"
+    text = f"{code_fingerprint()}:{rules_version()}\n{caps.as_key()}\n{stores}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -222,14 +204,10 @@ def load_last_good(state: Path) -> dict[str, Any]:
     Written by this module only, in the user's own cache folder (0700, the file 0600); a file
     of another code version, or one that does not load, is ignored.
     """
-    try:
-        data = last_good_path(state).read_bytes()
-    except OSError:
+    payload = cachefile.read(last_good_path(state), _last_good_head())
+    if payload is None:
         return {}
-    head = _last_good_head()
-    if not data.startswith(head):
-        return {}
-    body = data[len(head) :].partition(b"\n")[2]  # after the digest line
+    body = payload.partition(b"\n")[2]  # after the digest line
     try:
         loaded = pickle.loads(body)  # noqa: S301 - our own file, 0600 in a 0700 folder
     except Exception:
@@ -273,13 +251,7 @@ def save_last_good(state: Path, good: Mapping[str, Any]) -> bool:
     body = pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
     head = _last_good_head() + hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n"
     path = last_good_path(state)
-    try:
-        with path.open("rb") as kept:
-            if kept.read(len(head)) == head:
-                return True
-    except OSError:
-        pass
-    return _replace(path, head + body)
+    return cachefile.holds(path, head) or cachefile.write(path, head, body)
 
 
 def last_good_path(state: Path) -> Path:
@@ -288,7 +260,7 @@ def last_good_path(state: Path) -> Path:
 
 
 def _last_good_head() -> bytes:
-    return LAST_GOOD_MAGIC + code_fingerprint().encode() + b"\n"
+    return cachefile.envelope("last-good", LAST_GOOD_VERSION, code_fingerprint())
 
 
 def patch_state_path(state: Path) -> Path:
@@ -297,8 +269,8 @@ def patch_state_path(state: Path) -> Path:
 
 
 def _patch_head(caps: Caps) -> bytes:
-    key = f"{code_fingerprint()}:{_rules_version()}:{STATE_VERSION}\n{caps.as_key()}"
-    return PATCH_MAGIC + hashlib.sha256(key.encode()).hexdigest().encode() + b"\n"
+    key = f"{code_fingerprint()}:{rules_version()}:{STATE_VERSION}\n{caps.as_key()}"
+    return cachefile.envelope("graph-patch", PATCH_VERSION, key)
 
 
 def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
@@ -311,28 +283,15 @@ def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
     the build derives that context's documents again.
     """
     head = _patch_head(caps)
-    loaded = _load_pickle(patch_state_path(state), head)
+    loaded = cachefile.load_pickle(patch_state_path(state), head)
     if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
         return None
     folder = _contexts_folder(state)
     for key in loaded.context_keys:
-        entry = _load_pickle(folder / key.hex(), head)
+        entry = cachefile.load_pickle(folder / key.hex(), head)
         if isinstance(entry, ContextEntry):
             loaded.contexts[key] = entry
     return loaded
-
-
-def _load_pickle(path: Path, head: bytes) -> object:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if not data.startswith(head):
-        return None
-    try:
-        return pickle.loads(data[len(head) :])  # noqa: S301 - our own file, 0600 in a 0700 folder
-    except Exception:
-        return None
 
 
 def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
@@ -351,18 +310,10 @@ def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
     ok = True
     for name, entry in sorted(names.items()):
         path = folder / name
-        if not _starts_with(path, head):
-            ok = _replace(path, head + pickle_patch_state(entry)) and ok
+        if not cachefile.holds(path, head):
+            ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
     main = replace(patch, contexts={}, context_keys=tuple(sorted(patch.contexts)))
-    return _replace(patch_state_path(state), head + pickle_patch_state(main)) and ok
-
-
-def _starts_with(path: Path, head: bytes) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(head)) == head
-    except OSError:
-        return False
+    return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
 
 
 def _contexts_folder(state: Path) -> Path:
@@ -389,18 +340,11 @@ def _view(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
 
 
 @functools.cache
-def _rules_version() -> str:
-    try:
-        return importlib.metadata.version("kingfisher-secret-scanner")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
-        return "none"
-
-
 def load_masks(state: Path) -> tuple[bytes, dict[str, str | None]]:
     """The salt and the masked texts by digest (``core.scrub.Scrubber``); a new salt if none."""
     try:
         raw = json.loads((cache_dir(state) / "masked-texts.json").read_bytes())
-        version = f"{code_fingerprint()}:{_rules_version()}"
+        version = f"{code_fingerprint()}:{rules_version()}"
         if raw.get("schema") == MASKS_SCHEMA and raw.get("version") == version:
             texts = raw["texts"]
             if isinstance(texts, dict):
@@ -419,7 +363,7 @@ def save_masks(
         return True
     data = {
         "schema": MASKS_SCHEMA,
-        "version": f"{code_fingerprint()}:{_rules_version()}",
+        "version": f"{code_fingerprint()}:{rules_version()}",
         "salt": salt.hex(),
         "texts": dict(sorted(learned.items())),
     }
@@ -529,13 +473,8 @@ def save_parsed_texts(
 
 
 def _replace(target: Path, data: bytes) -> bool:
-    """Write ``data`` to ``target`` atomically (0600); ``False`` when that is not possible."""
-    try:
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(target, data, mode=0o600)
-    except OSError:
-        return False
-    return True
+    """Write a JSON cache (its version inside it) atomically, 0600; ``False`` when impossible."""
+    return cachefile.write(target, b"", data)
 
 
 # Enum lookups by value through a dict: ``Kind(value)`` costs several times more, ~100,000
@@ -561,111 +500,3 @@ def _link(raw: dict[str, Any]) -> Link:
         origin=_ORIGINS[raw["origin"]],
         weight=float(raw["weight"]),
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# The extract memo (``extract.memo``): the masked value each unchanged store file gave.
-
-MEMO_MAGIC = b"vaultsync-extract-memo-1\n"
-MEMO_FILE = "extract-memo-{}.pickle"
-"""One file per part (``extract.memo.part``): each reader's per-item entries (the contexts' are
-large and rarely rewritten), each fixed store's (facts…): a changed fact rewrites the facts'."""
-_memo_loaded: dict[Path, tuple[tuple[int, int, int], str, dict[str, Any]]] = {}
-"""Memo file → (its stat data, its version, its entries) as last loaded or saved in this
-process: a second read in one process (``watch``) reuses the very same record objects.  Only
-one state directory's files are held (``sync --each`` reads many)."""
-
-
-def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
-    """The memo version of a read of ``state`` with ``caps`` (``extract.memo.memo_version``)."""
-    folders = [str(folder) for folder in caps.sources.skills]
-    folders.append(str(caps.sources.home or ""))
-    code = f"{code_fingerprint()}:{_readers_version()}"
-    return memo_version(code, _rules_version(), caps.store_file_mib, folders, private_name)
-
-
-@functools.cache
-def _readers_version() -> str:
-    """Python's and the YAML reader's versions: they decide what a store file reads as too."""
-    try:
-        yaml = importlib.metadata.version("ruamel.yaml")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a declared dependency
-        yaml = "none"
-    return f"{sys.version}:{yaml}"
-
-
-def load_extract_memo(state: Path, version: str, salt: bytes) -> Memo:
-    """The memo of the last read when it has this version; an empty one otherwise (never fails)."""
-    entries: dict[str, Any] = {}
-    written = {}
-    try:
-        paths = sorted(cache_dir(state).glob(MEMO_FILE.format("*")))
-    except OSError:
-        paths = []
-    for path in paths:
-        name = path.name[len("extract-memo-") : -len(".pickle")]
-        entries_of, written[name] = _load_memo_part(path, version)
-        entries.update(entries_of)
-    return Memo(entries=entries, written=written, salt=salt)
-
-
-def _memo_path(state: Path, name: str) -> Path:
-    return cache_dir(state) / MEMO_FILE.format(name)
-
-
-def _load_memo_part(path: Path, version: str) -> tuple[dict[str, Any], int]:  # noqa: PLR0911 - one per way a cache file is unusable
-    """One memo file's entries and mtime; ``({}, 0)`` when missing, foreign or corrupt."""
-    try:
-        info = path.stat()
-    except OSError:
-        return {}, 0
-    key = (info.st_size, info.st_mtime_ns, info.st_ino)
-    held = _memo_loaded.get(path)
-    if held is not None and held[0] == key:
-        return (held[2], info.st_mtime_ns) if held[1] == version else ({}, 0)
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return {}, 0
-    head, _, body = data.partition(b"\n\n")
-    if head != MEMO_MAGIC + version.encode():
-        return {}, 0
-    try:
-        entries = pickle.loads(body)  # noqa: S301 - our own file, 0600 in a 0700 folder
-    except Exception:
-        return {}, 0
-    if not isinstance(entries, dict):
-        return {}, 0
-    _hold(path, (key, version, entries))
-    return entries, info.st_mtime_ns
-
-
-def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, Any]) -> bool:
-    """Keep ``entries`` for the next read (0600): each memo file only when its part changed.
-
-    ``False`` when a file could not be written.
-    """
-    saved = True
-    for name in sorted({part(key) for key in (*entries, *memo.entries)}):
-        now = {key: value for key, value in entries.items() if part(key) == name}
-        loaded = {key: value for key, value in memo.entries.items() if part(key) == name}
-        if changed(now, loaded, memo.fresh):
-            saved = _save_memo_part(_memo_path(state, name), version, now) and saved
-    return saved
-
-
-def _save_memo_part(path: Path, version: str, entries: dict[str, Any]) -> bool:
-    body = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
-    if not _replace(path, MEMO_MAGIC + version.encode() + b"\n\n" + body):
-        return False
-    with contextlib.suppress(OSError):
-        info = path.stat()
-        _hold(path, ((info.st_size, info.st_mtime_ns, info.st_ino), version, entries))
-    return True
-
-
-def _hold(path: Path, held: tuple[tuple[int, int, int], str, dict[str, Any]]) -> None:
-    """Keep one memo file's entries in this process, forgetting other state directories'."""
-    for other in [other for other in _memo_loaded if other.parent != path.parent]:
-        del _memo_loaded[other]
-    _memo_loaded[path] = held

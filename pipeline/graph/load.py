@@ -28,21 +28,19 @@ from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
 from vaultsync.extract.jsonio import size_limit
 from vaultsync.extract.memo import Memo
+from vaultsync.extract.memocache import load_extract_memo, memo_version_of, save_extract_memo
 from vaultsync.extract.memory import read_profile
 from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     LastGood,
     graph_fingerprint,
-    load_extract_memo,
     load_graph,
     load_last_good,
     load_masks,
     load_parsed_texts,
     load_patch_state,
     mark_history_check,
-    memo_version_of,
     remember_warnings,
-    save_extract_memo,
     save_graph,
     save_last_good,
     save_masks,

@@ -7,7 +7,7 @@ paths, digests and the wikilink targets of masked texts: masked values only, nev
 clear (the records were masked before the graph was built).
 
 :func:`save_specs_memo` writes it to ``note-keys.marshal`` in the state's cache folder
-(:func:`vaultsync.graph.cache.cache_dir`, 0600) behind a header holding the format, the code
+(:func:`vaultsync.core.cachefile.cache_dir`, 0600) behind a header holding the format, the code
 fingerprint and the caps; :func:`load_specs_memo` reads it back and removes the file, so a run
 that dies before saving its own leaves none (the next run then takes the full path).  A missing,
 foreign, corrupt or stale file is ``None``: the cache is an optimisation, never an error.
@@ -26,10 +26,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from vaultsync.core import cachefile
+from vaultsync.core.cachefile import cache_dir
 from vaultsync.core.digest import code_fingerprint, inputs_digest
-from vaultsync.core.fsio import atomic_write
 from vaultsync.core.settings import Caps
-from vaultsync.graph.cache import cache_dir
 from vaultsync.render.layout import Place, Placement
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
     "save_specs_memo",
 ]
 
-MAGIC = b"vaultsync-note-keys-1\n"
+MEMO_VERSION = 1
 FILE_NAME = "note-keys.marshal"
 
 
@@ -78,7 +78,8 @@ def memo_path(state: Path) -> Path:
 
 
 def _header(caps: Caps, build: str) -> bytes:
-    return MAGIC + inputs_digest((code_fingerprint(), repr(caps), build)).encode() + b"\n"
+    key = inputs_digest((code_fingerprint(), repr(caps), build))
+    return cachefile.envelope("note-keys", MEMO_VERSION, key)
 
 
 def memo_bytes(memo: SpecsMemo) -> bytes:
@@ -138,13 +139,7 @@ def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo, *, build: str = ""
 
     ``build``: the ``Build.build_id`` the memo was made from.
     """
-    target = memo_path(state)
-    try:
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(target, _header(caps, build) + memo_bytes(memo), mode=0o600, durable=False)
-    except OSError:
-        return False
-    return True
+    return cachefile.write(memo_path(state), _header(caps, build), memo_bytes(memo), durable=False)
 
 
 def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | None:
@@ -154,14 +149,10 @@ def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | N
     from any other build (a command that built the graph without a sync in between) is ``None``.
     """
     target = memo_path(state)
-    try:
-        data = target.read_bytes()
-    except OSError:
-        return None
+    payload = cachefile.read(target, _header(caps, base))
     with contextlib.suppress(OSError):
         target.unlink()
-    head = _header(caps, base)
-    return memo_from_bytes(data[len(head) :]) if data.startswith(head) else None
+    return memo_from_bytes(payload) if payload is not None else None
 
 
 def _memo(raw: Any) -> SpecsMemo:
