@@ -29,7 +29,7 @@ test: $(STAMP)
 	@echo "make test: tests marked 'external' (outside programs) are skipped; make check runs them"
 	$(BIN)/pytest -q -m 'not slow and not external' -n 2
 
-# The date and link grammars the front matter is tested against (tests/test_typed_properties.py,
+# The date and link grammars the front matter is tested against (tests/render/test_typed_properties.py,
 # marked external): luxon from npm and Dataview's published package (npm pack; a full install
 # of it does not work), under .venv/js.  Without npm the test is skipped, saying so.
 JS      := $(VENV)/js
@@ -92,7 +92,7 @@ bench-large: $(STAMP)
 
 # The long versions: 500 SIGKILLs instead of the 20 of `make test`, 2 × 500 racing links.
 crash: $(STAMP)
-	$(BIN)/pytest -q -m slow tests/test_crash.py tests/test_linkstore.py
+	$(BIN)/pytest -q -m slow tests/vault/test_crash.py tests/drawn/test_linkstore.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info vault bench/out .pytest_cache .mypy_cache .ruff_cache .typecheck .site

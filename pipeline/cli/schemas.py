@@ -4,7 +4,7 @@ The contract for scripts and CI jobs: every output carries ``schema_version``
 (:data:`SCHEMA_VERSION`); within one version a key is never removed, renamed or retyped, and
 every key listed is always present (``additionalProperties: false``, all keys ``required``).
 A change to these schemas is a change of ``SCHEMA_VERSION``, said in the README.
-``tests/test_json_schemas.py`` validates real outputs against them and freezes them with a
+``tests/cli/test_json_schemas.py`` validates real outputs against them and freezes them with a
 snapshot.
 """
 

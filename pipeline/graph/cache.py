@@ -91,7 +91,7 @@ def graph_to_json(graph: Graph) -> bytes:
     """The compact, byte-stable JSON form of a graph.
 
     Exactly ``json.dumps(document, ensure_ascii=False, separators=(",", ":"))`` of the
-    documented shape (``tests/test_cache.py`` holds the two equal), written one node and one
+    documented shape (``tests/graph/test_cache.py`` holds the two equal), written one node and one
     link at a time with the json module's own string encoder: building 400,000 dicts for the
     encoder took about 60 % of the time at 100,000 notes (issue #18).
     """

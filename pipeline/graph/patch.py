@@ -3,7 +3,7 @@
 The incremental graph.  A :class:`Memo` hands the build the results of its costly,
 per-item steps as the previous build computed them, looked up by their *whole* input, so a
 patched build is the full build with some pure calls answered from memory and equals it byte
-for byte (``tests/test_graph_patch.py`` checks that for random edit sequences):
+for byte (``tests/graph/test_graph_patch.py`` checks that for random edit sequences):
 
 - a context's documents (titles, summaries, paths, parsed links), its path index and the
   Markdown links between its documents, by a digest of the context's id, its room under the

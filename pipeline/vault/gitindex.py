@@ -10,7 +10,7 @@ fills them in on the C structure pygit2 builds, in its private ``IndexEntry._to_
 **Version guard.** That method is private, so the trick is used only on the pygit2 versions
 whose ``_to_c`` and ``git_index_entry`` declaration were checked to be the ones it relies on
 (:data:`VERIFIED`: the sources of 1.15.0, 1.18.0 and 1.21.0 read, the contract test of
-``tests/test_gitindex.py`` run on 1.21.0).  Outside that range :func:`add_written` falls back
+``tests/vault/test_gitindex.py`` run on 1.21.0).  Outside that range :func:`add_written` falls back
 to the public ``Index.add(path)``: the same index, at the price of reading every file once.
 pyproject's bound on pygit2 is the same range (a test compares them), so moving it means
 checking this module first.

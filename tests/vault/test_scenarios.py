@@ -42,7 +42,7 @@ from vaultsync.vault.resolve import Choice, release, resolve
 from vaultsync.vault.sync import SyncReport, sync_vault, vault_moves, vault_status
 from vaultsync.vault.vcs import EditOrigin
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "fixtures" / "vaults"
+SCENARIOS = Path(__file__).resolve().parents[2] / "fixtures" / "vaults"
 REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted", "merged")
 
 

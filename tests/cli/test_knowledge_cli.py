@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from vaultsync.cli.knowledge import query
 from vaultsync.core.errors import NoteReferenceError, UsageError
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "knowledge"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "vaults" / "knowledge"
 
 
 @pytest.fixture

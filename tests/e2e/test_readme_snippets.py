@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from helpers import docs_text
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 BIN = Path(sys.executable).parent
-DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
 
 def block(after: str, language: str) -> str:

@@ -28,7 +28,7 @@ from vaultsync.knowledge.scan import load_model
 from vaultsync.links.mdlinks import DestKind, classify_destination, parse_markdown_links
 from vaultsync.links.wikilinks import parse_wikilinks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def accounted(vault: Path) -> tuple[KnowledgeModel, Counter[tuple[str, bool]]]:

@@ -33,7 +33,7 @@ from vaultsync.drawn.store import (
     supersession_map,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 10, 1, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 OLD, MID, NEW = "a" * 24, "b" * 24, "c" * 24

@@ -26,9 +26,9 @@ from vaultsync.graph.load import read_records
 from vaultsync.links.codespans import fenced_blocks
 from vaultsync.renderers.base import link_to
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 JS_MODULES = ROOT / ".venv" / "js" / "node_modules"
-PROBE = Path(__file__).resolve().parent / "js" / "properties.js"
+PROBE = Path(__file__).resolve().parents[1] / "js" / "properties.js"
 
 DATE_TIME_KEYS = frozenset(
     {"created", "updated", "last_accessed", "first_seen", "last_seen", "last_active", "saved"}

@@ -672,7 +672,7 @@ class TestTemplates:
 
     def test_shared_macro_override_reaches_every_kind(self, tmp_path: Path) -> None:
         """Overriding _macros.j2 changes every note template's fingerprint."""
-        source = (Path(__file__).parent.parent / "templates" / "_macros.j2").read_text()
+        source = (Path(__file__).parents[2] / "templates" / "_macros.j2").read_text()
         (tmp_path / "_macros.j2").write_text(source.replace("No outgoing links;", "Nothing;"))
         assert template_fingerprint(make_environment(), "card.md.j2") != template_fingerprint(
             make_environment(tmp_path), "card.md.j2"

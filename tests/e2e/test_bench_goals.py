@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-RUN = Path(__file__).resolve().parent.parent / "bench" / "run.py"
+RUN = Path(__file__).resolve().parents[2] / "bench" / "run.py"
 
 
 def bench_run() -> ModuleType:

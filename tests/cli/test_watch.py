@@ -228,7 +228,7 @@ def test_schedule_backs_off_after_failures() -> None:
     assert waits[-1] == debounce.MAX_BACKOFF_S
 
 
-UNIT = Path(__file__).parent.parent / "contrib" / "vaultsync-watch.service"
+UNIT = Path(__file__).parents[2] / "contrib" / "vaultsync-watch.service"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")

@@ -16,7 +16,7 @@ from vaultsync.vault import gitindex
 from vaultsync.vault.manifest import blob_id
 from vaultsync.vault.sync import sync_vault
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def git(cwd: Path, *args: str) -> str:

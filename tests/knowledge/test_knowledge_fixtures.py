@@ -11,7 +11,7 @@ from vaultsync.knowledge.lifecycle import State
 from vaultsync.knowledge.model import Idea, KnowledgeModel
 from vaultsync.knowledge.scan import load_model
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "vaults" / "knowledge"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "vaults" / "knowledge"
 
 
 @functools.cache

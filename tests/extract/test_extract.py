@@ -12,7 +12,7 @@ from vaultsync.core.errors import StoreError
 from vaultsync.core.model import Records
 from vaultsync.extract import read_state, store_fingerprint
 
-DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
 
 FACTS = [

@@ -15,7 +15,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 from vaultsync.cli.main import cli
 from vaultsync.cli.schemas import SCHEMA_VERSION, SCHEMAS
 
-JSON_PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "json.md"
+JSON_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "json.md"
 
 
 def run_json(command: str, *args: str) -> tuple[int, dict[str, Any]]:

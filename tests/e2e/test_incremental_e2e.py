@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 VAULTSYNC = Path(sys.executable).with_name("vaultsync")
-DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "stores" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
 
 def run(*args: str, cache: Path) -> str:

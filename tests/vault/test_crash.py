@@ -28,7 +28,7 @@ from vaultsync.vault.manifest import CACHE, JOURNAL, LOCK
 from vaultsync.vault.sync import sync_vault, vault_moves
 from vaultsync.vault.write import TEMP_PATTERN
 
-DRIVER = Path(__file__).with_name("syncdriver.py")
+DRIVER = Path(__file__).parents[1] / "syncdriver.py"
 SEED = 7
 COUNT = 240  # enough that a sync writes packs (>= PACK_AT blobs) and renders in two processes
 SENTINEL = b"outside the vault: never touched\n"

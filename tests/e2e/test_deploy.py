@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")  # the dev extra bundles it
 
-MANIFEST = Path(__file__).resolve().parent.parent / "deploy" / "kubernetes" / "cronjob.yaml"
+MANIFEST = Path(__file__).resolve().parents[2] / "deploy" / "kubernetes" / "cronjob.yaml"
 BIN = Path(sys.executable).parent
 OLDEST = "1.33"
 """The oldest Kubernetes the manifest is for: ``backoffLimitPerIndex`` is GA from 1.33."""
