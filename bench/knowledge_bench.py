@@ -461,7 +461,7 @@ def report(figures: dict[str, Any]) -> str:
     targets = figures.get("targets", {})
     lines += [
         "",
-        "Targets (issue #6): "
+        "Targets: "
         + ", ".join(
             f"{name.replace('_', ' ')}: {'n/a' if met is None else 'met' if met else 'MISSED'}"
             for name, met in targets.items()

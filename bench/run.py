@@ -12,7 +12,7 @@ after a one-fact sync (inside their racy window, nothing flushed); the peak RSS 
 sync; and, in the same run, the floors: ``git add -A && git commit`` of the same rendered tree,
 plain and durable (``&& sync``), ``python -c pass`` and ``git status --porcelain`` on the
 synced vault.  At 2,800 and 100,000 notes it runs ``bench/watch.py`` (store change → commit
-under ``vaultsync watch``).  The results end with issue #18's goal table: every measure beside
+under ``vaultsync watch``).  The results end with the goal table: every measure beside
 its goal and its floor, met or missed by how much.  Past 10,000 notes the seed's caps bind, so they are raised
 through their settings (``VAULTSYNC_CAP_*``) and the results say so.  Once per run: secret
 masking of 1 MB of Markdown lines and of one long line at 100 KB and 1 MB (linear in its length).
@@ -426,7 +426,7 @@ def bench_size(notes: int, runs: int, *, watch: bool) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Goal:
-    """One row of issue #18's goal table: a measure at one size, its limit and its floor.
+    """One row of the goal table: a measure at one size, its limit and its floor.
 
     The limit is ``limit`` itself, or ``limit`` times the floor measured in the same run
     (``floor`` names that figure).  ``also`` names further floors shown beside it.
@@ -541,9 +541,9 @@ def goal_row(goal: Goal, row: dict[str, Any]) -> str:
 
 
 def goal_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """Issue #18's goals beside what this run measured and the floors of the same run."""
+    """The goals beside what this run measured and the floors of the same run."""
     lines = [
-        "", "## Goals (issue #18)", "",
+        "", "## Goals", "",
         "Each measure of this run beside its goal and, where the goal is relative, the floor "
         "measured in the same run (median of the same number of runs).", "",
         "| notes | measure | measured | goal | floor (same run) | verdict |",

@@ -1,4 +1,4 @@
-"""The secret corpus (issue 14) and a ChatCLI state directory with it planted in every field.
+"""The secret corpus and a ChatCLI state directory with it planted in every field.
 
 ``FORMS`` holds every form the issue lists and the redactor's own rule examples, each with the
 secret characters that must never appear in anything vaultsync writes or serves.  Secrets are

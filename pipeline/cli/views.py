@@ -1,6 +1,6 @@
 """Query results → the text and JSON the CLI prints; pure.
 
-Text follows seed 002's examples (``@memory neighbors``, ``@memory map``, ``@knowledge links``);
+Text follows ChatCLI's own commands (``@memory neighbors``, ``@memory map``, ``@knowledge links``);
 JSON carries the same facts with ids, for scripts.
 """
 

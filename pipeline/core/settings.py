@@ -1,6 +1,6 @@
 """Settings: the graph's caps and where the state directory and the vault live; edge (reads env).
 
-Every cap defaults to seed 002's value and can be raised in the vault's saved config or with
+Every cap has a default and can be raised in the vault's saved config or with
 an environment variable (``VAULTSYNC_CAP_<NAME>``; see :mod:`vaultsync.core.config`), so a
 user with a larger memory keeps all of it in the graph.  :class:`Caps` also carries the one
 time zone of every day boundary and rendered date (``render.timezone``, default UTC), since it
@@ -48,7 +48,7 @@ class Sources:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Caps:
-    """Size limits of the graph (seed 002 defaults), and the zone its days are counted in."""
+    """Size limits of the graph (with their defaults), and the zone its days are counted in."""
 
     episodes: int = 300
     """The most recent episodes that become notes."""

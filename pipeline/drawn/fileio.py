@@ -1,6 +1,6 @@
 """File primitives of ``links.json``: read, lock, atomic write, quarantine; I/O.
 
-Conventions of the ChatCLI memory stores (chatcli-stores.md §1): files 0600 in a 0750
+Conventions of the ChatCLI memory stores (store formats §1): files 0600 in a 0750
 ``memory/`` directory, an exclusive ``flock`` on the sidecar ``<file>.lock`` (0600), writes
 through a temp file in the same directory with fsync of the file and the directory, and a
 corrupt file moved aside rather than lost.  The lock and the atomic write are

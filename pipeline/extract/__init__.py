@@ -1,6 +1,9 @@
 """Stage 1, extract: a ChatCLI state directory → ``Records``; reads files, writes nothing.
 
-``read_state`` reads every store that feeds the graph (chatcli-stores.md) and returns frozen,
+The stores' formats, and the ``store formats §N`` the readers cite, are in
+``docs/reference/store-formats.md``.
+
+``read_state`` reads every store that feeds the graph and returns frozen,
 deterministically sorted records (:mod:`.read`, which imports every reader).
 ``store_fingerprint`` tells, from ``stat`` alone, whether any of those files changed since the
 last run, and ``source_files`` lists them (:mod:`.sources`, the one listing the readers use

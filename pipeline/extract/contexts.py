@@ -1,6 +1,6 @@
 """State dir → ``/context`` contexts with their documents, chunks folded back; reads files.
 
-Each ``contexts/<id>.json`` (chatcli-stores.md §13) becomes one ``Context``.  Its documents are
+Each ``contexts/<id>.json`` (store formats §13) becomes one ``Context``.  Its documents are
 keyed by ``Path``: the entries of ``files[]`` come first, then those of ``chunks[].files[]`` in
 chunk order (``index``, then position), and every piece of content seen for one path is
 concatenated in that order, an identical piece only once.  A docs-flatten chunk

@@ -1,7 +1,7 @@
 r"""State dir → daily notes and weekly/monthly digests; reads files.
 
 Daily notes live in ``memory/YYYYMM/YYYYMMDD.md``, digests in ``memory/weekly/YYYY-Www.md`` and
-``memory/monthly/YYYY-MM.md`` (chatcli-stores.md §9).  A file is a journal note only when its
+``memory/monthly/YYYY-MM.md`` (store formats §9).  A file is a journal note only when its
 name is a real date, ISO week or month (and a daily note sits in its own month's folder);
 anything else in those folders is ignored, as are names starting with ``.``.  The text is kept
 as written except that ``\r\n`` and ``\r`` line endings become ``\n``.

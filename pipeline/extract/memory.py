@@ -1,6 +1,6 @@
 """State dir → facts (tombstones applied), topics, projects, profile, episodes; reads files.
 
-Reads the JSON stores under ``memory/`` (chatcli-stores.md §3 to §8).  Every result is sorted by
+Reads the JSON stores under ``memory/`` (store formats §3 to §8).  Every result is sorted by
 an explicit key and holds one record per identity, so it does not depend on the order of the
 stores.  Rules the stores leave open, decided here:
 

@@ -1,6 +1,6 @@
 """Stage 1, extract, the readers' entry point: a state directory → ``Records``; writes nothing.
 
-``read_state`` reads every store that feeds the graph (chatcli-stores.md) and returns frozen,
+``read_state`` reads every store that feeds the graph and returns frozen,
 deterministically sorted records.  A missing store is empty; a malformed one raises
 ``StoreError`` (one line: file, ``line:column`` or field path, what is wrong); a sealed one
 raises ``SealedStoreError``.  Which files those are is :mod:`.sources`' to say (and its

@@ -44,7 +44,7 @@ __all__ = [
     "visible_entries",
 ]
 
-# The memory stores (chatcli-stores.md §1-§8); ``memory/links.json`` is read by its own module.
+# The memory stores (store formats §1-§8); ``memory/links.json`` is read by its own module.
 INDEX = "memory/memory_index.json"
 TOMBSTONES = "memory/memory_tombstones.json"
 TOPICS = "memory/topics.json"

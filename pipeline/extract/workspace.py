@@ -1,6 +1,6 @@
 """State dir → sessions, skills and board cards; reads files.
 
-* **Sessions** (``sessions/<name>.json``, chatcli-stores.md §10): the name is the file name
+* **Sessions** (``sessions/<name>.json``, store formats §10): the name is the file name
   without ``.json``, the title the v2 ``title`` (legacy bare arrays have none).  The file is
   parsed to validate it and find the title; no message is kept.  **The file's mtime is never
   read**: git does not keep it, so a clone (every mtime "now") would render another vault.  A

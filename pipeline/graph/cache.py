@@ -9,7 +9,7 @@ directories never share one).  Edge: reads and writes that folder only.
 
 Beside the graph, ``graph-documents.json`` keeps what parsing each document's text gave (title,
 summary, links), by a digest of the text: a rebuild after a change in some other store, or in a
-few documents, parses only the texts it has not seen (seed 002: "derived once per context
+few documents, parses only the texts it has not seen ("derived once per context
 revision").
 
 The file has exactly this shape, so other tools can read it::
@@ -93,7 +93,7 @@ def graph_to_json(graph: Graph) -> bytes:
     Exactly ``json.dumps(document, ensure_ascii=False, separators=(",", ":"))`` of the
     documented shape (``tests/graph/test_cache.py`` holds the two equal), written one node and one
     link at a time with the json module's own string encoder: building 400,000 dicts for the
-    encoder took about 60 % of the time at 100,000 notes (issue #18).
+    encoder took about 60 % of the time at 100,000 notes.
     """
     head = json.dumps(
         {"schema": GRAPH_SCHEMA, "fingerprint": graph.fingerprint},
@@ -219,7 +219,7 @@ class LastGood(Mapping[str, Any]):
     """:func:`load_last_good`, read the first time a record is asked for.
 
     A read asks only when an item of a store is skipped: at 100,000 notes the file is 42 MB of
-    records that a sync without a bad item never needs (issue #18).
+    records that a sync without a bad item never needs.
     """
 
     def __init__(self, state: Path) -> None:

@@ -1,6 +1,6 @@
 """Context → its documents as graph notes (title, summary, path, links found); pure.
 
-Seed 002, "Context documents": a document's title is its front-matter ``title``, else its first
+Context documents: a document's title is its front-matter ``title``, else its first
 H1, else its file name; its summary is the first prose line (≤ 200 characters).  A lower heading
 never names a document (``## Example`` is a section, not a title), and a wikilink never
 resolves by a heading at all: Obsidian links by path and file name only (``link_names``).  Its
@@ -110,7 +110,7 @@ def context_documents(
 ) -> tuple[DocumentNote, ...]:
     """The first ``limit`` documents of a context (in source order), with paths and links.
 
-    ``known`` maps ``text_digest`` → ``ParsedText`` of texts parsed before (seed 002: documents
+    ``known`` maps ``text_digest`` → ``ParsedText`` of texts parsed before (documents
     are derived once per revision); a text found there is not parsed again.
     """
     documents = context.documents[:limit]

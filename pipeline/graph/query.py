@@ -90,7 +90,7 @@ def find_note(graph: Graph, reference: str, *, strict: bool = False) -> Node:
 
 
 def _wikilink_note(graph: Graph, reference: str, *, strict: bool) -> Node:
-    """The note ``[[target]]`` names when written at the vault root (seed 002's rule).
+    """The note ``[[target]]`` names when written at the vault root (ChatCLI's rule).
 
     As the graph resolves it (:class:`vaultsync.graph.resolve.Resolver`, from a note that is
     no document): the exact node id, the id without regard to case, then a title or alias,

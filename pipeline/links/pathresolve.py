@@ -5,7 +5,7 @@ context) once; ``index.resolve(target, source_path)`` returns the path, exactly 
 file that Obsidian opens for ``[[target]]`` written in ``source_path``, or None.  Lookups are a
 few dict probes plus a scan of the files that share the target's base name.
 
-The rules, as observed on Obsidian 1.13.7 (``obsidian-links.md`` §2):
+The rules, as observed on Obsidian 1.13.7:
 
 1. **An exact vault path wins**: ``[[b/Note]]`` is ``b/Note.md`` even when ``a/b/Note.md`` sits
    beside the source.

@@ -10,7 +10,7 @@ Contract:
   or raises ``ValueError`` when no wikilink can say it (a ``|`` or ``#`` in a file name, ``]]``
   in a label).
 
-Syntax, after ``obsidian-links.md``:
+Syntax, as Obsidian reads it:
 
 * ``[[target]]``, ``[[target|label]]``, ``[[target#A#B]]`` (heading chain ``A#B``),
   ``[[target#^block]]`` and ``[[target^block]]`` (block), ``[[#Heading]]`` (same note, empty

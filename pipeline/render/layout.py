@@ -1,6 +1,6 @@
 """Graph + records → the vault path of every note; pure.
 
-Layout (seed 002, "The Obsidian vault"):
+Layout (docs/reference/vault-layout.md):
 
 =========================  ==============================================================
 ``Home.md``                the map of content (no node)

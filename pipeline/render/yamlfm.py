@@ -23,7 +23,7 @@ Contract: a value written with :func:`yaml_scalar` reads back as the same value 
   empty or not, as Obsidian's default properties.
 
 The values are emitted by a Jinja filter (``yaml``) from ``templates/_macros.j2``: a template
-call is about 25 times faster than dumping with ruamel (libraries.md §5).
+call is about 25 times faster than dumping with ruamel (measured).
 """
 
 from __future__ import annotations

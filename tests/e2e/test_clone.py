@@ -1,4 +1,4 @@
-"""Issue #12, user story 3: a clone of a repository holding an export and its vault is in sync.
+"""A user story: a clone of a repository holding an export and its vault is in sync.
 
 One repository holds a ChatCLI export and the vault synced from it, committed; ``git clone``
 (the real CLI: every file's mtime becomes the clone's time) copies it to a new folder, where

@@ -1,4 +1,4 @@
-"""Issue #18 end to end: a vault kept by incremental syncs equals one synced afresh, every step.
+"""End to end: a vault kept by incremental syncs equals one synced afresh, every step.
 
 Each step edits the demo store as ChatCLI would (a fact retitled, a topic created that facts
 mention, a document added, a project removed, a topic other notes link to renamed, a command

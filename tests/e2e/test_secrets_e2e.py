@@ -1,4 +1,4 @@
-"""No planted secret in any byte vaultsync writes or serves (issue 14, section 1).
+"""No planted secret in any byte vaultsync writes or serves.
 
 A state directory laid out as ChatCLI writes it holds every secret form of the corpus in every
 text field of every store (``secretcorpus``).  A real sync, ``graph export``, the graph

@@ -1,4 +1,4 @@
-"""The benchmark store generator: deterministic, seed 002's proportions, and it syncs."""
+"""The benchmark store generator: deterministic, a real store's proportions, and it syncs."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_proportions_follow_the_seed(tmp_path: Path) -> None:
-    """About 71 % documents and 2.8 links a note, as in seed 002's 2,800-note store."""
+    """About 71 % documents and 2.8 links a note, as in the reference 2,800-note store."""
     generate_store(tmp_path, notes=300, seed=1)
     graph = build_graph(read_records(tmp_path), Caps()).graph
     notes = [n for n in graph.nodes if n.kind is not Kind.TAG]

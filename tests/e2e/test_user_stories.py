@@ -1,4 +1,4 @@
-"""Issue 12's user stories on the demo store, run as a user runs them (CLI, real git)."""
+"""User stories on the demo store, run as a user runs them (CLI, real git)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Graph build: nodes, every relation of seed 002's table, wikilinks, mentions, caps, order."""
+"""Graph build: nodes, every relation of the table, wikilinks, mentions, caps, order."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ ORBITAL = Project(name="orbital", path="/src/orbital", technologies=("go", "Post
 
 class TestNodes:
     def test_every_kind_has_its_id(self) -> None:
-        """Each store item becomes a note with the id form of seed 002's table."""
+        """Each store item becomes a note with the id form of its kind."""
         records = Records(
             facts=(fact("a" * 24, "Staging runs Postgres"),),
             topics=(Topic(name="telemetry"),),

@@ -97,7 +97,7 @@ class TestViewData:
         assert degrees == {"fact:aa": 3, "project:orbital": 1, "tag:grpc": 1, "topic:telemetry": 1}
 
     def test_kinds_coloured_tags_hidden_at_first(self) -> None:
-        """Every kind has its own colour; only tags start hidden (seed 002)."""
+        """Every kind has its own colour; only tags start hidden."""
         kinds = view_data(GRAPH, {}).kinds
         assert [k for k, _, _ in kinds] == [kind.value for kind in Kind]
         assert len({colour for _, colour, _ in kinds}) == len(KIND_COLORS) == len(Kind)

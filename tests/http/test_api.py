@@ -142,7 +142,7 @@ class TestSearch:
         assert {hit["document"]["doc_type"] for hit in hits} == {"fact"}
 
     def test_seed_scope_field_is_accepted(self, api: httpx.Client) -> None:
-        """Seed 003's ``scope`` field is ignored rather than refused."""
+        """A ``scope`` field is ignored rather than refused."""
         response = api.post("/v1/vault/search", json={"query": "orbital", "scope": "team"})
         assert response.status_code == 200
 
