@@ -18,7 +18,6 @@ came from ``CHATCLI_STATE_DIR``, ChatCLI's home ``~/.chatcli/contexts`` is read 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,8 +105,19 @@ def _context(obj: JSONObject, path: Path) -> Context:
     )
 
 
-CHUNK_SUFFIX = re.compile(r"#(\d{4,})$")
-"""A docs-flatten chunk id's suffix: ``docs/intro.md#0002`` is chunk 2 of ``docs/intro.md``."""
+def chunk_of(path: str) -> tuple[str, str] | None:
+    """A knowledge chunk's document and its chunk id, cut at the last ``#`` as ChatCLI does.
+
+    ``docs/intro.md#0002`` is chunk ``0002`` of ``docs/intro.md``, and ``guide.md#part-b``
+    chunk ``part-b`` of ``guide.md``, whatever follows the ``#`` (store formats §19).
+    """
+    document, sep, chunk = path.rpartition("#")
+    return (document, chunk) if sep and document else None
+
+
+def _chunk_order(chunk: str, seen: int) -> tuple[int, int, str]:
+    """Numbered chunks in number order, then the others in the order they came."""
+    return (0, int(chunk), "") if chunk.isdigit() else (1, seen, chunk)
 
 
 @dataclass(slots=True)
@@ -116,13 +126,14 @@ class _Pieces:
 
     texts: list[str] = field(default_factory=list)
     type: str = ""
-    chunks: dict[int, str] = field(default_factory=dict)
-    """docs-flatten chunks by number, folded back in number order after ``texts``."""
+    chunks: dict[str, str] = field(default_factory=dict)
+    """Knowledge chunks by id, as they came; folded back after ``texts`` (:func:`_chunk_order`)."""
 
     def text(self) -> str:
         """The pieces, then the chunks in order, each chunk starting a new paragraph."""
         text = "".join(self.texts)
-        for _, chunk in sorted(self.chunks.items()):
+        arrived = enumerate(self.chunks.items())
+        for _, (_, chunk) in sorted(arrived, key=lambda item: _chunk_order(item[1][0], item[0])):
             if text and not text.endswith("\n\n"):
                 text += "\n" if text.endswith("\n") else "\n\n"
             text += chunk
@@ -143,12 +154,12 @@ class _Folder:
             fail(self.path, join(at, "Path"), "missing")
         content = get_str(item, "Content", self.path, at)
         kind = get_str(item, "Type", self.path, at)
-        chunk = CHUNK_SUFFIX.search(source)
-        if chunk is not None and chunk.start() > 0:
-            source = source[: chunk.start()]
+        chunk = chunk_of(source)
+        if chunk is not None:
+            source = chunk[0]
         pieces = self.by_source.setdefault(source, _Pieces())
-        if chunk is not None and chunk.start() > 0:
-            pieces.chunks.setdefault(int(chunk[1]), content)
+        if chunk is not None:
+            pieces.chunks.setdefault(chunk[1], content)
         elif content and content not in pieces.texts:
             pieces.texts.append(content)
         if not pieces.type:
