@@ -84,6 +84,7 @@ class _TopGroup(_Group):
         "bench": "vaultsync.cli.bench:bench_group",
         "templates": "vaultsync.cli.templates:templates",
         "merge-manifest": "vaultsync.cli.gitdriver:merge_manifest",
+        "merge-config": "vaultsync.cli.gitdriver:merge_config",
     }
 
 

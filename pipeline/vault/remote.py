@@ -15,9 +15,10 @@ aborted, leaving the vault as it was.
   merges the stores' changes into it three-way.  Any other conflict aborts the merge.
 * :func:`push` — ``git push REMOTE HEAD:BRANCH``; a rejected push says so.
 * :func:`install_merge_driver` — ``.vaultsync/manifest.json`` merges per note
-  (:mod:`vaultsync.vault.manifestmerge`), registered in this clone's ``.git/config`` and
+  (:mod:`vaultsync.vault.manifestmerge`) and ``.vaultsync/config.toml`` per setting
+  (:mod:`vaultsync.vault.configmerge`), registered in this clone's ``.git/config`` and
   ``.git/info/attributes`` (nothing versioned changes, so a hand-run ``git pull`` in this clone
-  uses it too).
+  uses them too).
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultsync.core.config import CONFIG
 from vaultsync.core.environment import child_environment
 from vaultsync.core.fsio import atomic_write
 from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 
-DRIVER = "vaultsync-manifest"
-"""The merge driver's name in ``.git/config`` and the attributes."""
-ATTRIBUTE = f"/{MANIFEST} merge={DRIVER}\n"
+_DRIVERS = {
+    "vaultsync-manifest": ("merge-manifest", "vaultsync manifest, merged per note"),
+    "vaultsync-config": ("merge-config", "vaultsync saved settings, merged per setting"),
+}
+"""The merge drivers' names in ``.git/config``: the command each runs, and what it says."""
+ATTRIBUTES = (f"/{MANIFEST} merge=vaultsync-manifest\n", f"/{CONFIG} merge=vaultsync-config\n")
 MARKER_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
 """A line git's conflict markers begin (``git grep -E``)."""
 TIMEOUT_S = 120
@@ -234,14 +239,16 @@ def push(vault: Path, up: Upstream) -> None:
 
 
 def install_merge_driver(vault: Path) -> None:
-    """Register the manifest's merge driver in this clone (idempotent; nothing versioned)."""
-    command = f"{shlex.quote(sys.executable)} -P -m vaultsync merge-manifest %O %A %B"
-    _git(vault, "config", f"merge.{DRIVER}.name", "vaultsync manifest, merged per note")
-    _git(vault, "config", f"merge.{DRIVER}.driver", command)
+    """Register the control files' merge drivers in this clone (idempotent; nothing versioned)."""
+    run = f"{shlex.quote(sys.executable)} -P -m vaultsync"
+    for name, (command, about) in _DRIVERS.items():
+        _git(vault, "config", f"merge.{name}.name", about)
+        _git(vault, "config", f"merge.{name}.driver", f"{run} {command} %O %A %B")
     git_dir = Path(_git(vault, "rev-parse", "--absolute-git-dir").strip())
     attributes = git_dir / "info" / "attributes"
     present = attributes.read_text("utf-8") if attributes.exists() else ""
-    if ATTRIBUTE not in present:
+    missing = [line for line in ATTRIBUTES if line not in present]
+    if missing:
         attributes.parent.mkdir(parents=True, exist_ok=True)
-        joined = present + ("\n" if present and not present.endswith("\n") else "") + ATTRIBUTE
-        atomic_write(attributes, joined.encode("utf-8"), mode=0o644)
+        joined = present + ("\n" if present and not present.endswith("\n") else "")
+        atomic_write(attributes, (joined + "".join(missing)).encode("utf-8"), mode=0o644)
