@@ -270,7 +270,7 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
     """``store_fingerprint`` of the files outside the state directory only; ``""`` if none.
 
     The CLI adds it to the settings' key, so the no-op sync (which fingerprints the state
-    directory alone) sees an extra skill folder or ``~/.chatcli/sessions`` change.
+    directory alone) sees an extra skill folder change.
     """
     if not sources.outside(state_dir):
         return ""
