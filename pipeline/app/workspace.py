@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vaultsync.core.config import Settings
 from vaultsync.core.errors import ConfigError, UsageError
-from vaultsync.core.settings import Caps, chatcli_home, state_dir, vault_dir
+from vaultsync.core.settings import Caps, state_dir, vault_dir
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -26,16 +26,13 @@ class Workspace:
     state: Path
     vault: Path
     settings: Settings
-    home: Path | None = None
-    """ChatCLI's home, read too when the state directory came from ``CHATCLI_STATE_DIR``."""
     notices: tuple[str, ...] = ()
     """What resolving it had to say (``note: …`` and ``warning: …`` lines), for stderr."""
 
     @property
     def caps(self) -> Caps:
         """The graph's caps, with every store folder to read (``Caps.sources``)."""
-        caps = self.settings.caps
-        return replace(caps, sources=replace(caps.sources, home=self.home))
+        return self.settings.caps
 
     @property
     def templates(self) -> Path | None:
@@ -53,7 +50,7 @@ def open_workspace(
             or an extra skills folder is missing.
         UsageError: the vault path names a file.
     """
-    root, home = state_dir(state), chatcli_home(state)
+    root = state_dir(state)
     target = vault_dir(vault, root)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
@@ -65,7 +62,7 @@ def open_workspace(
     notices = [f"note: {notice}" for notice in settings.notices]
     if settings.templates is not None:
         notices += _stray_templates(settings.templates)
-    ws = Workspace(state=root, vault=target, settings=settings, home=home, notices=tuple(notices))
+    ws = Workspace(state=root, vault=target, settings=settings, notices=tuple(notices))
     _refuse_stores_in_vault(ws)
     return _with_outside(ws)
 

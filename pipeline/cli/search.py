@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from vaultsync.app.shapes import document_json, result_json
-from vaultsync.core.settings import chatcli_home, state_dir, vault_dir
+from vaultsync.core.settings import state_dir, vault_dir
 
 if TYPE_CHECKING:
     from vaultsync.app.search import VaultIndex
@@ -199,5 +199,4 @@ def serve(
         refresh=refresh,
         auth=not no_auth,
         echo=click.echo,
-        home=chatcli_home(state),
     )

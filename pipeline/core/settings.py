@@ -6,13 +6,11 @@ user with a larger memory keeps all of it in the graph.  :class:`Caps` also carr
 time zone of every day boundary and rendered date (``render.timezone``, default UTC), since it
 goes wherever the caps go: the graph build, its cache key and the render.  So do the
 :class:`Sources`, the store folders read besides the state directory's own (chosen at the
-edge, :func:`chatcli_home` and the ``skills.extra_folders`` setting), so the extractor never
-reads the environment to find them.
+edge from the ``skills.extra_folders`` setting), so the extractor never looks for them.
 """
 
 from __future__ import annotations
 
-import os
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import Field, dataclass, field, fields
@@ -22,28 +20,18 @@ from typing import Any
 
 from vaultsync.core.environment import read_environment
 
-CHATCLI_HOME = "~/.chatcli"
-"""Where ChatCLI keeps ``contexts/`` and ``sessions/`` whatever ``CHATCLI_STATE_DIR`` says."""
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Sources:
     """Store folders read besides the state directory's own; chosen once, at the edge."""
 
-    home: Path | None = None
-    """ChatCLI's home (``~/.chatcli``), whose ``contexts/`` and ``sessions/`` are read after
-    the state directory's (same name: the state directory's wins); set only when the state
-    directory came from ``CHATCLI_STATE_DIR`` (:func:`chatcli_home`)."""
     skills: tuple[Path, ...] = ()
     """Skill folders scanned before ``<state>/skills``, in order (``skills.extra_folders``);
     on a name clash the first folder wins, as ChatCLI's project-local ``.agent/skills``."""
 
     def outside(self, state: Path) -> tuple[Path, ...]:
         """The folders to read that are not the state directory's own."""
-        folders = [*self.skills]
-        if self.home is not None:
-            folders += [self.home / "sessions", self.home / "contexts"]
-        return tuple(f for f in folders if not f.is_relative_to(state))
+        return tuple(f for f in self.skills if not f.is_relative_to(state))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,28 +80,14 @@ def cap_fields() -> tuple[Field[Any], ...]:
 
 
 def state_dir(option: str | None, environ: Mapping[str, str] | None = None) -> Path:
-    """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``."""
+    """``--state``, else env ``VAULTSYNC_STATE_DIR``, ``CHATCLI_STATE_DIR``, else ``~/.chatcli``.
+
+    ``CHATCLI_STATE_DIR`` is no ChatCLI setting: only a plain, lower-ranked alias of
+    ``VAULTSYNC_STATE_DIR``; every store is read under the one folder chosen here.
+    """
     env = read_environment(environ)
     chosen = option or env.state_dir or env.chatcli_state_dir or "~/.chatcli"
     return Path(chosen).expanduser()
-
-
-def chatcli_home(option: str | None, environ: Mapping[str, str] | None = None) -> Path | None:
-    """``~/.chatcli`` when the state directory came from ``CHATCLI_STATE_DIR``, else ``None``.
-
-    ChatCLI v1.188 keeps ``contexts/`` and ``sessions/`` under ``~/.chatcli`` whatever
-    ``CHATCLI_STATE_DIR`` says (``cli/ctxmgr/storage.go``, ``cli/session_manager.go``), so a
-    state directory chosen by that variable has them there.  Never with ``--state`` or
-    ``VAULTSYNC_STATE_DIR`` (a CI job must not read the runner's home), and ``None`` when the
-    variable names ``~/.chatcli`` itself.
-    """
-    env = read_environment(environ)
-    if option or env.state_dir or not env.chatcli_state_dir:
-        return None
-    home = Path(CHATCLI_HOME).expanduser()
-    if os.path.realpath(home) == os.path.realpath(state_dir(None, environ)):
-        return None
-    return home
 
 
 def vault_dir(option: str | None, state: Path, environ: dict[str, str] | None = None) -> Path:

@@ -11,9 +11,8 @@ written (backslashes included) and never opened.
 
 Rules the store leaves open, decided here: a context without ``id`` takes its file name, one
 without ``name`` its id; a document without ``Type`` is ``Text`` (ChatCLI's default); when two
-files of one folder hold the same id, the one updated last wins.  When the state directory
-came from ``CHATCLI_STATE_DIR``, ChatCLI's home ``~/.chatcli/contexts`` is read too
-(``Sources.home``), after the state directory's, which wins on an id both hold.
+files of one folder hold the same id, the one updated last wins.  Only ``<state>/contexts``
+is read.
 """
 
 from __future__ import annotations
@@ -48,19 +47,15 @@ def _read_context(path: Path) -> Context | None:
     return None if raw is None else _context(as_object(raw, path, ""), path)
 
 
-def read_contexts(
-    state_dir: Path, reading: Reading | None = None, *, home: Path | None = None
-) -> tuple[Context, ...]:
+def read_contexts(state_dir: Path, reading: Reading | None = None) -> tuple[Context, ...]:
     """Contexts sorted by (created_at, id), each with its documents sorted by source.
 
-    With ``home`` (ChatCLI's ``~/.chatcli``, see ``Sources.home``) its ``contexts/`` is read
-    after the state directory's; an id the state directory holds is the state directory's
-    context.  A context file that cannot be read (ChatCLI moves it aside and goes on) is
+    A context file that cannot be read (ChatCLI moves it aside and goes on) is
     skipped through ``reading``, which answers its last good record.
     """
     reading = reading or Reading(state_dir)
     contexts: list[Context] = []
-    for folder in context_folders(state_dir, home):
+    for folder in context_folders(state_dir):
         known = {context.id for context in contexts}
         contexts += [c for c in _folder_contexts(folder, reading) if c.id not in known]
     return unique_sorted(

@@ -37,7 +37,6 @@ one state directory's files are held (``sync --each`` reads many)."""
 def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
     """The memo version of a read of ``state`` with ``caps`` (``extract.memo.memo_version``)."""
     folders = [str(folder) for folder in caps.sources.skills]
-    folders.append(str(caps.sources.home or ""))
     code = f"{code_fingerprint()}:{_readers_version()}"
     return memo_version(code, rules_version(), caps.store_file_mib, folders, private_name)
 

@@ -11,9 +11,8 @@ read are skipped, not fatal (:mod:`.skips`): ``Records.skipped`` lists them and 
 last good value, from ``last_good``, takes its place.  Every file is opened only if it is a
 regular file no larger than ``limit`` bytes.
 
-The folders read besides the state directory's own — ChatCLI's home ``contexts/`` and
-``sessions/`` when the state directory came from ``CHATCLI_STATE_DIR``, the
-``skills.extra_folders`` scanned before ``<state>/skills`` — come in one frozen
+The folders read besides the state directory's own — the ``skills.extra_folders`` scanned
+before ``<state>/skills`` — come in one frozen
 :class:`~vaultsync.core.settings.Sources` (``Caps.sources``), chosen by the CLI; nothing here
 reads the environment to find them.
 
@@ -53,8 +52,8 @@ def read_state(
 ) -> Records:
     """Read every store under ``state_dir`` into ``Records`` (``links`` left empty).
 
-    ``sources`` names the folders read besides the state directory's own (ChatCLI's home
-    ``contexts/`` and ``sessions/``, extra skill folders); chosen by the caller, never here.
+    ``sources`` names the folders read besides the state directory's own (extra skill
+    folders); chosen by the caller, never here.
 
     Raises:
         StoreError: a store that is not a per-item store is malformed (the memory index, the
@@ -103,10 +102,10 @@ def read_state_keeping(
                 "episodes", (state_dir / EPISODES,), lambda: memory.read_episodes(state_dir)
             ),
             journal=journal.read_journal(state_dir, reading),
-            sessions=workspace.read_sessions(state_dir, reading, home=extra.home),
+            sessions=workspace.read_sessions(state_dir, reading),
             skills=workspace.read_skills(state_dir, reading, extra=extra.skills),
             cards=workspace.read_board(state_dir, reading),
-            contexts=contexts.read_contexts(state_dir, reading, home=extra.home),
+            contexts=contexts.read_contexts(state_dir, reading),
             skipped=tuple(sorted(reading.skipped, key=lambda s: s.source)),
         )
     return records, reading.good

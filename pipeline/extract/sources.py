@@ -176,17 +176,14 @@ def is_session(entry: os.DirEntry[str]) -> bool:
     return entry.name.endswith(".json") and not entry.is_dir()
 
 
-def session_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
-    """``<state>/sessions``, then ``<home>/sessions`` when ChatCLI's home is read too."""
-    folders = [state_dir / SESSIONS]
-    if home is not None and home / SESSIONS != folders[0]:
-        folders.append(home / SESSIONS)
-    return tuple(folders)
+def session_folders(state_dir: Path) -> tuple[Path, ...]:
+    """``<state>/sessions``: the one folder sessions are read from (no second home)."""
+    return (state_dir / SESSIONS,)
 
 
-def session_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
+def session_files(state_dir: Path) -> Iterator[Path]:
     """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
-    for folder in session_folders(state_dir, home):
+    for folder in session_folders(state_dir):
         for entry in visible_entries(folder):
             if is_session(entry):
                 yield Path(entry.path)
@@ -223,17 +220,14 @@ def is_context(entry: os.DirEntry[str]) -> bool:
     return entry.name.endswith(".json") and not entry.is_dir()
 
 
-def context_folders(state_dir: Path, home: Path | None = None) -> tuple[Path, ...]:
-    """``<state>/contexts``, then ``<home>/contexts`` when ChatCLI's home is read too."""
-    folders = [state_dir / CONTEXTS]
-    if home is not None and home / CONTEXTS != folders[0]:
-        folders.append(home / CONTEXTS)
-    return tuple(folders)
+def context_folders(state_dir: Path) -> tuple[Path, ...]:
+    """``<state>/contexts``: the one folder contexts are read from (no second home)."""
+    return (state_dir / CONTEXTS,)
 
 
-def context_files(state_dir: Path, home: Path | None = None) -> Iterator[Path]:
+def context_files(state_dir: Path) -> Iterator[Path]:
     """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
-    for folder in context_folders(state_dir, home):
+    for folder in context_folders(state_dir):
         for entry in visible_entries(folder):
             if is_context(entry):
                 yield Path(entry.path)
@@ -250,10 +244,10 @@ def source_files(state_dir: Path, sources: Sources | None = None) -> Iterator[Pa
     yield state_dir / LINKS
     for _, _, path in journal_files(state_dir):
         yield path
-    yield from session_files(state_dir, extra.home)
+    yield from session_files(state_dir)
     yield from skill_tree(state_dir, extra.skills)
     yield board_file(state_dir)
-    yield from context_files(state_dir, extra.home)
+    yield from context_files(state_dir)
 
 
 def outside_files(state_dir: Path, sources: Sources) -> Iterator[Path]:
@@ -276,7 +270,7 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
     """``store_fingerprint`` of the files outside the state directory only; ``""`` if none.
 
     The CLI adds it to the settings' key, so the no-op sync (which fingerprints the state
-    directory alone) sees an extra skill folder or ``~/.chatcli/sessions`` change.
+    directory alone) sees an extra skill folder change.
     """
     if not sources.outside(state_dir):
         return ""

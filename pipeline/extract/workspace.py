@@ -9,8 +9,7 @@
   writes into an autosave's name, ``autosave-YYYYMMDD-HHMMSS`` (its local wall clock,
   ``cli_session_autosave.go``): that is ``Session.saved``, read later in the vault's
   ``render.timezone``.  Every other session (named by the user, ``mcp-<id>`` mirrors) has no
-  time.  When the state directory came from ``CHATCLI_STATE_DIR``, ChatCLI's home
-  ``~/.chatcli/sessions`` is read too (``Sources.home``), after the state directory's.
+  time.  Only ``<state>/sessions`` is read.
 * **Skills** (§11): ``skills/<name>/SKILL.md`` and legacy ``skills/<name>.md``; entries whose
   name starts with ``.`` are skipped, and so is a folder without ``SKILL.md``.  Front matter is
   split and read by :mod:`vaultsync.core.notes` (``---`` … ``---`` or ``...``; YAML 1.2 by
@@ -96,19 +95,16 @@ _AUTOSAVE = re.compile(r"autosave-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})")
 # Sessions
 
 
-def read_sessions(
-    state_dir: Path, reading: Reading | None = None, *, home: Path | None = None
-) -> tuple[Session, ...]:
+def read_sessions(state_dir: Path, reading: Reading | None = None) -> tuple[Session, ...]:
     """Sessions sorted by name: name, title and the time in an autosave name, never the messages.
 
-    With ``home`` (ChatCLI's ``~/.chatcli``, see ``Sources.home``) its ``sessions/`` is read
-    after the state directory's; a name in both is the state directory's session.  A session
+    A session
     that cannot be read (torn, not JSON, too deep, not a regular file) is skipped through
     ``reading``, which answers its last good record.
     """
     reading = reading or Reading(state_dir)
     found: dict[str, Session] = {}
-    for folder in session_folders(state_dir, home):
+    for folder in session_folders(state_dir):
         for session in _folder_sessions(folder, reading):
             found.setdefault(session.name, session)
     return tuple(found[name] for name in sorted(found))

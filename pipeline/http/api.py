@@ -183,9 +183,9 @@ def _lifespan(
     return lifespan
 
 
-def _workspace(vault: Path, state: Path, home: Path | None) -> Workspace:
+def _workspace(vault: Path, state: Path) -> Workspace:
     """The workspace of a request: the vault's saved config read anew (it may change)."""
-    return Workspace(state=state, vault=vault, settings=load_settings(vault), home=home)
+    return Workspace(state=state, vault=vault, settings=load_settings(vault))
 
 
 def _search_items(result: SearchResult) -> list[SearchItemOut]:
@@ -217,7 +217,6 @@ def create_app(
     allowed_hosts: Iterable[str] | None = None,
     login: BrowserLogin | None = None,
     refresh: float = 0.0,
-    home: Path | None = None,
 ) -> FastAPI:
     """The API over ``vault``'s index; explicit links go to ``state``'s ``links.json``.
 
@@ -228,8 +227,6 @@ def create_app(
         allowed_hosts: when set, requests whose ``Host`` is not one of these get 421.
         login: a browser's one-time login to ``/auth`` (only with a token).
         refresh: seconds between background index refreshes (0: none).
-        home: ChatCLI's home, whose ``contexts/`` and ``sessions/`` the graph reads too
-            (``Sources.home``: the state directory came from ``CHATCLI_STATE_DIR``).
     """
     vault, state = vault.absolute(), state.absolute()
     # Swagger UI's assets come from the fastapi-offline package, served here: /docs works
@@ -315,7 +312,7 @@ def create_app(
     @app.get("/graph", response_class=HTMLResponse, include_in_schema=False)
     def graph_view() -> HTMLResponse:
         """The interactive graph view, as `vaultsync graph view` writes it."""
-        page, _ = graph_page(state, vault, _workspace(vault, state, home).caps)
+        page, _ = graph_page(state, vault, _workspace(vault, state).caps)
         return HTMLResponse(page)
 
     @app.post(
@@ -326,7 +323,7 @@ def create_app(
     )
     def create_link(body: LinkIn, response: Response) -> LinkCreatedOut:
         """Draw an explicit link, as `vaultsync link FROM -> TO --rel REL --note NOTE`."""
-        ws = _workspace(vault, state, home)
+        ws = _workspace(vault, state)
         try:
             drawn = draw_link(ws, body.from_, body.to, body.rel, body.note, index=index)
         except NoteReferenceError as err:

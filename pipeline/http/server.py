@@ -117,7 +117,6 @@ def make_app(
     refresh: float,
     auth: bool = True,
     environ: Mapping[str, str] | None = None,
-    home: Path | None = None,
 ) -> FastAPI:
     """The app ``run`` serves on ``host``, with the token, cookie and host rules applied.
 
@@ -141,7 +140,6 @@ def make_app(
         allowed_hosts=allowed_hosts(host),
         login=login,
         refresh=refresh,
-        home=home,
     )
     app.state.login = login
     return app
@@ -206,7 +204,6 @@ def run(
     refresh: float,
     auth: bool = True,
     echo: Callable[[str], None] = print,
-    home: Path | None = None,
 ) -> None:
     """Serve until interrupted (see the module docstring for the rules); ``echo`` the greeting.
 
@@ -215,7 +212,7 @@ def run(
     with _serve_extra():
         import uvicorn  # noqa: F401 - asked for first, so its absence is the one named
 
-    app = make_app(vault, state, host=host, refresh=refresh, auth=auth, home=home)
+    app = make_app(vault, state, host=host, refresh=refresh, auth=auth)
     login: BrowserLogin | None = app.state.login
     env_token = bool(read_environment().api_token.strip())
     config = uvicorn_config(app, host=host, port=port)

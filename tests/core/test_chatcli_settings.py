@@ -1,4 +1,4 @@
-"""ChatCLI's settings: its home ``contexts/`` and ``sessions/``, and extra skill folders.
+"""ChatCLI's settings: the one state root (``CHATCLI_STATE_DIR`` an alias), extra skill folders.
 
 Real files in tmp folders; ``HOME`` is the tmp home of ``conftest.isolated_git``.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from vaultsync.cli.options import workspace
 from vaultsync.core.config import read_config, resolve
-from vaultsync.core.settings import Sources, chatcli_home
-from vaultsync.extract import read_state, store_fingerprint
+from vaultsync.core.settings import Sources, state_dir
+from vaultsync.extract import read_state
 from vaultsync.vault.config import save_setting
 from vaultsync.vault.quick import sync_inputs
 
@@ -79,98 +79,43 @@ def all_notes(vault: Path) -> str:
     return "\n".join(p.read_text() for p in sorted(vault.rglob("*.md")))
 
 
-class TestChatCLIHome:
-    def test_home_is_read_only_when_chatcli_state_dir_chose_the_state(self, state: Path) -> None:
-        """``~/.chatcli`` counts only for ``CHATCLI_STATE_DIR``, not ``--state`` or ours."""
-        env = {"CHATCLI_STATE_DIR": str(state)}
-        assert chatcli_home(None, env) == home()
-        assert chatcli_home(str(state), env) is None
-        assert chatcli_home(None, {**env, "VAULTSYNC_STATE_DIR": str(state)}) is None
-        assert chatcli_home(None, {}) is None
+class TestStateRoot:
+    def test_no_option_nor_variable_is_chatclis_home(self) -> None:
+        """Nothing set: ``~/.chatcli``."""
+        assert state_dir(None, {}) == home()
 
-    def test_chatcli_state_dir_naming_the_home_reads_it_once(self) -> None:
-        """``CHATCLI_STATE_DIR=~/.chatcli`` is the home itself: no second read."""
-        assert chatcli_home(None, {"CHATCLI_STATE_DIR": str(home())}) is None
-
-    def test_state_from_chatcli_state_dir_picks_up_home_sessions(
+    def test_a_sync_under_the_alias_reads_no_home_sessions(
         self, state: Path, tmp_path: Path
     ) -> None:
-        """A sync whose state came from ``CHATCLI_STATE_DIR`` renders ``~/.chatcli/sessions``."""
+        """Under ``CHATCLI_STATE_DIR`` only the state directory's sessions become notes."""
         session(home(), "from-home", "Session kept in the home")
         vault = tmp_path / "vault"
         done = run("sync", "--vault", str(vault), env={"CHATCLI_STATE_DIR": str(state)})
         assert done.returncode == 0, done.stderr
         text = all_notes(vault)
-        assert "Session kept in the home" in text
         assert "From the state directory" in text
+        assert "Session kept in the home" not in text
 
-    def test_state_from_the_state_option_never_reads_the_home(
-        self, state: Path, tmp_path: Path
-    ) -> None:
-        """With ``--state`` (a CI job), the runner's ``~/.chatcli`` is not read."""
-        session(home(), "from-home", "Session kept in the home")
-        vault = tmp_path / "vault"
-        done = run(
-            "sync",
-            "--state",
-            str(state),
-            "--vault",
-            str(vault),
-            env={"CHATCLI_STATE_DIR": str(state)},
-        )
-        assert done.returncode == 0, done.stderr
-        assert "Session kept in the home" not in all_notes(vault)
-
-    def test_the_state_directory_wins_on_a_session_name_in_both(self, state: Path) -> None:
-        """A session name in both folders is the state directory's session."""
-        session(home(), "named", "The home's copy")
-        session(home(), "only-home", "Only in the home")
-        records = read_state(state, sources=Sources(home=home()))
-        assert [(s.name, s.title) for s in records.sessions] == [
-            ("named", "From the state directory"),
-            ("only-home", "Only in the home"),
-        ]
-
-    def test_home_contexts_are_read_and_the_state_wins_on_an_id(self, state: Path) -> None:
-        """``~/.chatcli/contexts`` is read; an id the state directory holds is its own."""
+    def test_home_contexts_are_not_read(self, state: Path) -> None:
+        """``~/.chatcli/contexts`` is not read when the state directory is elsewhere."""
         context(state, "ctx-1", "State's context")
-        context(home(), "ctx-1", "Home's copy")
         context(home(), "ctx-2", "Home's context")
-        records = read_state(state, sources=Sources(home=home()))
-        assert sorted(c.name for c in records.contexts) == ["Home's context", "State's context"]
+        assert [c.name for c in read_state(state).contexts] == ["State's context"]
 
-    def test_the_api_links_a_home_session(self, state: Path, tmp_path: Path) -> None:
-        """``serve`` under ``CHATCLI_STATE_DIR`` resolves a ``~/.chatcli`` session's note."""
-        import httpx
-        from helpers import serving
-        from vaultsync.drawn.store import read_links
-        from vaultsync.http.auth import vault_token
-        from vaultsync.http.server import make_app
-
-        session(home(), "from-home", "Session kept in the home")
+    def test_a_home_session_leaves_the_no_op_sync_inputs_alone(
+        self, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Under ``CHATCLI_STATE_DIR``, a new ``~/.chatcli/sessions`` file changes nothing."""
+        monkeypatch.setenv("CHATCLI_STATE_DIR", str(state))
         vault = tmp_path / "vault"
-        done = run("sync", "--vault", str(vault), env={"CHATCLI_STATE_DIR": str(state)})
-        assert done.returncode == 0, done.stderr
-        app = make_app(vault, state, host="127.0.0.1", refresh=0, environ={}, home=home())
-        bearer = {"authorization": f"Bearer {vault_token(vault)}"}
-        with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=bearer) as api:
-            body = {"from": "session:named", "to": "session:from-home"}
-            response = api.post("/v1/vault/links", json=body)
-        assert response.status_code == 201, response.text
-        assert [link.target for link in read_links(state)] == ["session:from-home"]
 
-    def test_no_sources_reads_the_state_directory_only(self, state: Path) -> None:
-        """Without ``Sources.home`` the home's sessions are not read."""
-        session(home(), "from-home", "Session kept in the home")
-        assert [s.name for s in read_state(state).sessions] == ["named"]
+        def inputs() -> str:
+            ws = workspace(None, str(vault))
+            return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
 
-    def test_a_home_session_changes_the_store_fingerprint(self, state: Path) -> None:
-        """An edited ``~/.chatcli/sessions`` file changes the graph's fingerprint."""
-        path = session(home(), "from-home", "Before")
-        sources = Sources(home=home())
-        before = store_fingerprint(state, sources)
-        path.write_text(json.dumps({"version": 2, "title": "After, longer"}))
-        assert store_fingerprint(state, sources) != before
+        before = inputs()
+        session(home(), "from-home", "New in the home")
+        assert inputs() == before
 
 
 class TestExtraSkillFolders:
@@ -265,18 +210,3 @@ class TestExtraSkillFolders:
         assert inputs() != before
         skill(project, "added", "a new skill")
         assert len({before, inputs()}) == 2
-
-    def test_a_change_in_home_sessions_invalidates_the_no_op_sync(
-        self, state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """Under ``CHATCLI_STATE_DIR``, a new ``~/.chatcli/sessions`` file changes the inputs."""
-        monkeypatch.setenv("CHATCLI_STATE_DIR", str(state))
-        vault = tmp_path / "vault"
-
-        def inputs() -> str:
-            ws = workspace(None, str(vault))
-            return sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
-
-        before = inputs()
-        session(home(), "from-home", "New in the home")
-        assert inputs() != before

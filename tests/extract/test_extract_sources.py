@@ -12,7 +12,13 @@ import pytest
 from helpers import build_tree
 from vaultsync.core.settings import Sources
 from vaultsync.extract import read_state
-from vaultsync.extract.sources import outside_fingerprint, source_files, store_fingerprint
+from vaultsync.extract.sources import (
+    context_folders,
+    outside_fingerprint,
+    session_folders,
+    source_files,
+    store_fingerprint,
+)
 
 MTIME_NS = 1_780_000_000_123_456_789
 
@@ -52,8 +58,6 @@ IGNORED = {
     "vault/Home.md": "x",
 }
 OUTSIDE = {
-    "home/sessions/remote.json": '{"version": 2, "title": "R"}',
-    "home/contexts/c9.json": '{"id": "c9"}',
     "project/.agent/skills/deploy/SKILL.md": "---\nname: deploy\n---\n",
 }
 # ``store_fingerprint`` of READ + IGNORED at MTIME_NS, as the fingerprint was before the listing
@@ -119,10 +123,10 @@ def test_listing_names_the_files_read_and_no_other(tmp_path: Path) -> None:
 
 
 def test_outside_folders_are_listed_by_absolute_path(tmp_path: Path) -> None:
-    """ChatCLI's home and extra skill folders count, shown by absolute path."""
+    """Extra skill folders count, shown by absolute path."""
     state = _tree(tmp_path / "state", READ)
     _tree(tmp_path, OUTSIDE)
-    sources = Sources(home=tmp_path / "home", skills=(tmp_path / "project/.agent/skills",))
+    sources = Sources(skills=(tmp_path / "project/.agent/skills",))
     inside = _lines(state, READ, state)
     outside = _lines(tmp_path, OUTSIDE, state)
     assert store_fingerprint(state, sources) == _digest(sorted(inside + outside))
@@ -158,3 +162,9 @@ def test_the_no_op_path_imports_no_reader() -> None:
     }
     assert "vaultsync.extract.sources" in loaded
     assert loaded & heavy == set()
+
+
+def test_sessions_and_contexts_are_read_from_the_state_directory_only(tmp_path: Path) -> None:
+    """One state root: ``session_folders``/``context_folders`` name only its own folders."""
+    assert session_folders(tmp_path) == (tmp_path / "sessions",)
+    assert context_folders(tmp_path) == (tmp_path / "contexts",)
