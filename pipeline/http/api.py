@@ -288,7 +288,11 @@ def create_app(
     @app.get("/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut)
     def get_document(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> DocumentDetailOut:
         """One note (by id or vault path) with its text after the front matter."""
-        doc, body = ask(lambda r: r.document(doc_id))
+        try:
+            doc, body = ask(lambda r: r.document(doc_id))
+        except NoteReferenceError as err:  # never echo the id: it may hold a typed secret
+            what = "no such document" if not err.candidates else "ambiguous document reference"
+            raise NoteReferenceError(what, hint=err.hint, candidates=err.candidates) from None
         return DocumentDetailOut(**DocumentOut.of(doc).model_dump(), content=body)
 
     @app.post("/v1/vault/search", response_model=list[SearchItemOut])
