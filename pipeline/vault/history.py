@@ -202,39 +202,86 @@ def purge(vault: Path, repo: VaultRepo, values: Iterable[str], *, now: datetime)
         for commit in commits:
             parents = [mapped[str(p)] for p in commit.parent_ids]
             tree = rewriter.tree(commit.tree)
+            message = rewriter.text(commit.message.encode("utf-8")).decode("utf-8")
             mapped[str(commit.id)] = git.create_commit(
-                None, commit.author, commit.committer, commit.message, tree, parents
+                None, commit.author, commit.committer, message, tree, parents
             )
-        backup = f"{BACKUP_PREFIX}{now.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}"
-        git.references.create(backup, old_tip, force=True)
-        git.head.set_target(mapped[str(old_tip)], "vaultsync: history purged of secrets")
     except (pygit2.GitError, OSError) as err:
         raise VaultWriteError(f"{git.path}: cannot rewrite the history: {err}") from err
     changed = {old: new for old, new in rewriter.blobs.items() if old != new}
+    # The branch moves last: a work tree or index that cannot follow leaves the history as it was.
     _follow_work_tree(vault, git, changed, rewriter)
+    backup = f"{BACKUP_PREFIX}{now.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+    try:
+        git.references.create(backup, old_tip, force=True)
+        git.head.set_target(mapped[str(old_tip)], "vaultsync: history purged of secrets")
+    except (pygit2.GitError, OSError) as err:
+        raise VaultWriteError(f"{git.path}: cannot move the branch: {err}") from err
     return Purged(commits=len(commits), blobs=len(changed), backup=backup)
 
 
 def _follow_work_tree(
     vault: Path, git: pygit2.Repository, changed: Mapping[str, str], rewriter: _Rewriter
 ) -> None:
-    """The work tree files and index entries that held old blobs get the new ones."""
+    """The work tree files and ``.git/index`` follow the rewrite: new blobs, masked names."""
     index = git.index
     index.read(force=True)
+    followed = [_followed(entry, changed, rewriter) for entry in index]
     with VaultFS(vault) as fs:
-        for entry in list(index):
-            new = changed.get(str(entry.id))
-            if new is None:
-                continue
-            index.add(IndexEntry(entry.path, pygit2.Oid(hex=new), entry.mode))
-            data = fs.read(entry.path)
-            if data is not None and blob_id(data) == str(entry.id):
-                disk, _racy = fs.scan([entry.path], StatCache())
-                fs.apply({entry.path: _blob_data(git, pygit2.Oid(hex=new))}, (), disk)
+        _rewrite_notes(fs, git, rewriter, followed)
         found = fs.read_control_file(MANIFEST)
         if found is not None:
             fs.write_control(MANIFEST, _remap_ids(rewriter.text(found.data), changed))
+    for old, new in followed:
+        if (old.path, old.id) == (new.path, new.id):
+            continue
+        if new.path != old.path:
+            index.remove(old.path)
+        index.add(new)
     index.write()
+
+
+def _followed(
+    entry: IndexEntry, changed: Mapping[str, str], rewriter: _Rewriter
+) -> tuple[IndexEntry, IndexEntry]:
+    """An index entry and what it becomes: its name masked, its blob the rewritten one."""
+    path = rewriter.text(entry.path.encode("utf-8")).decode("utf-8")
+    oid = pygit2.Oid(hex=changed.get(str(entry.id), str(entry.id)))
+    return entry, IndexEntry(path, oid, entry.mode)
+
+
+def _is_dotted(rel: str) -> bool:
+    return any(part.startswith(".") for part in rel.split("/"))
+
+
+def _rewrite_notes(
+    fs: VaultFS,
+    git: pygit2.Repository,
+    rewriter: _Rewriter,
+    followed: Iterable[tuple[IndexEntry, IndexEntry]],
+) -> None:
+    """Each note whose blob or name changed is written anew; a renamed one leaves its old name.
+
+    A note the user edited keeps the edit, with the values masked in it too.  Dot files (the
+    manifest, Obsidian's settings) are not notes: the caller writes the manifest itself.
+    """
+    moving = [
+        (old, new)
+        for old, new in followed
+        if (old.path, old.id) != (new.path, new.id) and not _is_dotted(old.path)
+    ]
+    disk, _racy = fs.scan([old.path for old, _ in moving], StatCache())
+    writes: dict[str, bytes] = {}
+    removes: list[str] = []
+    for old, new in moving:
+        data = fs.read(old.path)
+        if data is None:
+            continue
+        unedited = blob_id(data) == str(old.id)
+        writes[new.path] = _blob_data(git, new.id) if unedited else rewriter.text(data)
+        if new.path != old.path:
+            removes.append(old.path)
+    fs.apply(writes, removes, disk)
 
 
 def _blob_data(git: pygit2.Repository, oid: pygit2.Oid) -> bytes:
