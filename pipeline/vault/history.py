@@ -29,7 +29,7 @@ from pygit2 import IndexEntry
 from pygit2.enums import DeltaStatus, FileMode, SortMode
 from vaultsync.core.errors import UsageError, VaultWriteError
 from vaultsync.core.redact import mask
-from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatCache, blob_id
+from vaultsync.vault.manifest import CACHE, CONTROL_DIR, MANIFEST, StatCache, blob_id
 from vaultsync.vault.vcs import MAX_COMMITS, VaultRepo
 from vaultsync.vault.write import VaultFS
 
@@ -232,6 +232,7 @@ def _follow_work_tree(
         found = fs.read_control_file(MANIFEST)
         if found is not None:
             fs.write_control(MANIFEST, _remap_ids(rewriter.text(found.data), changed))
+        fs.remove_control(CACHE)  # the stat cache names the old paths; the next sync rebuilds it
     for old, new in followed:
         if (old.path, old.id) == (new.path, new.id):
             continue
