@@ -18,6 +18,7 @@ rule recognises, a vaultsync older than the rule) stays in the commits that sync
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -234,10 +235,10 @@ def _follow_work_tree(
             fs.write_control(MANIFEST, _remap_ids(rewriter.text(found.data), changed))
         fs.remove_control(CACHE)  # the stat cache names the old paths; the next sync rebuilds it
     for old, new in followed:
-        if (old.path, old.id) == (new.path, new.id):
+        if (_path(old), old.id) == (_path(new), new.id):
             continue
-        if new.path != old.path:
-            index.remove(old.path)
+        if _path(new) != _path(old):
+            index.remove(_path(old))
         index.add(new)
     index.write()
 
@@ -246,9 +247,13 @@ def _followed(
     entry: IndexEntry, changed: Mapping[str, str], rewriter: _Rewriter
 ) -> tuple[IndexEntry, IndexEntry]:
     """An index entry and what it becomes: its name masked, its blob the rewritten one."""
-    path = rewriter.text(entry.path.encode("utf-8")).decode("utf-8")
+    path = rewriter.text(_path(entry).encode("utf-8")).decode("utf-8")
     oid = pygit2.Oid(hex=changed.get(str(entry.id), str(entry.id)))
     return entry, IndexEntry(path, oid, entry.mode)
+
+
+def _path(entry: IndexEntry) -> str:
+    return os.fsdecode(entry.path)
 
 
 def _is_dotted(rel: str) -> bool:
@@ -269,19 +274,19 @@ def _rewrite_notes(
     moving = [
         (old, new)
         for old, new in followed
-        if (old.path, old.id) != (new.path, new.id) and not _is_dotted(old.path)
+        if (_path(old), old.id) != (_path(new), new.id) and not _is_dotted(_path(old))
     ]
-    disk, _racy = fs.scan([old.path for old, _ in moving], StatCache())
+    disk, _racy = fs.scan([_path(old) for old, _ in moving], StatCache())
     writes: dict[str, bytes] = {}
     removes: list[str] = []
     for old, new in moving:
-        data = fs.read(old.path)
+        data = fs.read(_path(old))
         if data is None:
             continue
         unedited = blob_id(data) == str(old.id)
-        writes[new.path] = _blob_data(git, new.id) if unedited else rewriter.text(data)
-        if new.path != old.path:
-            removes.append(old.path)
+        writes[_path(new)] = _blob_data(git, new.id) if unedited else rewriter.text(data)
+        if _path(new) != _path(old):
+            removes.append(_path(old))
     fs.apply(writes, removes, disk)
 
 
