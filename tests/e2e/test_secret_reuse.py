@@ -88,3 +88,23 @@ def test_a_profile_secret_is_masked_everywhere_it_is_reused(
     assert (vault / ".vaultsync" / "search.db").is_file()
     needle = SECRET.lower().encode()
     assert [name for name, data in places.items() if needle in data.lower()] == []
+
+
+def test_a_secret_from_an_unchanged_store_is_masked_in_a_new_title(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The profile read from the memo still tells the next sync its secret."""
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    edit(
+        demo_state / "memory/user_profile.json",
+        lambda d: d["environment"].update(PGPASSWORD=SECRET),
+    )
+    vault = tmp_path / "vault"
+    where = ["--state", str(demo_state), "--vault", str(vault)]
+    run("sync", *where)
+    edit(demo_state / "board.json", lambda d: d["cards"][0].update(title=f"Rotate {SECRET} now"))
+    run("sync", *where)
+    places = every_byte(vault)
+    places["git cat-file"] = git_objects(vault)
+    needle = SECRET.lower().encode()
+    assert [name for name, data in places.items() if needle in data.lower()] == []
