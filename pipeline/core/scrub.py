@@ -43,12 +43,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from vaultsync.core.model import Profile, ProfileField
-from vaultsync.core.redact import MASKED, find_secrets, mask, mask_spans, redact, unmask_secrets
+from vaultsync.core.redact import find_secrets, mask, mask_spans, redact, unmask_secrets
 
 __all__ = [
     "Scrubber",
     "exposed_values",
-    "holds_mask",
     "map_strings",
     "scrub",
     "scrub_keyed",
@@ -299,19 +298,6 @@ def spread(value: T, secrets: Iterable[str]) -> T:
         return pattern.sub(lambda found: mask(found.group()), text)
 
     return map_strings(value, masked)
-
-
-def holds_mask(value: Any) -> bool:
-    """Whether a string inside ``value`` holds a mask (it was masked by an earlier run)."""
-    found: list[str] = []
-
-    def note(text: str) -> str:
-        if not found and MASKED.search(text):
-            found.append(text)
-        return text
-
-    map_strings(value, note)
-    return bool(found)
 
 
 def map_strings(value: T, change: Callable[[str], str]) -> T:

@@ -22,7 +22,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.scrub import Scrubber, exposed_values, holds_mask, scrub, spread
+from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
@@ -84,9 +84,7 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
     links, problems = links_or_empty(state)
     profile = records.profile
     name = profile.name if profile is not None and profile.name_private else ""
-    if memo is not None and (name != private_name or holds_mask(memo.reused())):
-        # The profile changed while being read, or a reused value held a secret: its text in
-        # clear is needed to know that secret, and so to mask it in every other string.
+    if memo is not None and name != private_name:  # the profile changed while being read
         return _read(state, caps, use_memo=False)
     # the last good values are the records' own objects
     masked = Scrubber(masks, salt, private_name=name)
