@@ -47,7 +47,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["MASKED", "find_secrets", "mask", "redact"]
+__all__ = ["MASKED", "find_secrets", "mask", "mask_spans", "redact", "unmask_secrets"]
 
 _MASK_OPEN = "\u2039secret-"
 MASKED = re.compile(r"\u2039secret-[0-9a-f]{6}\u203a")
@@ -424,9 +424,11 @@ def redact(text: str) -> str:
     Returns:
         The text with only the secret characters replaced; unchanged when nothing is found.
     """
-    spans = find_secrets(text)
-    if not spans:
-        return text
+    return mask_spans(text, find_secrets(text))
+
+
+def mask_spans(text: str, spans: Iterable[Span]) -> str:
+    """``text`` with each of ``spans`` (sorted, apart) replaced by the :func:`mask` of its text."""
     pieces: list[str] = []
     cursor = 0
     for start, end in spans:
@@ -435,6 +437,37 @@ def redact(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def unmask_secrets(text: str, masked: str) -> list[str]:
+    """The secrets :func:`redact` replaced in ``text`` to give ``masked`` (an earlier run's).
+
+    Each mask names its secret by digest, so the secret is the stretch of ``text`` between the
+    literal pieces around the mask whose :func:`mask` is that mask; ``[]`` when none fits.
+    """
+    pieces = MASKED.split(masked)
+    masks = MASKED.findall(masked)
+    if not text.startswith(pieces[0]):
+        return []
+    secrets: list[str] = []
+    position = len(pieces[0])
+    for wanted, after in zip(masks, pieces[1:], strict=True):
+        end = _masked_end(text, position, wanted, after)
+        if end is None:
+            return []
+        secrets.append(text[position:end])
+        position = end + len(after)
+    return secrets
+
+
+def _masked_end(text: str, start: int, wanted: str, after: str) -> int | None:
+    """Where the secret starting at ``start`` ends: before ``after``, with ``wanted`` as mask."""
+    end = text.find(after, start + 1)
+    while end != -1:
+        if mask(text[start:end]) == wanted:
+            return end
+        end = text.find(after, end + 1)
+    return None
 
 
 @functools.cache

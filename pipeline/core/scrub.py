@@ -43,9 +43,16 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from vaultsync.core.model import Profile, ProfileField
-from vaultsync.core.redact import find_secrets, redact
+from vaultsync.core.redact import find_secrets, mask, mask_spans, redact, unmask_secrets
 
-__all__ = ["Scrubber", "exposed_values", "scrub", "scrub_keyed"]
+__all__ = [
+    "Scrubber",
+    "exposed_values",
+    "map_strings",
+    "scrub",
+    "scrub_keyed",
+    "spread",
+]
 
 T = TypeVar("T")
 
@@ -95,6 +102,16 @@ class Scrubber:
         self._objects: dict[int, tuple[object, object]] = {}
         """``id`` → (the object, kept alive so the id is not reused; its masked copy)."""
         self.learned: dict[str, str | None] = {}
+        self._secrets: set[str] = set()
+
+    @property
+    def secrets(self) -> frozenset[str]:
+        """Every secret masked so far, as written in the stores: the known secrets of a read.
+
+        The one decision of what is secret: :func:`spread` masks these in every string, and
+        the history check looks for exactly these (``EXPOSED_MIN`` characters or more).
+        """
+        return frozenset(s for s in self._secrets if len(s) >= EXPOSED_MIN)
 
     def __call__(self, value: T) -> T:
         """``value`` with every string inside it masked."""
@@ -131,11 +148,18 @@ class Scrubber:
             if digest in self._known:
                 stored = self._known[digest]
                 masked = text if stored is None else stored
+                self._secrets.update(unmask_secrets(text, masked))
             else:
-                masked = redact(text)
+                masked = self._redact(text)
             self.learned[digest] = None if masked == text else masked
             return masked
-        return redact(text)
+        return self._redact(text)
+
+    def _redact(self, text: str) -> str:
+        """:func:`redact`, remembering each secret it masked."""
+        spans = find_secrets(text)
+        self._secrets.update(text[start:end] for start, end in spans)
+        return mask_spans(text, spans) if spans else text
 
     def _scrub(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -221,29 +245,23 @@ everywhere and prove nothing)."""
 
 
 def exposed_values(value: Any) -> frozenset[str]:
-    """Every secret of the raw records and every private profile value, as written in them.
+    """Every secret :func:`scrub` masks in the raw records, and every private profile value.
 
-    What :func:`scrub` masks and the renderers hide (``‹private›``): the texts that must not be
-    found in anything vaultsync wrote before it masked them (``vault.history`` looks in git).
+    What must not be found in anything vaultsync wrote (``vault.history`` looks in git): the
+    secrets are decided by the same :class:`Scrubber` that masks them, never by a second rule.
     """
-    found: set[str] = set()
-    _collect(value, found)
-    return frozenset(v for v in found if len(v) >= EXPOSED_MIN)
+    scrubber = Scrubber()
+    scrubber(value)
+    private: set[str] = set()
+    _collect_private(value, private)
+    return scrubber.secrets | frozenset(v for v in private if len(v) >= EXPOSED_MIN)
 
 
-def _collect(value: Any, found: set[str]) -> None:
-    if isinstance(value, str):
-        found.update(value[start:end] for start, end in find_secrets(value))
-    elif _is_pair(value):
-        key, text = value
-        offset = len(key) + 2
-        line = f"{key}: {text}"
-        found.update(
-            line[max(start, offset) : end] for start, end in find_secrets(line) if end > offset
-        )
-    elif isinstance(value, tuple | list):
+def _collect_private(value: Any, found: set[str]) -> None:
+    """The private profile values inside ``value`` (rendered ``‹private›``, never in clear)."""
+    if isinstance(value, tuple | list):
         for item in value:
-            _collect(item, found)
+            _collect_private(item, found)
     elif isinstance(value, ProfileField) and value.private:
         found.update(_strings(value.value))
     elif isinstance(value, Profile):
@@ -251,10 +269,10 @@ def _collect(value: Any, found: set[str]) -> None:
         for private, texts in (*hidden, (value.goals_private, value.goals)):
             if private:
                 found.update(texts)
-        _collect(value.fields, found)
+        _collect_private(value.fields, found)
     elif _is_record(value):
         for field in dataclasses.fields(value):
-            _collect(getattr(value, field.name), found)
+            _collect_private(getattr(value, field.name), found)
 
 
 def _strings(value: Any) -> list[str]:
@@ -263,3 +281,58 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, tuple | list):
         return [s for item in value for s in _strings(item)]
     return []
+
+
+def spread(value: T, secrets: Iterable[str]) -> T:
+    """``value`` with every known secret masked wherever it appears, in every string.
+
+    A secret the stores mark once (``PGPASSWORD: …`` in the profile) is masked in a title, a
+    file name or a tag too, where no rule would recognise it alone.
+    """
+    ordered = sorted(set(secrets), key=lambda s: (-len(s), s))  # the longest secret wins
+    if not ordered:
+        return value
+    pattern = re.compile("|".join(map(re.escape, ordered)))
+
+    def masked(text: str) -> str:
+        return pattern.sub(lambda found: mask(found.group()), text)
+
+    return map_strings(value, masked)
+
+
+def map_strings(value: T, change: Callable[[str], str]) -> T:
+    """``value`` with ``change`` applied to every string in its dataclasses, tuples and lists."""
+    return _StringMap(change)(value)  # type: ignore[no-any-return]
+
+
+class _StringMap:
+    """One generic walk over frozen records; a shared object is changed once."""
+
+    def __init__(self, change: Callable[[str], str]) -> None:
+        self._change = change
+        self._seen: dict[int, tuple[object, object]] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self._change(value)
+        if not isinstance(value, tuple | list) and not _is_record(value):
+            return value
+        seen = self._seen.get(id(value))
+        if seen is not None:
+            return seen[1]
+        if isinstance(value, tuple | list):
+            changed: Any = type(value)(self(item) for item in value)
+        else:
+            changed = self._record(value)
+        self._seen[id(value)] = (value, changed)
+        return changed
+
+    def _record(self, record: Any) -> Any:
+        changes = {}
+        for field in dataclasses.fields(record):
+            if field.init:
+                old = getattr(record, field.name)
+                new = self(old)
+                if new != old:
+                    changes[field.name] = new
+        return dataclasses.replace(record, **changes) if changes else record

@@ -32,6 +32,7 @@ from datetime import datetime
 from types import MappingProxyType
 
 from vaultsync.core.model import ZERO_TIME, ExplicitLink, Fact
+from vaultsync.core.redact import redact
 from vaultsync.links.names import slugify_relation
 
 __all__ = [
@@ -105,7 +106,7 @@ def relation_slug(name: str) -> str:
     ``Depends On`` → ``depends_on``; ``References`` → ``links_to``; ``""`` → ``related``.
     Idempotent: a stored relation maps to itself.
     """
-    slug = slugify_relation(name)
+    slug = slugify_relation(redact(name))  # masked first: a slug hides a secret from the rules
     return RELATION_ALIASES.get(slug, slug) if slug else DEFAULT_RELATION
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.scrub import Scrubber, exposed_values, scrub
+from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
@@ -91,10 +91,20 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
     if memo is not None:
         masked.keep(memo.reused())
     records = masked(replace(records, links=links, skipped=records.skipped + problems))
-    skipped = remember_warnings(state, records.skipped)
     masked_good = {masked(rel): masked(value) for rel, value in good.items()}
+    # A secret known once is masked everywhere: in every string of every record.
+    secrets = masked.secrets
+
+    def everywhere(value: Any) -> Any:
+        return spread(masked(value), secrets)
+
+    records = spread(records, secrets)
+    masked_good = {
+        spread(rel, secrets): spread(value, secrets) for rel, value in masked_good.items()
+    }
+    skipped = remember_warnings(state, records.skipped)
     if memo is not None:
-        save_extract_memo(state, version, memo, memo.settle(masked))
+        save_extract_memo(state, version, memo, memo.settle(everywhere))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
     return replace(records, skipped=skipped), masked_good
 

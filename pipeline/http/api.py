@@ -77,7 +77,7 @@ from vaultsync.http.schemas import (
     SearchItemOut,
 )
 from vaultsync.search.index import update_index
-from vaultsync.search.model import NoteLink, SearchResult
+from vaultsync.search.model import Document, NoteLink, SearchResult
 from vaultsync.search.query import match_expression
 from vaultsync.search.registry import USER_KIND
 from vaultsync.vault.config import load_settings
@@ -209,6 +209,15 @@ def _search_items(result: SearchResult) -> list[SearchItemOut]:
     return items
 
 
+def _document(index: VaultIndex, doc_id: str) -> tuple[Document, str]:
+    """One note with its text; a miss never echoes the id typed (it may hold a secret)."""
+    try:
+        return index.document(doc_id)
+    except NoteReferenceError as err:
+        what = "ambiguous document reference" if err.candidates else "no such document"
+        raise NoteReferenceError(what, hint=err.hint, candidates=err.candidates) from None
+
+
 def create_app(
     vault: Path,
     state: Path,
@@ -285,7 +294,7 @@ def create_app(
     @app.get("/v1/vault/documents/{doc_id:path}", response_model=DocumentDetailOut)
     def get_document(doc_id: Annotated[str, PathParam(max_length=MAX_REF)]) -> DocumentDetailOut:
         """One note (by id or vault path) with its text after the front matter."""
-        doc, body = ask(lambda r: r.document(doc_id))
+        doc, body = _document(index, doc_id)
         return DocumentDetailOut(**DocumentOut.of(doc).model_dump(), content=body)
 
     @app.post("/v1/vault/search", response_model=list[SearchItemOut])

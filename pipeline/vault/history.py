@@ -18,6 +18,7 @@ rule recognises, a vaultsync older than the rule) stays in the commits that sync
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pygit2 import IndexEntry
 from pygit2.enums import DeltaStatus, FileMode, SortMode
 from vaultsync.core.errors import UsageError, VaultWriteError
 from vaultsync.core.redact import mask
-from vaultsync.vault.manifest import CONTROL_DIR, MANIFEST, StatCache, blob_id
+from vaultsync.vault.manifest import CACHE, CONTROL_DIR, MANIFEST, StatCache, blob_id
 from vaultsync.vault.vcs import MAX_COMMITS, VaultRepo
 from vaultsync.vault.write import VaultFS
 
@@ -202,39 +203,91 @@ def purge(vault: Path, repo: VaultRepo, values: Iterable[str], *, now: datetime)
         for commit in commits:
             parents = [mapped[str(p)] for p in commit.parent_ids]
             tree = rewriter.tree(commit.tree)
+            message = rewriter.text(commit.message.encode("utf-8")).decode("utf-8")
             mapped[str(commit.id)] = git.create_commit(
-                None, commit.author, commit.committer, commit.message, tree, parents
+                None, commit.author, commit.committer, message, tree, parents
             )
-        backup = f"{BACKUP_PREFIX}{now.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}"
-        git.references.create(backup, old_tip, force=True)
-        git.head.set_target(mapped[str(old_tip)], "vaultsync: history purged of secrets")
     except (pygit2.GitError, OSError) as err:
         raise VaultWriteError(f"{git.path}: cannot rewrite the history: {err}") from err
     changed = {old: new for old, new in rewriter.blobs.items() if old != new}
+    # The branch moves last: a work tree or index that cannot follow leaves the history as it was.
     _follow_work_tree(vault, git, changed, rewriter)
+    backup = f"{BACKUP_PREFIX}{now.astimezone(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+    try:
+        git.references.create(backup, old_tip, force=True)
+        git.head.set_target(mapped[str(old_tip)], "vaultsync: history purged of secrets")
+    except (pygit2.GitError, OSError) as err:
+        raise VaultWriteError(f"{git.path}: cannot move the branch: {err}") from err
     return Purged(commits=len(commits), blobs=len(changed), backup=backup)
 
 
 def _follow_work_tree(
     vault: Path, git: pygit2.Repository, changed: Mapping[str, str], rewriter: _Rewriter
 ) -> None:
-    """The work tree files and index entries that held old blobs get the new ones."""
+    """The work tree files and ``.git/index`` follow the rewrite: new blobs, masked names."""
     index = git.index
     index.read(force=True)
+    followed = [_followed(entry, changed, rewriter) for entry in index]
     with VaultFS(vault) as fs:
-        for entry in list(index):
-            new = changed.get(str(entry.id))
-            if new is None:
-                continue
-            index.add(IndexEntry(entry.path, pygit2.Oid(hex=new), entry.mode))
-            data = fs.read(entry.path)
-            if data is not None and blob_id(data) == str(entry.id):
-                disk, _racy = fs.scan([entry.path], StatCache())
-                fs.apply({entry.path: _blob_data(git, pygit2.Oid(hex=new))}, (), disk)
+        _rewrite_notes(fs, git, rewriter, followed)
         found = fs.read_control_file(MANIFEST)
         if found is not None:
             fs.write_control(MANIFEST, _remap_ids(rewriter.text(found.data), changed))
+        fs.remove_control(CACHE)  # the stat cache names the old paths; the next sync rebuilds it
+    for old, new in followed:
+        if (_path(old), old.id) == (_path(new), new.id):
+            continue
+        if _path(new) != _path(old):
+            index.remove(_path(old))
+        index.add(new)
     index.write()
+
+
+def _followed(
+    entry: IndexEntry, changed: Mapping[str, str], rewriter: _Rewriter
+) -> tuple[IndexEntry, IndexEntry]:
+    """An index entry and what it becomes: its name masked, its blob the rewritten one."""
+    path = rewriter.text(_path(entry).encode("utf-8")).decode("utf-8")
+    oid = pygit2.Oid(hex=changed.get(str(entry.id), str(entry.id)))
+    return entry, IndexEntry(path, oid, entry.mode)
+
+
+def _path(entry: IndexEntry) -> str:
+    return os.fsdecode(entry.path)
+
+
+def _is_dotted(rel: str) -> bool:
+    return any(part.startswith(".") for part in rel.split("/"))
+
+
+def _rewrite_notes(
+    fs: VaultFS,
+    git: pygit2.Repository,
+    rewriter: _Rewriter,
+    followed: Iterable[tuple[IndexEntry, IndexEntry]],
+) -> None:
+    """Each note whose blob or name changed is written anew; a renamed one leaves its old name.
+
+    A note the user edited keeps the edit, with the values masked in it too.  Dot files (the
+    manifest, Obsidian's settings) are not notes: the caller writes the manifest itself.
+    """
+    moving = [
+        (old, new)
+        for old, new in followed
+        if (_path(old), old.id) != (_path(new), new.id) and not _is_dotted(_path(old))
+    ]
+    disk, _racy = fs.scan([_path(old) for old, _ in moving], StatCache())
+    writes: dict[str, bytes] = {}
+    removes: list[str] = []
+    for old, new in moving:
+        data = fs.read(_path(old))
+        if data is None:
+            continue
+        unedited = blob_id(data) == str(old.id)
+        writes[_path(new)] = _blob_data(git, new.id) if unedited else rewriter.text(data)
+        if _path(new) != _path(old):
+            removes.append(_path(old))
+    fs.apply(writes, removes, disk)
 
 
 def _blob_data(git: pygit2.Repository, oid: pygit2.Oid) -> bytes:

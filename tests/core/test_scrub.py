@@ -184,3 +184,38 @@ def test_private_name_becomes_user_in_every_string() -> None:
 def test_private_name_of_short_words_replaces_only_the_whole_name() -> None:
     """A word under three letters is never replaced alone: only the whole name is."""
     assert Scrubber(private_name="Li Wu")(("Li Wu wrote", "Li said")) == ("user wrote", "Li said")
+
+
+def test_two_tags_are_no_key_and_value() -> None:
+    """Tags ``(token, rotation)`` are two words: nothing for the history check to look for."""
+    from vaultsync.core.scrub import exposed_values
+
+    assert exposed_values(("token", "rotation")) == frozenset()
+
+
+def test_history_looks_for_exactly_what_was_masked() -> None:
+    """The secrets a scrubber masked are the values ``exposed_values`` returns."""
+    from vaultsync.core.scrub import Scrubber, exposed_values
+
+    raw = (("PGPASSWORD", "Xq7vR2mPz9Lk"), "plain words")
+    scrubber = Scrubber()
+    scrubber(raw)
+    assert scrubber.secrets == frozenset({"Xq7vR2mPz9Lk"})
+    assert exposed_values(raw) == scrubber.secrets
+
+
+def test_a_known_secret_is_masked_in_every_string() -> None:
+    """``spread`` masks a known value where no rule would find it alone (a title, a path)."""
+    from vaultsync.core.redact import mask
+    from vaultsync.core.scrub import spread
+
+    masked = spread(("Rotate Xq7vR2mPz9Lk", ["docs/Xq7vR2mPz9Lk.md"]), {"Xq7vR2mPz9Lk"})
+    assert masked == (f"Rotate {mask('Xq7vR2mPz9Lk')}", [f"docs/{mask('Xq7vR2mPz9Lk')}.md"])
+
+
+def test_an_earlier_runs_mask_gives_back_its_secret() -> None:
+    """A text masked by an earlier run still tells this run which secret it held."""
+    from vaultsync.core.redact import redact, unmask_secrets
+
+    text = "export PGPASSWORD=Xq7vR2mPz9Lk && psql"
+    assert unmask_secrets(text, redact(text)) == ["Xq7vR2mPz9Lk"]

@@ -99,6 +99,13 @@ class TestDocuments:
         body = error(api.get("/v1/vault/documents/nothing:here"), 404)
         assert body["code"] == "not_found"
 
+    def test_unknown_document_never_echoes_the_id(self, api: httpx.Client) -> None:
+        """A 404 does not quote the id typed: it may hold a secret."""
+        typed = "db_password: Zr8kQ4mW9xPt"
+        answer = api.get(f"/v1/vault/documents/{typed}")
+        assert error(answer, 404)["detail"] == "no such document"
+        assert b"Zr8kQ4mW9xPt" not in answer.content
+
 
 class TestLinks:
     def test_outlinks_and_backlinks(self, api: httpx.Client) -> None:

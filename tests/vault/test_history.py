@@ -102,3 +102,30 @@ def test_purge_refuses_a_larger_repository(tmp_path: Path) -> None:
     assert scan(repo, [SECRET])
     with pytest.raises(UsageError, match="larger repository"):
         purge(vault, repo, [SECRET], now=NOW)
+
+
+@pytest.fixture
+def named(tmp_path: Path) -> Path:
+    """A vault whose current note still holds the secret in its file name and its text."""
+    vault = tmp_path / "vault"
+    sync_vault(vault, [make_spec(f"Facts/{SECRET}.md", f"token {SECRET}\n")])
+    return vault
+
+
+def test_purge_of_a_file_name_secret_leaves_git_status_clean(named: Path) -> None:
+    """A purged file name: history, work tree and index agree (no staged rename back)."""
+    repo = VaultRepo.open(named, create=False)
+    assert repo is not None
+    purge(named, repo, [SECRET], now=NOW)
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=named, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""
+    git = pygit2.Repository(str(named))
+    assert SECRET.encode() not in everything(git, git.head.target)
+    on_disk = [p.relative_to(named).as_posix() for p in named.rglob("*") if ".git" not in p.parts]
+    assert not [p for p in on_disk if SECRET in p]
+    texts = b"".join(
+        p.read_bytes() for p in named.rglob("*") if p.is_file() and ".git" not in p.parts
+    )
+    assert SECRET.encode() not in texts
