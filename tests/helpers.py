@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import sys
 import threading
 import time
@@ -85,3 +86,13 @@ def serving(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+# Kept in a child's environment by ``clean_env``: the tiny model and no background embedder,
+# so that no test leaves the packaged model loading behind it.
+KEPT = ("VAULTSYNC_EMBED_MODEL", "VAULTSYNC_EMBED_BACKGROUND")
+
+
+def clean_env(dropped: tuple[str, ...] = ("VAULTSYNC_", "CHATCLI_")) -> dict[str, str]:
+    """This environment without the variables starting with ``dropped``, but the ``KEPT`` ones."""
+    return {k: v for k, v in os.environ.items() if k in KEPT or not k.startswith(dropped)}

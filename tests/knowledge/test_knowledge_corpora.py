@@ -8,7 +8,6 @@ listed as unresolved; the figures are those of ``corpora/README.md``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import DEMO_STORE, corpus
+from helpers import DEMO_STORE, clean_env, corpus
 from vaultsync.cli.knowledge import query
 from vaultsync.core.notes import read_front_matter, walk_vault
 from vaultsync.knowledge import queries as q
@@ -144,11 +143,7 @@ def synced_vault(target: Path) -> Path:
     shutil.copytree(DEMO_STORE, state)
     gitconfig = target.parent / "gitconfig"
     gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("VAULTSYNC_", "CHATCLI_", "GIT_"))
-    }
+    env = clean_env(("VAULTSYNC_", "CHATCLI_", "GIT_"))
     env.update({"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"})
     done = subprocess.run(
         [sys.executable, "-m", "pipeline", "sync", "--state", str(state), "--vault", str(target)],
