@@ -10,29 +10,28 @@ empty cache folder. Their files must be the same bytes, manifest included.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from vaultsync.cli.main import cli
 
-VAULTSYNC = Path(sys.executable).with_name("vaultsync")
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
 
 def run(*args: str, cache: Path) -> str:
-    """``vaultsync ARGS`` as a real process, its caches in ``cache``; its stdout."""
-    env = {**os.environ, "VAULTSYNC_CACHE_DIR": str(cache), "GIT_AUTHOR_NAME": "t",
+    """``vaultsync ARGS`` in-process, its caches in ``cache`` (only what is on disk carries over
+    from one run to the next: every cache is a file); its stdout."""
+    env = {"VAULTSYNC_CACHE_DIR": str(cache), "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@localhost", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@localhost"}  # fmt: skip
-    done = subprocess.run(
-        [str(VAULTSYNC), *args], capture_output=True, text=True, env=env, check=False
-    )
-    assert done.returncode == 0, done.stderr
+    done = CliRunner().invoke(cli, list(args), env=env)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    assert done.exit_code == 0, done.stderr
     return done.stdout
 
 
