@@ -12,16 +12,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 import pytest
-from click.testing import CliRunner
-from helpers import docs_text
+from helpers import Done, docs_text, invoke
 from vaultsync.app.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
-from vaultsync.cli.main import cli
 from vaultsync.cli.schemas import SCHEMAS
 from vaultsync.core.errors import UsageError
 
@@ -43,21 +40,9 @@ def sender(root: Path, name: str, *, facts: int = 1) -> Path:
     return state
 
 
-@dataclass(frozen=True, slots=True)
-class Done:
-    """A run of ``vaultsync sync --each``: exit code, stdout, stderr."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def each(root: Path, *args: str, env: dict[str, str] | None = None) -> Done:
-    """``vaultsync sync --each ROOT ARGS`` in-process (a traceback fails the test)."""
-    result = CliRunner().invoke(cli, ["sync", "--each", str(root), *args], env=env)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Done(result.exit_code, result.stdout, result.stderr)
+    """``vaultsync sync --each ROOT ARGS`` in-process."""
+    return invoke("sync", "--each", str(root), *args, env=env)
 
 
 def each_process(root: Path, *args: str) -> Done:

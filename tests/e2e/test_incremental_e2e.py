@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from vaultsync.cli.main import cli
+from helpers import invoke
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
@@ -28,10 +27,8 @@ def run(*args: str, cache: Path) -> str:
     env = {"VAULTSYNC_CACHE_DIR": str(cache), "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@localhost", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@localhost"}  # fmt: skip
-    done = CliRunner().invoke(cli, list(args), env=env)
-    if done.exception is not None and not isinstance(done.exception, SystemExit):
-        raise done.exception
-    assert done.exit_code == 0, done.stderr
+    done = invoke(*args, env=env)
+    assert done.returncode == 0, done.stderr
     return done.stdout
 
 
