@@ -50,13 +50,10 @@ def _tiny_model(factory: pytest.TempPathFactory) -> Path:
     return _TINY[0]
 
 
-@pytest.fixture(autouse=True)
-def isolated_git(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[None]:
-    """Every test sees the same git identity, no user or system git configuration, no
-    vaultsync settings from the environment, the tiny embedding model and no background job."""
-    home = tmp_path_factory.mktemp("home")
+def _isolate(monkeypatch: pytest.MonkeyPatch, factory: pytest.TempPathFactory) -> None:
+    """The same git identity, no user or system git configuration, no vaultsync settings from
+    the environment, the tiny embedding model and no background job, in a HOME of its own."""
+    home = factory.mktemp("home")
     config = home / ".gitconfig"
     config.write_text(
         "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
@@ -65,8 +62,8 @@ def isolated_git(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("VAULTSYNC_EMBED_MODEL", str(_tiny_model(tmp_path_factory)))
-    monkeypatch.setenv("KF_RULE_CACHE_DIR", str(_rule_cache(tmp_path_factory)))
+    monkeypatch.setenv("VAULTSYNC_EMBED_MODEL", str(_tiny_model(factory)))
+    monkeypatch.setenv("KF_RULE_CACHE_DIR", str(_rule_cache(factory)))
     # No test starts the background embedder unless it asks for it.
     monkeypatch.setenv("VAULTSYNC_EMBED_BACKGROUND", "0")
     for var in (
@@ -81,6 +78,24 @@ def isolated_git(
         "VAULTSYNC_SKILLS_EXTRA_FOLDERS",
     ):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Module- and session-scoped fixtures (a served app, a synced vault) are set up before any
+    test's own isolation: they get the same, or they would start the embedder in the background
+    and read the machine's HOME."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Every test is isolated as :func:`_isolate` says, in a HOME of its own."""
+    _isolate(monkeypatch, tmp_path_factory)
     yield
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -85,3 +87,33 @@ def serving(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+# Kept in a child's environment by ``clean_env``: the tiny model and no background embedder,
+# so that no test leaves the packaged model loading behind it.
+KEPT = ("VAULTSYNC_EMBED_MODEL", "VAULTSYNC_EMBED_BACKGROUND")
+
+
+def clean_env(dropped: tuple[str, ...] = ("VAULTSYNC_", "CHATCLI_")) -> dict[str, str]:
+    """This environment without the variables starting with ``dropped``, but the ``KEPT`` ones."""
+    return {k: v for k, v in os.environ.items() if k in KEPT or not k.startswith(dropped)}
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A run of the command line: exit code, stdout, stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def invoke(*args: str, env: Mapping[str, str | None] | None = None) -> Done:
+    """``vaultsync ARGS`` in-process through the CLI group (a traceback fails the test)."""
+    from click.testing import CliRunner
+    from vaultsync.cli.main import cli
+
+    result = CliRunner().invoke(cli, list(args), env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Done(result.exit_code, result.stdout, result.stderr)

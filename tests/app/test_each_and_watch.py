@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import json
 import threading
 from pathlib import Path
 
@@ -13,11 +13,20 @@ from vaultsync.app.workspace import open_workspace
 from vaultsync.vault.config import save_setting
 
 
-def test_each_vault_comes_back_as_its_sync_outcome(demo_state: Path, tmp_path: Path) -> None:
+def small_store(state: Path) -> None:
+    """A state directory with one fact (a gateway sender's): what is synced is not the point."""
+    (state / "memory").mkdir(parents=True)
+    fact = {"id": "a" * 24, "content": "prefers short answers", "category": "preference",
+            "created_at": "2026-11-01T10:00:00Z", "last_accessed": "2026-11-02T10:00:00Z",
+            "access_count": 1, "score": 1.0}  # fmt: skip
+    (state / "memory" / "memory_index.json").write_text(json.dumps([fact]), encoding="utf-8")
+
+
+def test_each_vault_comes_back_as_its_sync_outcome(tmp_path: Path) -> None:
     """Every state directory is synced into its own vault; the parent holds each report."""
     root = tmp_path / "root"
     for name in ("alice", "bob"):
-        shutil.copytree(demo_state, root / name)
+        small_store(root / name)
     plan = plan_each(root, None)
     outcomes = list(sync_each(plan, SyncRequest()))
     assert [o.name for o in outcomes] == ["alice", "bob"]

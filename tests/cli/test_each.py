@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema_rs
 import pytest
-from helpers import docs_text
+from helpers import Done, docs_text, invoke
 from vaultsync.app.each import Outcome, in_child, parse_shard, shard_of, state_dirs, unchanged
 from vaultsync.cli.schemas import SCHEMAS
 from vaultsync.core.errors import UsageError
@@ -40,17 +40,21 @@ def sender(root: Path, name: str, *, facts: int = 1) -> Path:
     return state
 
 
-def each(
-    root: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``vaultsync sync --each ROOT ARGS`` as a real process."""
-    return subprocess.run(
+def each(root: Path, *args: str, env: dict[str, str] | None = None) -> Done:
+    """``vaultsync sync --each ROOT ARGS`` in-process."""
+    return invoke("sync", "--each", str(root), *args, env=env)
+
+
+def each_process(root: Path, *args: str) -> Done:
+    """The same as a real process, for the exit code and stderr the shell sees."""
+    done = subprocess.run(
         [str(VAULTSYNC), "sync", "--each", str(root), *args],
-        capture_output=True, text=True, check=False, env=env,
+        capture_output=True, text=True, check=False,
     )  # fmt: skip
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
-def summary(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+def summary(done: Done) -> dict[str, Any]:
     """The ``--json`` summary, validated against its schema."""
     data: dict[str, Any] = json.loads(done.stdout)
     jsonschema_rs.validator_for(SCHEMAS["sync --each"]).validate(data)
@@ -120,7 +124,7 @@ def test_a_failing_vault_is_reported_and_the_others_synced(tmp_path: Path) -> No
     sender(tmp_path, "alice")
     (sender(tmp_path, "bob") / "memory" / "memory_index.json").write_text("{not json")
     sender(tmp_path, "carol")
-    done = each(tmp_path, "--json")
+    done = each_process(tmp_path, "--json")
     assert done.returncode == 9
     data = summary(done)
     assert [(v["name"], v["ok"], v["exit_code"]) for v in data["vaults"]] == [
@@ -147,7 +151,7 @@ def test_one_process_mode_reports_failures_alike(tmp_path: Path) -> None:
     """VAULTSYNC_JOBS=1 (no fork): every vault still synced, the failing one reported, exit 9."""
     sender(tmp_path, "alice")
     (sender(tmp_path, "bob") / "memory" / "memory_index.json").write_text("[1, 2")
-    done = each(tmp_path, "--json", env={**os.environ, "VAULTSYNC_JOBS": "1"})
+    done = each(tmp_path, "--json", env={"VAULTSYNC_JOBS": "1"})
     assert done.returncode == 9 and "error: bob: " in done.stderr
     assert [v["ok"] for v in summary(done)["vaults"]] == [True, False]
 
@@ -156,7 +160,7 @@ def test_vault_variables_do_not_merge_the_vaults(tmp_path: Path) -> None:
     """VAULTSYNC_VAULT_DIR names one vault: with --each each vault stays in its state dir."""
     sender(tmp_path, "alice")
     sender(tmp_path, "bob")
-    env = {**os.environ, "VAULTSYNC_VAULT_DIR": str(tmp_path / "one-vault")}
+    env = {"VAULTSYNC_VAULT_DIR": str(tmp_path / "one-vault")}
     assert each(tmp_path, env=env).returncode == 0
     assert not (tmp_path / "one-vault").exists()
     assert (tmp_path / "alice" / "vault" / "Home.md").is_file()
@@ -265,7 +269,7 @@ def test_sigterm_lets_the_vault_being_synced_finish_and_starts_no_other(tmp_path
         run.send_signal(signal.SIGTERM)
     out, err = run.communicate()
     assert run.returncode == 9, err
-    data = summary(subprocess.CompletedProcess(run.args, 9, out, err))
+    data = summary(Done(9, out, err))
     assert (data["stopped_by"], data["not_started"]) == ("SIGTERM", 2)
     assert [(v["name"], v["ok"], v["changed"]) for v in data["vaults"]] == [("a", True, True)]
     assert commits(tmp_path / "a" / "vault") == 2

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import DEMO_STORE
+from helpers import DEMO_STORE, Done, invoke
 from samples import parse_note, render_vault, sample
 from vaultsync.core.model import Kind
 from vaultsync.core.scrub import scrub
@@ -24,10 +22,9 @@ from vaultsync.renderers.records import RecordIndex
 BY_TEMPLATE = {info.template: info for info in catalog()}
 
 
-def vaultsync(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the real command line in a child process."""
-    command = [sys.executable, "-m", "vaultsync", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+def vaultsync(*args: str) -> Done:
+    """Run the command line in-process."""
+    return invoke(*args)
 
 
 def top_level(template: str) -> set[str]:

@@ -236,7 +236,7 @@ def user_blocks(draw: st.DrawFn, *, simple: bool = False) -> str:
 
 
 class TestUserFrontMatter:
-    @settings(max_examples=1500)
+    @settings(max_examples=500)
     @given(st.one_of(user_blocks(), user_blocks(simple=True)))
     def test_simple_shapes_read_as_ruamel_reads(self, block: str) -> None:
         """Front matter people write reads exactly as ruamel reads it, fast path or not."""

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, clean_env
 from vaultsync.core.settings import Caps
 from vaultsync.graph.build import build_graph
 from vaultsync.graph.load import read_records
@@ -51,7 +51,7 @@ def machine(root: Path, name: str, settings: Mapping[str, str]) -> dict[str, str
         "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
         "[init]\n\tdefaultBranch = main\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED)}
+    env = clean_env(_DROPPED)
     env.update(
         HOME=str(home),
         GIT_CONFIG_GLOBAL=str(config),

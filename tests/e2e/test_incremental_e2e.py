@@ -10,28 +10,24 @@ empty cache folder. Their files must be the same bytes, manifest included.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import invoke
 
-VAULTSYNC = Path(sys.executable).with_name("vaultsync")
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
 
 def run(*args: str, cache: Path) -> str:
-    """``vaultsync ARGS`` as a real process, its caches in ``cache``; its stdout."""
-    env = {**os.environ, "VAULTSYNC_CACHE_DIR": str(cache), "GIT_AUTHOR_NAME": "t",
+    """``vaultsync ARGS`` in-process, its caches in ``cache`` (only what is on disk carries over
+    from one run to the next: every cache is a file); its stdout."""
+    env = {"VAULTSYNC_CACHE_DIR": str(cache), "GIT_AUTHOR_NAME": "t",
            "GIT_AUTHOR_EMAIL": "t@localhost", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@localhost"}  # fmt: skip
-    done = subprocess.run(
-        [str(VAULTSYNC), *args], capture_output=True, text=True, env=env, check=False
-    )
+    done = invoke(*args, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -15,14 +15,11 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from click.testing import CliRunner
-from helpers import ROOT
-from vaultsync.cli.main import cli
+from helpers import ROOT, Done, invoke
 
 GUARD = 120  # seconds: only a failure guard against a hang, never a timing assertion
 TORN = "sessions/duckdb-spill-debug.json"
@@ -48,22 +45,10 @@ def write(root: Path, broken: frozenset[str] | set[str] = CLEAN) -> Path:
     return Path(BUILD.write_state(root / "state", broken=broken))
 
 
-@dataclass(frozen=True, slots=True)
-class Done:
-    """A run of the command line: exit code, stdout, stderr."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def run(state: Path, *args: str, vault: Path | None = None) -> Done:
     """``vaultsync ARGS --state STATE [--vault VAULT]``, in-process (a traceback fails the test)."""
     where = ["--state", str(state)] + (["--vault", str(vault)] if vault else [])
-    result = CliRunner().invoke(cli, [*args, *where])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return Done(result.exit_code, result.stdout, result.stderr)
+    return invoke(*args, *where)
 
 
 def run_process(state: Path, *args: str, vault: Path | None = None) -> Done:

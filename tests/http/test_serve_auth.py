@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import queue
 import re
 import shutil
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import DEMO_STORE
+from helpers import DEMO_STORE, clean_env
 from vaultsync.http.auth import vault_token
 from vaultsync.vault.manifest import GITIGNORE_BYTES
 
@@ -45,7 +44,7 @@ def _env(home: Path) -> dict[str, str]:
     """The environment of every child: its own git identity, no vaultsync variable set."""
     config = home / ".gitconfig"
     config.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULTSYNC_", "CHATCLI_"))}
+    env = clean_env()
     env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(config), GIT_CONFIG_NOSYSTEM="1")
     env["VAULTSYNC_CACHE_DIR"] = str(home / "cache")
     return env

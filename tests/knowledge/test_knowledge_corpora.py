@@ -8,10 +8,7 @@ listed as unresolved; the figures are those of ``corpora/README.md``.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from helpers import DEMO_STORE, corpus
 from vaultsync.cli.knowledge import query
+from vaultsync.cli.main import cli
 from vaultsync.core.notes import read_front_matter, walk_vault
 from vaultsync.knowledge import queries as q
 from vaultsync.knowledge.idea import LinkForm
@@ -139,26 +137,11 @@ USER_NOTES = {
 
 
 def synced_vault(target: Path) -> Path:
-    """The demo store synced into ``target`` by ``vaultsync sync``, plus USER_NOTES."""
+    """The demo store synced into ``target`` by ``vaultsync sync`` (in-process), plus USER_NOTES."""
     state = target.parent / "state"
     shutil.copytree(DEMO_STORE, state)
-    gitconfig = target.parent / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("VAULTSYNC_", "CHATCLI_", "GIT_"))
-    }
-    env.update({"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"})
-    done = subprocess.run(
-        [sys.executable, "-m", "pipeline", "sync", "--state", str(state), "--vault", str(target)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-        env=env,
-    )
-    if done.returncode != 0:
+    done = CliRunner().invoke(cli, ["sync", "--state", str(state), "--vault", str(target)])
+    if done.exit_code != 0:
         pytest.fail(f"vaultsync sync failed: {done.stderr}")
     for rel, text in USER_NOTES.items():
         (target / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner
+from helpers import clean_env
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from vaultsync.cli.main import cli
@@ -30,7 +30,7 @@ def synced(demo_state: Path, tmp_path: Path) -> tuple[Path, Path]:
 def session(synced: tuple[Path, Path], body: Session) -> Any:
     """Start `vaultsync mcp` as a child, initialize an SDK client session, run ``body``."""
     state, vault = synced
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULTSYNC_", "CHATCLI_"))}
+    env = clean_env()
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "vaultsync", "mcp", "--state", str(state), "--vault", str(vault)],
