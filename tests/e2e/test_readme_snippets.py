@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import docs_text
+from helpers import clean_env, docs_text
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 BIN = Path(sys.executable).parent
@@ -28,7 +28,7 @@ def block(after: str, language: str) -> str:
 
 
 def environ(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAULTSYNC_", "CHATCLI_"))}
+    env = clean_env()  # keeps the embedder switched off, as in every test
     env.update(HOME=str(home), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
     env["VAULTSYNC_CACHE_DIR"] = str(home / ".cache" / "vaultsync")
     return env
