@@ -10,6 +10,7 @@ from vaultsync.core.errors import SealedStoreError
 from vaultsync.extract import read_state
 from vaultsync.extract.atrest import SealKeys
 from vaultsync.extract.jsonio import Unsealing
+from vaultsync.extract.tenants import state_sets
 
 SEALED = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "sealed"
 LONG = "0123456789abcdef0123456789abcdef-long-key"
@@ -62,3 +63,13 @@ def test_no_key_is_never_in_a_skip_line(tmp_path: Path) -> None:
     state = build_tree(tmp_path, {SESSION: b"CHATCLI_ENC_v2\n" + b"\0" * 40})
     records = read_state(state, unseal=Unsealing(keys=SealKeys((LONG,)), root=state))
     assert LONG not in repr(records.skipped)
+
+
+def test_a_tenant_store_opens_bound_to_its_tenant(tmp_path: Path) -> None:
+    """A tenant's sealed index opens read as that tenant's store set."""
+    payload = (SEALED / "v2-tenant.bin").read_bytes()
+    state = build_tree(tmp_path, {f"tenants/alice-0a1b2c3d/{INDEX}": payload})
+    (tenant,) = state_sets(state)
+    how = Unsealing(keys=SealKeys((LONG,)), root=tenant.stores, tenant=tenant.tenant)
+    records = read_state(tenant.stores, unseal=how)
+    assert [fact.content for fact in records.facts] == ["sealed fact"]
