@@ -87,6 +87,10 @@ class Unsealing:
     opened: list[str] = field(default_factory=list)
     """Store files opened (relative to ``root``): any means the vault holds sealed text."""
 
+    def notice(self) -> str | None:
+        """``CLEAR_TEXT_NOTICE`` when a sealed store was opened; the caller says it once."""
+        return CLEAR_TEXT_NOTICE if self.opened else None
+
     def place(self, path: Path) -> bytes:
         """The additional data ChatCLI binds ``path`` with (custom roots: parent/name)."""
         if path.is_relative_to(self.root):

@@ -30,6 +30,15 @@ def test_the_key_opens_a_sealed_memory_store(tmp_path: Path) -> None:
     records = read_state(state, unseal=how)
     assert [fact.content for fact in records.facts] == ["sealed fact"]
     assert how.opened == [(state / INDEX).as_posix()]
+    assert "in clear" in str(how.notice())
+
+
+def test_no_notice_when_nothing_was_sealed(tmp_path: Path) -> None:
+    """A read of plaintext stores only has nothing to say about clear text."""
+    state = build_tree(tmp_path, {INDEX: "[]"})
+    how = Unsealing(keys=SealKeys((LONG,)), root=state)
+    read_state(state, unseal=how)
+    assert how.notice() is None
 
 
 def test_the_setting_off_refuses_to_open(tmp_path: Path) -> None:
