@@ -291,6 +291,14 @@ OPTIONS: dict[str, Option] = {
             help="skill folders scanned before <state>/skills, in order; the first wins on a "
             "name (a project's .agent/skills)",
         ),
+        Option(
+            key="stores.open_sealed",
+            default=True,
+            env="VAULTSYNC_STORES_OPEN_SEALED",
+            parse=_flag,
+            help="open ChatCLI's sealed stores with CHATCLI_ENCRYPTION_KEY (the vault then holds "
+            "their text in clear); false skips them",
+        ),
         *_cap_options(),
         *_watch_options(),
         *_git_options(),

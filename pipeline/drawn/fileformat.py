@@ -33,11 +33,10 @@ from vaultsync.drawn.rules import (
     relation_slug,
 )
 from vaultsync.extract.jsonio import (
-    SEAL_MAGIC,
-    SEAL_PREFIX,
     SEALED_HINT,
     SEALED_WHAT,
     describe,
+    is_sealed,
     parse_json,
 )
 from vaultsync.extract.jsonio import parse_time as parse_rfc3339
@@ -191,7 +190,7 @@ def parse_document(data: bytes, path: str) -> LinkFile:
         UnsupportedVersionError: ``version`` is newer than ``FORMAT_VERSION``.
         StoreError: anything else is wrong (invalid UTF-8, JSON, or shape).
     """
-    if data.startswith((SEAL_MAGIC, SEAL_PREFIX)):
+    if is_sealed(data):
         raise SealedStoreError(path=path, what=SEALED_WHAT, hint=SEALED_HINT)
     top = parse_json(data, Path(path))
     if top is None:

@@ -32,20 +32,32 @@ import sys
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from vaultsync.core.errors import SealedStoreError, StoreError
 from vaultsync.core.model import ZERO_TIME
+from vaultsync.extract.atrest import SealKeys, open_sealed, place_data, seal_version
 
 SEAL_MAGIC = b"CHATCLI_ENC_v1\n"
-"""The first bytes of a file sealed by ChatCLI's ``pkg/atrest``."""
+"""The first bytes of a file sealed by ChatCLI's ``pkg/atrest`` v1 (see ``is_sealed`` for all)."""
 SEAL_PREFIX = b"enc:"
 """The prefix of a sealed export line (``enc:`` + base64)."""
 
-SEALED_WHAT = "store is sealed (encrypted at rest by ChatCLI) and cannot be read without ChatCLI"
-SEALED_HINT = "open ChatCLI with its CHATCLI_ENCRYPTION_KEY and export the memory, or unseal it"
+SEALED_WHAT = "store is sealed (encrypted at rest by ChatCLI)"
+SEALED_HINT = "set CHATCLI_ENCRYPTION_KEY to the key ChatCLI seals with to read it"
+_OFF_HINT = "stores.open_sealed is false (VAULTSYNC_STORES_OPEN_SEALED): its items are skipped"
+_WONT_OPEN = (
+    "store is sealed and no key opens it (wrong key, tampered, or moved from another store's path)"
+)
+_WONT_OPEN_HINT = "set CHATCLI_ENCRYPTION_KEY, and CHATCLI_ENCRYPTION_KEY_PREVIOUS for retired keys"
+CLEAR_TEXT_NOTICE = (
+    "note: this vault holds the text of ChatCLI's sealed stores in clear; keep the vault "
+    "private (an encrypted disk, a private remote), or set stores.open_sealed = false"
+)
+"""Said once, when a vault is first written from sealed stores."""
 
 _LONE_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -62,6 +74,31 @@ DEFAULT_LIMIT = 256 * 1024 * 1024
 INT64 = 2**63
 _RANGE_64 = " that fits in 64 bits"
 _LIMIT: ContextVar[int] = ContextVar("store_size_limit", default=DEFAULT_LIMIT)
+
+
+@dataclass(slots=True)
+class Unsealing:
+    """How sealed stores under one store set open: its keys, root and tenant, and what opened."""
+
+    keys: SealKeys
+    root: Path
+    tenant: str = ""
+    enabled: bool = True
+    opened: list[str] = field(default_factory=list)
+    """Store files opened (relative to ``root``): any means the vault holds sealed text."""
+
+    def notice(self) -> str | None:
+        """``CLEAR_TEXT_NOTICE`` when a sealed store was opened; the caller says it once."""
+        return CLEAR_TEXT_NOTICE if self.opened else None
+
+    def place(self, path: Path) -> bytes:
+        """The additional data ChatCLI binds ``path`` with (custom roots: parent/name)."""
+        if path.is_relative_to(self.root):
+            return place_data(path.relative_to(self.root).as_posix(), self.tenant)
+        return place_data(f"{path.parent.name}/{path.name}", self.tenant)
+
+
+_UNSEALING: ContextVar[Unsealing | None] = ContextVar("store_unsealing", default=None)
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -98,9 +135,38 @@ def read_bytes(path: Path) -> bytes | None:
         return None
     except OSError as err:
         fail(path, "", f"cannot read: {err.strerror or err}")
-    if data.startswith((SEAL_MAGIC, SEAL_PREFIX)):
-        raise SealedStoreError(path=str(path), what=SEALED_WHAT, hint=SEALED_HINT)
+    if is_sealed(data):
+        return _unseal(path, data)
     return data
+
+
+def is_sealed(data: bytes) -> bool:
+    """Whether ``data`` is sealed: any ``CHATCLI_ENC_v*`` header, or an ``enc:`` export line."""
+    return seal_version(data) is not None or data.startswith(SEAL_PREFIX)
+
+
+@contextlib.contextmanager
+def unsealing(how: Unsealing) -> Iterator[Unsealing]:
+    """Open sealed store files as ``how`` says inside the ``with`` block."""
+    token = _UNSEALING.set(how)
+    try:
+        yield how
+    finally:
+        _UNSEALING.reset(token)
+
+
+def _unseal(path: Path, data: bytes) -> bytes:
+    """The plaintext of a sealed store, or one ``SealedStoreError`` saying what to set."""
+    how = _UNSEALING.get()
+    if how is None or not how.keys:
+        raise SealedStoreError(path=str(path), what=SEALED_WHAT, hint=SEALED_HINT)
+    if not how.enabled:
+        raise SealedStoreError(path=str(path), what=SEALED_WHAT, hint=_OFF_HINT)
+    plain = open_sealed(data, how.keys, how.place(path))
+    if plain is None:
+        raise SealedStoreError(path=str(path), what=_WONT_OPEN, hint=_WONT_OPEN_HINT)
+    how.opened.append(path.as_posix())
+    return plain
 
 
 def _read_regular(path: Path, limit: int) -> bytes:

@@ -3,8 +3,9 @@
 ``read_state`` reads every store that feeds the graph and returns frozen,
 deterministically sorted records.  A missing store is empty; a malformed one raises
 ``StoreError`` (one line: file, ``line:column`` or field path, what is wrong); a sealed one
-raises ``SealedStoreError``.  Which files those are is :mod:`.sources`' to say (and its
-``store_fingerprint`` tells, from ``stat`` alone, whether any of them changed since the last run).
+that does not open raises ``SealedStoreError``.  Which files those are is :mod:`.sources`' to
+say (and its ``store_fingerprint`` tells, from ``stat`` alone, whether any of them changed
+since the last run).
 
 Per-item stores (a session, a skill, a context, a daily note, ``board.json``) that cannot be
 read are skipped, not fatal (:mod:`.skips`): ``Records.skipped`` lists them and the item's
@@ -25,6 +26,7 @@ Importing this module imports every reader; ``vaultsync.extract`` itself imports
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,7 +35,7 @@ from vaultsync.core.errors import StoreError
 from vaultsync.core.model import Records
 from vaultsync.core.settings import Sources
 from vaultsync.extract import contexts, journal, memory, workspace
-from vaultsync.extract.jsonio import DEFAULT_LIMIT, size_limit
+from vaultsync.extract.jsonio import DEFAULT_LIMIT, Unsealing, size_limit, unsealing
 from vaultsync.extract.memo import Memo
 from vaultsync.extract.skips import Reading
 from vaultsync.extract.sources import EPISODES, INDEX, PROJECTS, TOMBSTONES, TOPICS
@@ -49,6 +51,7 @@ def read_state(
     sources: Sources | None = None,
     last_good: Mapping[str, Any] | None = None,
     limit: int = DEFAULT_LIMIT,
+    unseal: Unsealing | None = None,
 ) -> Records:
     """Read every store under ``state_dir`` into ``Records`` (``links`` left empty).
 
@@ -59,9 +62,12 @@ def read_state(
         StoreError: a store that is not a per-item store is malformed (the memory index, the
             tombstones, topics, projects, profile, episodes); the message names the file and
             the place.
-        SealedStoreError: a store is encrypted at rest and cannot be read without ChatCLI.
+        SealedStoreError: a memory store is sealed and ``unseal`` does not open it (a sealed
+            per-item store is skipped instead).
     """
-    return read_state_keeping(state_dir, sources=sources, last_good=last_good, limit=limit)[0]
+    return read_state_keeping(
+        state_dir, sources=sources, last_good=last_good, limit=limit, unseal=unseal
+    )[0]
 
 
 def read_state_keeping(
@@ -71,8 +77,12 @@ def read_state_keeping(
     last_good: Mapping[str, Any] | None = None,
     limit: int = DEFAULT_LIMIT,
     memo: Memo | None = None,
+    unseal: Unsealing | None = None,
 ) -> tuple[Records, dict[str, Any]]:
     """``read_state``, and the good value of every per-item source (the next ``last_good``).
+
+    ``unseal`` opens sealed stores (keys, store-set root, tenant); after the read its
+    ``opened`` lists the files that were sealed (then the caller says ``CLEAR_TEXT_NOTICE``).
 
     With a ``memo`` (:mod:`.memo`), a file unchanged since the memo's read is not read again:
     the memo's value, already masked, takes its place (``graph.load`` masks the rest).
@@ -84,7 +94,8 @@ def read_state_keeping(
     kept = {} if last_good is None else last_good
     reading = Reading(state_dir, last_good=kept, memo=memo)
     stores = memo or _NO_MEMO
-    with size_limit(limit):
+    sealing = unsealing(unseal) if unseal is not None else contextlib.nullcontext()
+    with size_limit(limit), sealing:
         records = Records(
             facts=stores.value(
                 "facts",

@@ -6,7 +6,8 @@ When such a file cannot be read (bad JSON, invalid UTF-8, a FIFO, over the size 
 folder that cannot be listed), :class:`Reading` records a :class:`~vaultsync.core.model.Skipped`
 and answers the item's *last good* value instead, from ``last_good`` (relative path → the value
 the same reader returned the last time the file read well), so its note and its place in the
-graph stay as they were.  A sealed store is never skipped: it raises.
+graph stay as they were.  A sealed item that does not open (no key, ``stores.open_sealed`` off,
+wrong key, tampered, moved) is skipped the same way, its line saying what to set.
 
 Pure apart from hashing the bytes of a skipped file (the warning is shown once per content).
 """
@@ -58,8 +59,9 @@ class Reading:
                 return cast("T", kept)
         try:
             value: T | None = read(path)
-        except SealedStoreError:
-            raise
+        except SealedStoreError as err:
+            self.skip(rel, err.where, f"{err.what}; {err.hint}", path)
+            value = self._last_good_of(rel)
         except StoreError as err:
             self.skip(rel, err.where, err.what, path)
             value = self._last_good_of(rel)

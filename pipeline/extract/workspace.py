@@ -51,6 +51,7 @@ from vaultsync.extract.jsonio import (
     JSONObject,
     as_object,
     fail,
+    get_int,
     get_str,
     get_time,
     join,
@@ -136,11 +137,23 @@ def saved_time(name: str) -> datetime | None:
         return None
 
 
+SESSION_VERSION = 2
+"""The newest saved-session ``version`` read; ChatCLI itself refuses a newer one."""
+
+
+def _known_version(raw: JSONObject, path: Path) -> None:
+    """Refuse a session newer than this reader: skipped like any bad item, its note kept."""
+    version = get_int(raw, "version", path, "")
+    if version > SESSION_VERSION:
+        fail(path, "version", f"session version {version} is newer than {SESSION_VERSION}")
+
+
 def _session(path: Path) -> Session | None:
     if not os.path.lexists(path):  # removed while we were listing
         return None
     raw = load_json(path)
     if isinstance(raw, dict):
+        _known_version(raw, path)
         title = get_str(raw, "title", path, "")
     elif raw is None or isinstance(raw, list):
         title = ""

@@ -71,9 +71,9 @@ class TestSealed:
         build_tree(tmp_path, {INDEX: SEAL_MAGIC + b"\x00\x01nonce-and-ciphertext"})
         with pytest.raises(SealedStoreError) as caught:
             read_state(tmp_path)
-        assert str(caught.value) == (
-            f"{tmp_path / INDEX}: store is sealed (encrypted at rest by ChatCLI) "
-            "and cannot be read without ChatCLI"
+        assert (
+            str(caught.value)
+            == f"{tmp_path / INDEX}: store is sealed (encrypted at rest by ChatCLI)"
         )
 
     def test_enc_prefix(self, tmp_path: Path) -> None:
@@ -83,10 +83,11 @@ class TestSealed:
             read_state(tmp_path)
 
     def test_sealed_session(self, tmp_path: Path) -> None:
-        """Sessions are checked for the seal like memory stores."""
+        """A sealed session without a key is skipped, its line saying what to set."""
         build_tree(tmp_path, {"sessions/a.json": SEAL_MAGIC + b"xyz"})
-        with pytest.raises(SealedStoreError):
-            read_state(tmp_path)
+        (skipped,) = read_state(tmp_path).skipped
+        assert skipped.source == "sessions/a.json"
+        assert "CHATCLI_ENCRYPTION_KEY" in skipped.what
 
 
 class TestFieldTypes:
