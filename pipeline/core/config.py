@@ -188,6 +188,7 @@ class Settings:
             **limits,
             timezone=str(self.value("render.timezone")),
             sources=Sources(skills=self.skill_folders),
+            open_sealed=bool(self.value("stores.open_sealed")),
         )
 
     @property

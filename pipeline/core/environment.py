@@ -52,7 +52,9 @@ class Environment:
     """``VAULTSYNC_API_TOKEN``: the HTTP API's token (else the vault's own)."""
     git_object_directory: str = ""
     """``GIT_OBJECT_DIRECTORY``: git's object store moved elsewhere (pack writes then differ)."""
-    variables: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    variables: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False
+    )  # never shown: ChatCLI's encryption key is among them
     """Every variable, for the saved settings' own (``VAULTSYNC_CAP_*`` …), by name."""
 
     def get(self, name: str, default: str = "") -> str:

@@ -60,6 +60,8 @@ class Caps:
     and every rendered time; never the zone of the process that runs."""
     sources: Sources = field(default_factory=Sources, metadata={"setting": "sources"})
     """Store folders outside the state directory (not a cap: it goes where the caps go)."""
+    open_sealed: bool = field(default=True, metadata={"setting": "stores.open_sealed"})
+    """Open ChatCLI's sealed stores with its key (``stores.open_sealed``); false skips them."""
 
     @property
     def zone(self) -> tzinfo:

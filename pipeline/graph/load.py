@@ -20,13 +20,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
 from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
-from vaultsync.extract.jsonio import size_limit
+from vaultsync.extract.atrest import seal_keys
+from vaultsync.extract.jsonio import Unsealing, size_limit
 from vaultsync.extract.memo import Memo
 from vaultsync.extract.memocache import load_extract_memo, memo_version_of, save_extract_memo
 from vaultsync.extract.memory import read_profile
@@ -79,8 +81,9 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
     private_name = _private_name(state, limit) if use_memo else None
     memo, version = _memo(state, caps, salt, private_name)
     records, good = read_state_keeping(
-        state, sources=caps.sources, last_good=known, limit=limit, memo=memo
-    )
+        state, sources=caps.sources, last_good=known, limit=limit, memo=memo,
+        unseal=unsealing_of(state, caps),
+    )  # fmt: skip
     links, problems = links_or_empty(state)
     profile = records.profile
     name = profile.name if profile is not None and profile.name_private else ""
@@ -145,6 +148,12 @@ def _private_name(state: Path, limit: int) -> str | None:
     return profile.name if profile is not None and profile.name_private else ""
 
 
+def unsealing_of(state: Path, caps: Caps) -> Unsealing:
+    """How the stores of ``state`` open when ChatCLI sealed them: its keys, the setting."""
+    keys = seal_keys(read_environment().variables)  # the key is never kept, shown or written
+    return Unsealing(keys=keys, root=state, enabled=caps.open_sealed)
+
+
 def exposed(state: Path, caps: Caps) -> frozenset[str]:
     """The stores' secrets and private values, unmasked (``vault.history`` looks for them).
 
@@ -155,6 +164,7 @@ def exposed(state: Path, caps: Caps) -> frozenset[str]:
         sources=caps.sources,
         last_good=load_last_good(state),
         limit=caps.store_file_mib * 1024 * 1024,
+        unseal=unsealing_of(state, caps),
     )
     try:
         links: tuple[ExplicitLink, ...] = read_links(state)

@@ -1,0 +1,65 @@
+"""A state directory ChatCLI sealed at rest, synced as a user syncs it (the key in the environment).
+
+The sealed bytes were written by an independent implementation of ChatCLI's at-rest format
+(``tests/extract/sealgen``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import invoke
+from vaultsync.core.cachefile import cache_dir
+
+SEALED = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "sealed"
+KEY = "0123456789abcdef0123456789abcdef-long-key"
+
+
+def sealed_state(demo_state: Path) -> Path:
+    """The demo store whose facts ChatCLI sealed for their place."""
+    index = demo_state / "memory" / "memory_index.json"
+    shutil.copyfile(SEALED / "v2-long-placed.bin", index)
+    return demo_state
+
+
+def every_byte(*folders: Path) -> bytes:
+    return b"".join(p.read_bytes() for f in folders for p in f.rglob("*") if p.is_file())
+
+
+def test_with_the_key_the_sealed_facts_become_notes(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CHATCLI_ENCRYPTION_KEY set: the sync opens the store; the key is in no byte written."""
+    state = sealed_state(demo_state)
+    monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
+    vault = tmp_path / "vault"
+    done = invoke("sync", "--state", str(state), "--vault", str(vault))
+    assert done.returncode == 0, done.stderr
+    facts = [p.read_text() for p in (vault / "Facts").rglob("*.md")]
+    assert any("sealed fact" in text for text in facts)
+    assert KEY.encode() not in every_byte(vault, cache_dir(state))
+    assert KEY not in done.stdout + done.stderr
+
+
+def test_without_the_key_one_line_says_what_to_set(demo_state: Path, tmp_path: Path) -> None:
+    """No key: one error line naming the sealed store and the variable, nothing written."""
+    state = sealed_state(demo_state)
+    vault = tmp_path / "vault"
+    done = invoke("sync", "--state", str(state), "--vault", str(vault))
+    assert done.returncode == 4
+    assert "memory/memory_index.json" in done.stderr
+    assert "CHATCLI_ENCRYPTION_KEY" in done.stderr and "Traceback" not in done.stderr
+    assert not vault.exists()
+
+
+def test_the_setting_off_refuses_to_open_it(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``stores.open_sealed`` false: even with the key, no clear copy is made."""
+    state = sealed_state(demo_state)
+    monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
+    monkeypatch.setenv("VAULTSYNC_STORES_OPEN_SEALED", "false")
+    done = invoke("sync", "--state", str(state), "--vault", str(tmp_path / "vault"))
+    assert done.returncode == 4 and "stores.open_sealed" in done.stderr
