@@ -58,7 +58,10 @@ def templates_digest(folder: Path | None) -> str:
         return "builtin"
     lines = []
     for path in sorted(folder.rglob("*")):
-        st = path.stat()
+        try:
+            st = path.stat()
+        except FileNotFoundError:  # a dangling symlink: the render names it in one line
+            st = path.lstat()
         lines.append(f"{path.relative_to(folder).as_posix()}|{st.st_size}|{st.st_mtime_ns}")
     return inputs_digest(lines)
 

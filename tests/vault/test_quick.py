@@ -257,3 +257,11 @@ class TestQuickAgreesWithTheFullSync:
                     before = vault_state(copy)
                     sync_vault(copy, specs(), inputs=INPUTS)
                     assert vault_state(copy) == before, (action, index)
+
+
+def test_templates_digest_of_a_folder_with_a_dangling_symlink(tmp_path: Path) -> None:
+    """A dangling symlink among the templates is digested, not a FileNotFoundError traceback."""
+    (tmp_path / "note.md.j2").symlink_to(tmp_path / "gone.j2")
+    before = quick.templates_digest(tmp_path)
+    (tmp_path / "gone.j2").write_text("x", encoding="utf-8")
+    assert quick.templates_digest(tmp_path) != before
