@@ -540,7 +540,13 @@ class VaultRepo:
             raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
-            tree = self._tree(head, changes, ids)
+            try:
+                tree = self._tree(head, changes, ids)
+            except (pygit2.GitError, OSError) as err:  # a full disk, at some levels of it
+                raise VaultWriteError(
+                    f"{self.repo.path}: cannot write the commit's tree: {err}",
+                    hint="free some disk space; the next sync finishes this one",
+                ) from err
             if head is not None and tree.id == head.tree_id:
                 return None
             message = f"vaultsync: {subject or f'sync ({tree.summary()})'}\n"
