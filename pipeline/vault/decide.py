@@ -26,8 +26,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from vaultsync.core import progress
+from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
 from vaultsync.core.parallel import split_map
+from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
@@ -134,12 +136,29 @@ def _parsed(data: bytes) -> Manifest:
     return load_manifest(data, fingerprint=blob_id(data))
 
 
+def _refuse_newer(manifest: Manifest) -> None:
+    """A manifest a newer vaultsync wrote is never read, or rewritten, as an older one.
+
+    Raises:
+        VaultWriteError: its schema or render format is newer than this vaultsync knows.
+    """
+    newer = manifest.newer or (
+        f"render format {manifest.render_format}" if manifest.render_format > RENDER_FORMAT else ""
+    )
+    if newer:
+        raise VaultWriteError(
+            f"{MANIFEST}: written by a newer vaultsync ({newer}); nothing read or written",
+            hint="upgrade vaultsync (pip install -U vaultsync), or sync with the newer one",
+        )
+
+
 def read_controls(fs: VaultFS | None) -> ControlFiles:
     """Read and parse the manifest, the journal and the stat cache (each may be missing).
 
     Raises ``VaultWriteError`` when one is there but cannot be read.
     """
     data, manifest = read_manifest(fs)
+    _refuse_newer(manifest)
     journal = fs.read_control_file(JOURNAL) if fs is not None else None
     cache = fs.read_control_file(CACHE) if fs is not None else None
     return ControlFiles(

@@ -26,7 +26,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -129,6 +129,8 @@ class Manifest:
     render_format: int = 1
     """The render format of the notes it records (``render.specs.RENDER_FORMAT``); 1 when
     the manifest names none (written before formats were recorded)."""
+    newer: str = ""
+    """What says a newer vaultsync wrote it (``schema 2``): it must not be read as older."""
 
     @property
     def lost(self) -> bool:
@@ -174,8 +176,11 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
         return _corrupt("not valid UTF-8 JSON", fingerprint)
     if not isinstance(doc, dict) or doc.get("engine") != ENGINE:
         return _corrupt("not a vaultsync manifest", fingerprint)
-    if doc.get("schema") != SCHEMA:
-        return _corrupt(f"schema {doc.get('schema')!r}, expected {SCHEMA}", fingerprint)
+    schema = doc.get("schema")
+    if type(schema) is int and schema > SCHEMA:
+        return replace(_corrupt(f"schema {schema}", fingerprint), newer=f"schema {schema}")
+    if schema != SCHEMA:
+        return _corrupt(f"schema {schema!r}, expected {SCHEMA}", fingerprint)
     raw_entries, raw_deleted = doc.get("entries"), doc.get("deleted", [])
     raw_released = doc.get("released", [])
     if not isinstance(raw_entries, dict) or not isinstance(raw_deleted, list):
