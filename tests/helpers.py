@@ -69,11 +69,15 @@ def dumps(value: object) -> str:
 
 
 @contextmanager
-def serving(app: Any) -> Iterator[str]:
-    """Run ``app`` with uvicorn on 127.0.0.1 and a free port; yield its base URL."""
+def serving(app: Any, config: Any = None) -> Iterator[str]:
+    """Run ``app`` with uvicorn on 127.0.0.1 and a free port; yield its base URL.
+
+    ``config``: a ``uvicorn.Config`` of the test's own (``serve``'s, say); else a plain one.
+    """
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    config = config or uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -27,7 +27,7 @@ class Exposed:
     values: frozenset[str]
 
 
-EXPOSURE = "history-exposure.json"
+EXPOSURE = "history-exposure.cache"
 """The last history check's answer, in the state's cache folder, keyed by what it read."""
 
 
@@ -63,18 +63,26 @@ def _exposure_key(ws: Workspace, repo: VaultRepo) -> str:
     return inputs_digest((head, stores, ws.settings.as_key(), code_fingerprint()))
 
 
+EXPOSURE_VERSION = 1
+
+
+def _exposure_head(key: str) -> bytes:
+    from vaultsync.core import cachefile
+
+    return cachefile.envelope("history-exposure", EXPOSURE_VERSION, key)
+
+
 def _known_exposure(ws: Workspace, key: str) -> list[str] | None:
+    """The kept answer for ``key``; ``None`` when there is none (any doubt: no answer)."""
     import json
 
-    from vaultsync.core.cachefile import cache_dir
+    from vaultsync.core import cachefile
 
+    payload = cachefile.read(cachefile.cache_dir(ws.state) / EXPOSURE, _exposure_head(key))
     try:
-        data = json.loads((cache_dir(ws.state) / EXPOSURE).read_text("utf-8"))
-    except (OSError, ValueError):
+        commits = json.loads(payload) if payload is not None else None
+    except ValueError:
         return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    commits = data.get("commits")
     if not isinstance(commits, list) or not all(isinstance(c, str) for c in commits):
         return None
     return commits
@@ -84,16 +92,10 @@ def _keep_exposure(ws: Workspace, key: str, commits: list[str]) -> None:
     """Remember the answer; a cache that cannot be written is only a slower next status."""
     import json
 
-    from vaultsync.core.cachefile import cache_dir
-    from vaultsync.core.fsio import atomic_write
+    from vaultsync.core import cachefile
 
-    folder = cache_dir(ws.state)
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        body = json.dumps({"key": key, "commits": commits}).encode("utf-8")
-        atomic_write(folder / EXPOSURE, body, durable=False)
-    except OSError:
-        return
+    path = cachefile.cache_dir(ws.state) / EXPOSURE
+    cachefile.write(path, _exposure_head(key), json.dumps(commits).encode("utf-8"), durable=False)
 
 
 def history_check_due(ws: Workspace) -> bool:

@@ -88,13 +88,17 @@ class Integrated:
 
 
 def _git(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> str:
-    """Run ``git -C VAULT ARGS``; its output, or :class:`GitFailed` with its first line."""
+    """Run ``git -C VAULT ARGS``; its output as text, or :class:`GitFailed` with its first line."""
+    return _git_bytes(vault, *args, timeout=timeout).decode("utf-8", "replace")
+
+
+def _git_bytes(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> bytes:
+    """Run ``git -C VAULT ARGS``; its output as bytes (a blob is bytes), or :class:`GitFailed`."""
     env = child_environment(GIT_TERMINAL_PROMPT="0", LC_ALL="C")  # never wait for a password
     try:
         done = subprocess.run(
             ["git", "-C", str(vault), *args],
             capture_output=True,
-            text=True,
             env=env,
             timeout=timeout,
             check=False,
@@ -105,7 +109,8 @@ def _git(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> str:
     except OSError as error:
         raise GitFailed(f"cannot run git: {error.strerror or error}") from None
     if done.returncode != 0:
-        said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        text = (done.stderr + done.stdout).decode("utf-8", "replace")
+        said = [line.strip() for line in text.splitlines() if line.strip()]
         raise GitFailed(_first_meaningful(said) or f"git {args[0]} exited {done.returncode}")
     return done.stdout
 
@@ -211,15 +216,6 @@ def _ours_is_our_render(vault: Path, paths: tuple[str, ...]) -> frozenset[str]:
         if blob_id(mine) == entry.blob:
             found.add(path)
     return frozenset(found)
-
-
-def _git_bytes(vault: Path, *args: str) -> bytes:
-    done = subprocess.run(
-        ["git", "-C", str(vault), *args], capture_output=True, check=False, timeout=TIMEOUT_S
-    )
-    if done.returncode != 0:
-        raise GitFailed(done.stderr.decode("utf-8", "replace").strip().splitlines()[0])
-    return done.stdout
 
 
 def marked_notes(vault: Path) -> tuple[str, ...]:

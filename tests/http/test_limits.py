@@ -5,12 +5,11 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from helpers import serving
 from vaultsync.app.sync import SyncRequest, sync
 from vaultsync.app.workspace import open_workspace
 from vaultsync.http.auth import vault_token
@@ -25,26 +24,14 @@ SLOW_CLIENTS = 20
 @contextmanager
 def served(demo_state: Path, tmp_path: Path) -> Iterator[tuple[int, str]]:
     """``vaultsync serve``'s app and uvicorn settings (headers due within 0.5 s): port, token."""
-    import uvicorn
-
     vault = tmp_path / "vault"
     sync(open_workspace(str(demo_state), str(vault)), SyncRequest())
     app = make_app(vault, demo_state, host="127.0.0.1", refresh=0)
     config = uvicorn_config(
         app, host="127.0.0.1", port=0, log_level="warning", header_timeout_s=0.5
     )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT_S
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield server.servers[0].sockets[0].getsockname()[1], vault_token(vault)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving(app, config) as base:
+        yield int(base.rsplit(":", 1)[1]), vault_token(vault)
 
 
 def _post(
