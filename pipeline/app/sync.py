@@ -41,6 +41,7 @@ from vaultsync.vault.gitstate import operation_in_progress, refuse_while_busy
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
     from vaultsync.vault.decide import Asked
+    from vaultsync.vault.manifest import LastSync, StatCache
     from vaultsync.vault.moves import Moves
     from vaultsync.vault.report import StatusReport, SyncReport
     from vaultsync.vault.sync import VaultSession
@@ -234,6 +235,7 @@ def _full_sync(
                 commit=request.commit,
                 dry_run=request.dry_run,
                 inputs=inputs,
+                skipped=notes.skipped,
                 clock=clock,
             )
             return report, notes
@@ -256,7 +258,9 @@ def _first_sync(
 
     validate_specs(notes.specs)  # an unsafe path is refused before the vault folder is made
     with vault_session(ws.vault, write=True) as session:
-        return session.sync(notes.specs, asked, commit=commit, inputs=inputs, clock=clock)
+        return session.sync(
+            notes.specs, asked, commit=commit, inputs=inputs, skipped=notes.skipped, clock=clock
+        )
 
 
 def vault_notes(
@@ -355,35 +359,79 @@ def check(ws: Workspace) -> CheckOutcome:
     A merge conflict waiting on ``vaultsync resolve``, or store data not yet merged into an
     edited note, is a difference too.
     """
+    warnings: tuple[str, ...]
+    if (known := _known_since_last_sync(ws)) is not None:
+        from vaultsync.vault.known import marked_conflicts
+
+        found = marked_conflicts(ws.vault, known[1])
+        differences = tuple(f"conflict {c.path}: {c.reason}" for c in found)
+        skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
+    else:
+        differences, skipped, warnings = _planned_check(ws)
+    if (busy := git_busy(ws.vault)) is not None:
+        differences = (f"git {busy}", *differences)
+    return CheckOutcome(vault=ws.vault, differences=differences, skipped=skipped, warnings=warnings)
+
+
+def _planned_check(ws: Workspace) -> tuple[tuple[str, ...], tuple[Skipped, ...], tuple[str, ...]]:
+    """``check`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
     with vault_session(ws.vault, write=False) as session:
         notes = vault_notes(ws, session)
         differences = session.check(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
-    if (busy := git_busy(ws.vault)) is not None:
-        differences = (f"git {busy}", *differences)
-    return CheckOutcome(
-        vault=ws.vault, differences=differences, skipped=notes.skipped, warnings=notes.warnings
-    )
+    return differences, notes.skipped, notes.warnings
+
+
+def _known_since_last_sync(ws: Workspace) -> tuple[StatCache, LastSync] | None:
+    """The last sync's record, when it still tells the whole vault (``vault.known``).
+
+    ``check`` and ``status`` then cost about a no-op sync: no store read, no note built.
+    """
+    from vaultsync.vault.known import still_known
+    from vaultsync.vault.quick import last_sync_if_unchanged, sync_inputs
+
+    if not ws.vault.is_dir():
+        return None
+    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    cache = last_sync_if_unchanged(ws.vault, inputs)
+    last = still_known(ws.vault, cache) if cache is not None else None
+    return None if cache is None or last is None else (cache, last)
 
 
 def status(ws: Workspace) -> StatusOutcome:
     """What the vault keeps for the user (edited, deleted), conflicts, what a sync would change."""
     from vaultsync.app.history import exposed_commits
+
+    warnings: tuple[str, ...]
+    if (known := _known_since_last_sync(ws)) is not None:
+        from vaultsync.vault.known import known_status
+
+        report = known_status(ws.vault, *known)
+        skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
+    else:
+        report, skipped, warnings = _planned_status(ws)
+    return StatusOutcome(
+        vault=ws.vault,
+        report=report,
+        skipped=skipped,
+        exposed=tuple(exposed_commits(ws)),
+        warnings=warnings,
+        embedding_failed=embedding_failure(ws.vault),
+        git_busy=git_busy(ws.vault),
+    )
+
+
+def _planned_status(
+    ws: Workspace,
+) -> tuple[StatusReport, tuple[Skipped, ...], tuple[str, ...]]:
+    """``status`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
     with vault_session(ws.vault, write=False) as session:
         notes = vault_notes(ws, session)
         report = session.status(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
-    return StatusOutcome(
-        vault=ws.vault,
-        report=report,
-        skipped=notes.skipped,
-        exposed=tuple(exposed_commits(ws)),
-        warnings=notes.warnings,
-        embedding_failed=embedding_failure(ws.vault),
-        git_busy=git_busy(ws.vault),
-    )
+    return report, notes.skipped, notes.warnings
 
 
 def git_busy(vault: Path) -> str | None:

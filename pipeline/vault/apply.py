@@ -31,13 +31,14 @@ Crash windows (SIGKILL at any point loses nothing the user owns and the next syn
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vaultsync.core import progress
 from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
+from vaultsync.core.model import Skipped
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, LazyRepo, Rendered
 from vaultsync.vault.manifest import (
@@ -49,6 +50,7 @@ from vaultsync.vault.manifest import (
     MANIFEST,
     Entry,
     Journal,
+    LastSync,
     StatKey,
     blob_id,
     dump_cache,
@@ -110,16 +112,26 @@ def run(
     commit: bool = True,
     clock: Callable[[], datetime] | None = None,
     inputs: str = "",
+    skipped: tuple[Skipped, ...] = (),
 ) -> SyncReport:
-    """Every step, in order (see the module docstring); the caller holds the vault lock."""
+    """Every step, in order (see the module docstring); the caller holds the vault lock.
+
+    ``inputs`` (``vault.quick.sync_inputs``) and ``skipped`` (the store files the notes were
+    built without) are recorded with the stat cache for the quick answers.
+    """
     sweep_temps(fs, decision.controls.journal)
-    # A merge left for later (a file being saved) must not let the quick path skip a sync.
-    waiting = any(m.waiting for m in rendered.merges.values())
+    waiting = unsettled(decision, rendered)
     ignored = fs.read_control_file(GITIGNORE)
     gitignore_ok = ignored is not None and ignored.data == GITIGNORE_BYTES
     if gitignore_ok and nothing_to_write(decision, rendered):
         kept = decision.controls
-        left = None if kept.manifest.corrupt else (kept.manifest_bytes, kept.manifest.entries)
+        left = None
+        if not kept.manifest.corrupt and kept.manifest_bytes is not None:
+            left = NewManifest(
+                entries=kept.manifest.entries,
+                deleted=kept.manifest.deleted,
+                data=kept.manifest_bytes,
+            )
         save_cache(
             fs,
             decision,
@@ -127,6 +139,7 @@ def run(
             {},
             (),
             inputs=inputs,
+            skipped=skipped,
             waiting=waiting,
             manifest=left,
             dumped=kept.cache.dumped,
@@ -160,8 +173,9 @@ def run(
         rendered.blobs,
         applied.removed,
         inputs=inputs,
+        skipped=skipped,
         waiting=waiting,
-        manifest=(manifest.data, manifest.entries),
+        manifest=manifest,
         dumped=blob_id(manifest.data),
     )
     if synced:
@@ -174,6 +188,20 @@ def run(
         skipped=applied.skipped,
         commit=committed.sha if committed is not None else "",
         index_synced=synced,
+    )
+
+
+def unsettled(decision: Decision, rendered: Rendered) -> bool:
+    """Whether the next sync with the same inputs would still act: no quick answer then.
+
+    A merge left for later (a file being saved) or one that conflicted, and an edit kept
+    without knowing its render (a file where a deleted note was): the next plan merges it.
+    """
+    if any(m.waiting or not m.clean for m in rendered.merges.values()):
+        return True
+    return any(
+        s.action is Action.KEEP_EDITED and s.spec and s.prior and s.prior.key != s.spec.key
+        for s in decision.plan.steps
     )
 
 
@@ -436,19 +464,21 @@ def save_cache(
     removed: Sequence[str],
     *,
     inputs: str = "",
+    skipped: tuple[Skipped, ...] = (),
     waiting: bool = False,
-    manifest: tuple[bytes | None, Iterable[str]] | None = None,
+    manifest: NewManifest | None = None,
     dumped: str = "",
 ) -> None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
-    ``inputs`` is kept only after a sync without conflicts and without a merge left for later
-    (``waiting``: a file being saved): ``vault.quick`` may then skip a later sync whose inputs
-    and files are all unchanged.  With it, ``manifest`` (the bytes of the valid manifest the
-    sync left and its entry paths) is summed up as its blob id and the paths that have no file,
-    so ``vault.quick`` need not parse it.  ``dumped``: the blob id of the manifest bytes a sync
-    dumped (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or
-    stale cache costs hashing, never correctness).  Crash window: none of its own.
+    ``inputs`` is kept only after a sync without conflicts that left nothing for the next
+    one (``waiting``: see :func:`unsettled`): ``vault.quick`` may then skip a later sync whose
+    inputs and files are all unchanged.  With it, ``manifest`` (the valid manifest the sync
+    left) is summed up as its blob id and the paths that have no file, so ``vault.quick`` need
+    not parse it, and its edited and deleted notes are recorded with ``skipped`` (``LastSync``)
+    for ``status`` and ``check``.  ``dumped``: the blob id of the manifest bytes a sync dumped
+    (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or stale
+    cache costs hashing, never correctness).  Crash window: none of its own.
     """
     gone = set(removed)
     entries = {
@@ -459,6 +489,7 @@ def save_cache(
     entries.update({p: (key, blobs[p]) for p, key in written.items()})
     recorded = "" if conflicts(decision.plan) or waiting else inputs
     summary, absent = _manifest_summary(manifest, entries) if recorded else ("", ())
+    last = _last_sync(manifest, entries, skipped) if summary else None
     cache = decision.controls.cache
     # Files hashed only because they were racy are trusted once a cache written out of their
     # racy window records them.
@@ -466,20 +497,41 @@ def save_cache(
     if (
         stale
         or entries != cache.entries
-        or (recorded, summary, absent, dumped)
-        != (cache.inputs, cache.manifest, cache.absent, cache.dumped)
+        or (recorded, summary, absent, dumped, last or LastSync())
+        != (cache.inputs, cache.manifest, cache.absent, cache.dumped, cache.last)
     ):
-        data = dump_cache(entries, recorded, manifest=summary, absent=absent, dumped=dumped)
+        data = dump_cache(
+            entries, recorded, manifest=summary, absent=absent, dumped=dumped, last=last
+        )
         fs.write_control(CACHE, data, durable=False)
 
 
 def _manifest_summary(
-    manifest: tuple[bytes | None, Iterable[str]] | None, entries: Mapping[str, object]
+    manifest: NewManifest | None, entries: Mapping[str, object]
 ) -> tuple[str, tuple[str, ...]]:
     """The manifest's blob id and its entry paths without a file (``""``: none to record)."""
-    if manifest is None or manifest[0] is None:
+    if manifest is None:
         return "", ()
-    return blob_id(manifest[0]), tuple(sorted(p for p in manifest[1] if p not in entries))
+    return blob_id(manifest.data), tuple(sorted(p for p in manifest.entries if p not in entries))
+
+
+def _last_sync(
+    manifest: NewManifest | None,
+    entries: Mapping[str, tuple[StatKey, str]],
+    skipped: tuple[Skipped, ...],
+) -> LastSync:
+    """The notes a plan would find edited or deleted now, as ``plan`` decides them.
+
+    Edited: a file whose bytes are not what the engine last wrote there (for a merged note the
+    manifest keeps the merge base, so it counts too).  Deleted: the manifest's deleted notes.
+    """
+    assert manifest is not None  # noqa: S101 - called only with a recorded manifest
+    edited = sorted(
+        path
+        for path, entry in manifest.entries.items()
+        if path in entries and entries[path][1] != entry.blob
+    )
+    return LastSync(edited=tuple(edited), deleted=tuple(sorted(manifest.deleted)), skipped=skipped)
 
 
 def drop_journal(fs: VaultFS) -> None:

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any
 
 from vaultsync.core.errors import UnsafePathError
+from vaultsync.core.model import Skipped
 
 CONTROL_DIR = ".vaultsync"
 MANIFEST = f"{CONTROL_DIR}/manifest.json"
@@ -393,6 +394,21 @@ def patch_manifest(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LastSync:
+    """What the last conflict-free sync left for ``status`` and ``check`` (``vault.known``).
+
+    Recorded with the cache's ``inputs``: while those hold, a full plan would find exactly
+    these edited notes (their files differ from what the engine last wrote), these deleted
+    notes and these skipped store files, so ``status`` reads them instead of planning.
+    """
+
+    edited: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    """The store files that sync skipped (masked, as printed)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatCache:
     """Stat data → blob, as last seen; ``written_ns`` is the cache file's own mtime."""
 
@@ -408,6 +424,8 @@ class StatCache:
     dumped: str = ""
     """Blob id of the manifest bytes the last sync dumped (``""``: none): bytes with this id are
     ``dump_manifest``'s own layout, so the next sync may patch them (``patch_manifest``)."""
+    last: LastSync = LastSync()
+    """What that sync left, when it recorded ``inputs``."""
 
 
 CACHE_SCHEMA = 2
@@ -432,6 +450,7 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
         inputs = str(doc.get("inputs", "")) if isinstance(doc, dict) else ""
         manifest, absent = _manifest_summary(doc)
         dumped = doc.get("dumped", "") if isinstance(doc, dict) else ""
+        last = _last_sync(doc.get("last") if isinstance(doc, dict) else None)
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
     return StatCache(
@@ -441,6 +460,28 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
         manifest=manifest,
         absent=absent,
         dumped=dumped if isinstance(dumped, str) and _BLOB.fullmatch(dumped) else "",
+        last=last,
+    )
+
+
+def _last_sync(doc: object) -> LastSync:
+    """The cache's ``last`` record; raises ``ValueError`` when it is malformed."""
+    if doc is None:
+        return LastSync()
+    if not isinstance(doc, dict):
+        raise ValueError("malformed last-sync record")
+    edited, deleted, skipped = doc["edited"], doc["deleted"], doc["skipped"]
+    if not (_safe_paths(edited) and _safe_paths(deleted) and isinstance(skipped, list)):
+        raise ValueError("malformed last-sync record")
+    rows = [row for row in skipped if isinstance(row, list) and len(row) == 4]
+    if len(rows) != len(skipped) or not all(isinstance(v, str) for row in rows for v in row):
+        raise ValueError("malformed last-sync record")
+    return LastSync(
+        edited=tuple(edited),
+        deleted=tuple(deleted),
+        skipped=tuple(
+            Skipped(source=s, where=w, what=what, digest=d, new=False) for s, w, what, d in rows
+        ),
     )
 
 
@@ -485,6 +526,7 @@ def dump_cache(
     manifest: str = "",
     absent: tuple[str, ...] = (),
     dumped: str = "",
+    last: LastSync | None = None,
 ) -> bytes:
     """Serialize the stat cache (compact columns: it is never read by people or diffed)."""
     rows = sorted(entries.items())
@@ -499,6 +541,12 @@ def dump_cache(
         doc |= {"manifest": manifest, "absent": sorted(absent)}
     if dumped:
         doc["dumped"] = dumped
+    if last is not None:
+        doc["last"] = {
+            "edited": list(last.edited),
+            "deleted": list(last.deleted),
+            "skipped": [[k.source, k.where, k.what, k.digest] for k in last.skipped],
+        }
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -85,26 +85,35 @@ def sync_inputs(state: Path, settings_key: str, templates: Path | None) -> str:
 
 def unchanged_since_last_sync(vault: Path, inputs: str) -> bool:
     """``True`` only when a sync with these inputs would certainly find nothing to do."""
+    return last_sync_if_unchanged(vault, inputs) is not None
+
+
+def last_sync_if_unchanged(vault: Path, inputs: str) -> StatCache | None:
+    """The stat cache of the last sync when it still tells the whole vault; ``None`` otherwise.
+
+    It does when a sync with these inputs would certainly find nothing to do: every file it
+    records is as it was, so its ``last`` record is what a full plan would find.
+    """
     try:
         if (vault / JOURNAL).exists():
-            return False
+            return None
         data, seen = _read(vault / CACHE)
         cache = load_cache(data, written_ns=seen.st_mtime_ns)
         manifest = (vault / MANIFEST).read_bytes()
     except OSError:
-        return False
+        return None
     if not cache.inputs or cache.inputs != inputs:
-        return False
+        return None
     absent = _absent(manifest, cache)
     if absent is None:
-        return False
+        return None
     started = time.time_ns()
     racy = _verified(os.fspath(vault), cache, absent)
     if racy is None:
-        return False
+        return None
     if racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
         _touch_cache(vault, seen, started)
-    return True
+    return cache
 
 
 def _absent(manifest: bytes, cache: StatCache) -> Iterable[str] | None:

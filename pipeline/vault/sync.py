@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultsync.core.errors import VaultWriteError
-from vaultsync.core.model import NoteSpec
+from vaultsync.core.model import NoteSpec, Skipped
 from vaultsync.vault import apply, decide
 from vaultsync.vault.manifest import JOURNAL
 from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
@@ -161,8 +161,12 @@ class VaultSession:
         dry_run: bool = False,
         clock: Callable[[], datetime] | None = None,
         inputs: str = "",
+        skipped: tuple[Skipped, ...] = (),
     ) -> SyncReport:
-        """Bring the vault in line with ``specs`` (see the module docstring for the steps)."""
+        """Bring the vault in line with ``specs`` (see the module docstring for the steps).
+
+        ``inputs`` and ``skipped`` are recorded for the quick answers (``apply.run``).
+        """
         decision = self.plan(specs, asked)
         if dry_run or not self.write:
             rendered = decide.render(decision.plan)
@@ -177,7 +181,14 @@ class VaultSession:
             rendered = decide.render(decision.plan)
             rendered = decide.merge(self.fs, self.repo, decision, rendered, now_ns=time.time_ns())
             return apply.run(
-                self.fs, self.repo, decision, rendered, commit=commit, clock=clock, inputs=inputs
+                self.fs,
+                self.repo,
+                decision,
+                rendered,
+                commit=commit,
+                clock=clock,
+                inputs=inputs,
+                skipped=skipped,
             )
 
 

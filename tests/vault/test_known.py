@@ -1,0 +1,197 @@
+"""``vault.known``: ``status`` and ``check`` read from the last sync equal the planned answers."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from syncdriver import make_spec
+from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.model import NoteSpec, Skipped
+from vaultsync.vault.known import known_status, marked_conflicts, still_known
+from vaultsync.vault.manifest import CACHE, LastSync, StatCache, dump_cache, load_cache
+from vaultsync.vault.moves import NO_MOVES
+from vaultsync.vault.quick import last_sync_if_unchanged
+from vaultsync.vault.report import StatusReport
+from vaultsync.vault.sync import check_vault, sync_vault, vault_moves, vault_status
+
+MARKED = "<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n"
+
+
+def specs(generation: int) -> list[NoteSpec]:
+    """Five notes; note 0 and note 1 change with each generation of the stores."""
+    return [
+        make_spec(f"F/n{i}.md", f"# Note {i}\n\nline a\nline b {generation * (i < 2)}\nline c\n")
+        for i in range(5)
+    ]
+
+
+def inputs(generation: int) -> str:
+    return f"inputs-{generation}"
+
+
+def sync(vault: Path, generation: int, skipped: tuple[Skipped, ...] = ()) -> None:
+    moves = vault_moves(vault) if vault.is_dir() else NO_MOVES
+    sync_vault(vault, specs(generation), inputs=inputs(generation), moves=moves)
+    if skipped:  # the app passes the skipped store files along; here written by hand
+        cache = load_cache((vault / CACHE).read_bytes())
+        _rewrite(vault, cache, replace(cache.last, skipped=skipped))
+
+
+def _rewrite(vault: Path, cache: StatCache, last: LastSync) -> None:
+    data = dump_cache(
+        cache.entries,
+        cache.inputs,
+        manifest=cache.manifest,
+        absent=cache.absent,
+        dumped=cache.dumped,
+        last=last,
+    )
+    (vault / CACHE).write_bytes(data)
+
+
+def age(vault: Path) -> None:
+    """Every note out of the racy window (as if written a while ago)."""
+    past = time.time_ns() - 10 * RACY_NS
+    for path in vault.rglob("*.md"):
+        os.utime(path, ns=(past, past))
+
+
+def known(vault: Path, generation: int) -> tuple[StatCache, LastSync] | None:
+    cache = last_sync_if_unchanged(vault, inputs(generation))
+    last = still_known(vault, cache) if cache is not None else None
+    return None if cache is None or last is None else (cache, last)
+
+
+def planned(vault: Path, generation: int) -> StatusReport:
+    return vault_status(vault, specs(generation), vault_moves(vault))
+
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "mark", "delete", "recreate", "stores", "sync", "age"]),
+        st.integers(min_value=0, max_value=4),
+    ),
+    max_size=8,
+)
+
+
+def act(vault: Path, generation: int, action: str, index: int) -> int:
+    """One thing a user or the stores may do; the stores' generation after it."""
+    note = vault / "F" / f"n{index}.md"
+    if action == "edit" and note.exists():
+        note.write_text(note.read_text().replace("line a", f"line a, my edit {index}"))
+    elif action == "mark" and note.exists():
+        note.write_text(MARKED)
+    elif action == "delete" and note.exists():
+        note.unlink()
+    elif action == "recreate" and not note.exists():
+        note.write_text("a file of mine\n")
+    elif action == "stores":
+        return generation + 1
+    elif action == "sync":
+        sync(vault, generation)
+    elif action == "age":
+        age(vault)
+    return generation
+
+
+class TestKnownEqualsPlanned:
+    @settings(max_examples=150, deadline=None)
+    @given(ACTIONS)
+    def test_status_and_check_from_the_record_equal_the_planned_ones(
+        self, actions: list[tuple[str, int]]
+    ) -> None:
+        """After any edits, conflicts, deletions, store changes and syncs, whenever the record
+        answers, ``status`` and ``check`` say exactly what planning every note says."""
+        with tempfile.TemporaryDirectory() as tmp:
+            vault, generation = Path(tmp) / "vault", 0
+            sync(vault, generation)
+            for action, index in actions:
+                generation = act(vault, generation, action, index)
+                found = known(vault, generation)
+                if found is None:
+                    continue
+                full = planned(vault, generation)
+                assert not full.pending and not full.manifest_problem, (action, index)
+                assert known_status(vault, *found) == full, (action, index)
+                lines = check_vault(vault, specs(generation), vault_moves(vault))
+                from_record = marked_conflicts(vault, found[1])
+                assert [f"conflict {c.path}: {c.reason}" for c in from_record] == list(lines)
+
+
+class TestTheRecord:
+    def test_a_synced_vault_is_answered_from_the_record(self, tmp_path: Path) -> None:
+        """Right after a conflict-free sync, nothing changed: the record answers."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        assert known(vault, 0) is not None
+
+    def test_an_edit_is_recorded_by_the_next_sync(self, tmp_path: Path) -> None:
+        """A note the user edited is in the record of the sync that saw it."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        note = vault / "F" / "n3.md"
+        note.write_text(note.read_text() + "mine\n")
+        assert known(vault, 0) is None  # the edit moved the stat data: plan again
+        sync(vault, 0)
+        found = known(vault, 0)
+        assert found is not None and found[1].edited == ("F/n3.md",)
+
+    def test_a_file_at_a_deleted_notes_path_needs_a_plan(self, tmp_path: Path) -> None:
+        """A deletion the record holds is undone by a file appearing there: plan again."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        (vault / "F" / "n3.md").unlink()
+        sync(vault, 0)
+        assert known(vault, 0) is not None
+        (vault / "F" / "n3.md").write_text("back\n")
+        assert known(vault, 0) is None
+
+    def test_a_sync_that_met_a_merge_conflict_records_nothing(self, tmp_path: Path) -> None:
+        """A conflict the sync met itself leaves no record: status and check plan."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        note = vault / "F" / "n0.md"
+        note.write_text(note.read_text().replace("line b 0", "line b, mine"))
+        age(vault)
+        sync(vault, 1)
+        assert planned(vault, 1).conflicts
+        assert known(vault, 1) is None
+
+    def test_skipped_store_files_are_kept_in_the_record(self, tmp_path: Path) -> None:
+        """The store files a sync skipped come back from the record, masked as printed."""
+        vault = tmp_path / "vault"
+        skipped = (Skipped(source="sessions/a.json", where="1:2", what="bad JSON", digest="d"),)
+        sync(vault, 0, skipped)
+        found = known(vault, 0)
+        assert found is not None
+        assert [(s.source, s.where, s.what, s.new) for s in found[1].skipped] == [
+            ("sessions/a.json", "1:2", "bad JSON", False)
+        ]
+
+    def test_a_malformed_record_reads_as_an_empty_cache(self, tmp_path: Path) -> None:
+        """A cache whose record is not what we write is no answer at all."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        data = (vault / CACHE).read_bytes().replace(b'"edited":[', b'"edited":[7,')
+        assert load_cache(data).inputs == ""
+
+    def test_a_file_where_a_deleted_note_was_leaves_the_next_sync_work(
+        self, tmp_path: Path
+    ) -> None:
+        """A file the user put back at a deleted note's path is merged by the next sync: no
+        quick answer (sync, status or check) may skip that merge."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        (vault / "F" / "n0.md").unlink()
+        sync(vault, 0)
+        (vault / "F" / "n0.md").write_text("a file of mine\n")
+        sync(vault, 0)
+        assert planned(vault, 0).pending == ("merge F/n0.md",)
+        assert known(vault, 0) is None
