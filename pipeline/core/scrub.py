@@ -244,13 +244,14 @@ EXPOSED_MIN = 6
 everywhere and prove nothing)."""
 
 
-def exposed_values(value: Any) -> frozenset[str]:
+def exposed_values(value: Any, scrubber: Scrubber | None = None) -> frozenset[str]:
     """Every secret :func:`scrub` masks in the raw records, and every private profile value.
 
     What must not be found in anything vaultsync wrote (``vault.history`` looks in git): the
     secrets are decided by the same :class:`Scrubber` that masks them, never by a second rule.
+    ``scrubber``: one holding what the last sync masked (its texts are not judged again).
     """
-    scrubber = Scrubber()
+    scrubber = scrubber if scrubber is not None else Scrubber()
     scrubber(value)
     private: set[str] = set()
     _collect_private(value, private)

@@ -170,7 +170,9 @@ def exposed(state: Path, caps: Caps) -> frozenset[str]:
         links: tuple[ExplicitLink, ...] = read_links(state)
     except StoreError:
         links = ()
-    return exposed_values((records, links))
+    # The texts the last sync masked are looked up, not judged again (most of the cost).
+    salt, masks = load_masks(state)
+    return exposed_values((records, links), Scrubber(masks, salt))
 
 
 def links_or_empty(state: Path) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:

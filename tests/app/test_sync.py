@@ -163,3 +163,32 @@ def test_the_terminal_and_the_commit_count_a_merge_alike(demo_state: Path, tmp_p
     subject = pygit2.Repository(str(vault)).head.peel(pygit2.Commit).message.splitlines()[0]
     counted = subject.removeprefix("vaultsync: sync (").removesuffix(")")
     assert "1 merged" in counted and f": {counted}," in line
+
+
+def test_status_and_check_in_sync_build_no_note(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after a sync they answer from its record: no store read, no note built."""
+    from vaultsync.app import sync as app_sync
+
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+
+    def refuse(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("built every note")
+
+    monkeypatch.setattr(app_sync, "vault_notes", refuse)
+    assert check(ws).in_sync
+    assert status(ws).report.pending == ()
+
+
+def test_skipped_store_files_survive_the_record(demo_state: Path, tmp_path: Path) -> None:
+    """A store file the sync skipped is still listed by status and check answered from its
+    record, as they list it when they plan."""
+    (demo_state / "sessions").mkdir(exist_ok=True)
+    (demo_state / "sessions" / "broken.json").write_text("{not json")
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    synced = sync(ws, SyncRequest())
+    assert [s.source for s in synced.skipped] == ["sessions/broken.json"]
+    assert [s.source for s in check(ws).skipped] == ["sessions/broken.json"]
+    assert [s.source for s in status(ws).skipped] == ["sessions/broken.json"]

@@ -219,3 +219,25 @@ def test_an_earlier_runs_mask_gives_back_its_secret() -> None:
 
     text = "export PGPASSWORD=Xq7vR2mPz9Lk && psql"
     assert unmask_secrets(text, redact(text)) == ["Xq7vR2mPz9Lk"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from(FORMS), min_size=1, max_size=4),
+    st.lists(st.text(min_size=0, max_size=30), max_size=3),
+)
+def test_exposed_values_from_an_earlier_runs_masks_equal_a_fresh_judgement(
+    forms: list[Form], words: list[str]
+) -> None:
+    """The history check reads the last run's masks instead of judging every text again, and
+    finds exactly the values a fresh judgement finds."""
+    from vaultsync.core.scrub import exposed_values
+
+    raw = (
+        tuple(f"{word} {form.text}" for form in forms for word in (words or [""])),
+        tuple(("PGPASSWORD", form.secrets[0]) for form in forms),
+    )
+    earlier = Scrubber(salt=b"s" * 16)
+    earlier(raw)
+    remembered = Scrubber(earlier.learned, b"s" * 16)
+    assert exposed_values(raw, remembered) == exposed_values(raw)
