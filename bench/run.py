@@ -390,9 +390,9 @@ def bench_size(notes: int, runs: int, *, watch: bool) -> dict[str, Any]:
     row["peak_memory_mib"] = max(rss, pss) / 1024
     row["vault_files"] = sum(1 for p in vault.rglob("*.md") if ".git" not in p.parts)
     row["noop_sync_s"] = median([timed(sync, env=env)[0] for _ in range(runs)])
-    for command in ("check", "status"):  # in sync: both read the last sync's record
-        row[f"{command}_s"] = median(
-            [timed([*VAULTSYNC, command, "--state", str(state), "--vault", str(vault)],
+    for verb in ("check", "status"):  # in sync: both read the last sync's record
+        row[f"{verb}_s"] = median(
+            [timed([*VAULTSYNC, verb, "--state", str(state), "--vault", str(vault)],
                    env=env)[0] for _ in range(runs)]
         )  # fmt: skip
     row["phases_first"] = phases(state, work / "vault-phases", env)

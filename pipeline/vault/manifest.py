@@ -28,10 +28,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultsync.core.errors import UnsafePathError
-from vaultsync.core.model import Skipped
+
+if TYPE_CHECKING:
+    from vaultsync.core.model import Skipped
 
 CONTROL_DIR = ".vaultsync"
 MANIFEST = f"{CONTROL_DIR}/manifest.json"
@@ -476,6 +478,10 @@ def _last_sync(doc: object) -> LastSync:
     rows = [row for row in skipped if isinstance(row, list) and len(row) == 4]
     if len(rows) != len(skipped) or not all(isinstance(v, str) for row in rows for v in row):
         raise ValueError("malformed last-sync record")
+    if not rows:
+        return LastSync(edited=tuple(edited), deleted=tuple(deleted))
+    from vaultsync.core.model import Skipped  # noqa: PLC0415 - kept off the no-op path
+
     return LastSync(
         edited=tuple(edited),
         deleted=tuple(deleted),
