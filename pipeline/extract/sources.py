@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from vaultsync.core.environment import read_environment
 from vaultsync.core.settings import Sources
+from vaultsync.extract.tenants import shared_root
 
 if TYPE_CHECKING:
     from vaultsync.core.model import JournalPeriod
@@ -190,8 +191,11 @@ def session_files(state_dir: Path) -> Iterator[Path]:
 
 
 def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
-    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``."""
-    return (*extra, state_dir / SKILLS)
+    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``.
+
+    A tenant's skills are the state root's, as ChatCLI reads them (:mod:`.tenants`).
+    """
+    return (*extra, shared_root(state_dir) / SKILLS)
 
 
 def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
@@ -206,9 +210,12 @@ def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
 
 
 def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
-    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
+    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``.
+
+    A tenant's board is the state root's, as ChatCLI reads it (:mod:`.tenants`).
+    """
     chosen = read_environment(environ).board_path.strip()
-    return Path(chosen).expanduser() if chosen else state_dir / BOARD
+    return Path(chosen).expanduser() if chosen else shared_root(state_dir) / BOARD
 
 
 # ---------------------------------------------------------------------------------------------
