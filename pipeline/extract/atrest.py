@@ -19,9 +19,20 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from vaultsync.extract.sources import ENV_KEY, ENV_PREVIOUS, sealing_secrets
 
-ENV_KEY = "CHATCLI_ENCRYPTION_KEY"
-ENV_PREVIOUS = "CHATCLI_ENCRYPTION_KEY_PREVIOUS"
+__all__ = [
+    "ENV_KEY",
+    "ENV_PREVIOUS",
+    "HEADER",
+    "KNOWN_VERSIONS",
+    "SealKeys",
+    "open_sealed",
+    "place_data",
+    "seal_keys",
+    "seal_version",
+]
+
 HEADER = re.compile(rb"CHATCLI_ENC_v(\d+)\n")
 """Every at-rest header ChatCLI writes; a version this reader does not know is still "sealed"."""
 KNOWN_VERSIONS = (1, 2)
@@ -46,11 +57,7 @@ class SealKeys:
 
 def seal_keys(environ: Mapping[str, str]) -> SealKeys:
     """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does."""
-    current = environ.get(ENV_KEY, "")
-    if not current:
-        return SealKeys()
-    previous = [s.strip() for s in environ.get(ENV_PREVIOUS, "").split(",")]
-    return SealKeys((current, *(s for s in previous if s)))
+    return SealKeys(sealing_secrets(environ))
 
 
 def seal_version(data: bytes) -> int | None:
