@@ -10,16 +10,20 @@ Keys are held only in memory: never written, printed, or put in an error.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from vaultsync.extract.sources import ENV_KEY, ENV_PREVIOUS, sealing_secrets
+from vaultsync.core.settings import Sources
+from vaultsync.extract.sources import ENV_KEY, ENV_PREVIOUS, sealing_secrets, source_files
 
 __all__ = [
     "ENV_KEY",
@@ -27,6 +31,7 @@ __all__ = [
     "HEADER",
     "KNOWN_VERSIONS",
     "SealKeys",
+    "first_sealed",
     "open_sealed",
     "place_data",
     "seal_keys",
@@ -64,6 +69,28 @@ def seal_version(data: bytes) -> int | None:
     """The at-rest version of ``data`` when it starts with a ``CHATCLI_ENC_v*`` header."""
     found = HEADER.match(data)
     return int(found.group(1)) if found else None
+
+
+def first_sealed(state_dir: Path, sources: Sources | None = None) -> Path | None:
+    """The first store file (in listing order) whose bytes start with an at-rest header."""
+    for path in source_files(state_dir, sources):
+        if _starts_sealed(path):
+            return path
+    return None
+
+
+def _starts_sealed(path: Path) -> bool:
+    """Whether a regular file starts with ``CHATCLI_ENC_v*`` (a FIFO is never waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and seal_version(os.read(fd, 32)) is not None
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def place_data(relative: str, tenant: str = "") -> bytes:

@@ -90,7 +90,7 @@ def test_with_the_keys_every_vault_syncs_completely(tmp_path: Path) -> None:
     root = hub(tmp_path / "hub")
     outcomes = run(root)
     assert all(o.ok for o in outcomes.values())
-    assert not any("sealed" in line for o in outcomes.values() for line in o.lines)
+    assert not any("skipped" in line for o in outcomes.values() for line in o.lines)
     own, alice, bob = (vault_text(root / name / "vault") for name in (".", ALICE, BOB))
     assert "sealed fact" in own and "First part." in own and "Second part." in own
     assert "sealed fact" in alice and "sealed fact" in bob and "bob asks" in bob
@@ -160,3 +160,42 @@ def test_a_key_set_after_a_sync_without_it_is_used(
     alice = run(root)[ALICE]
     assert not alice.quick
     assert "sealed fact" in vault_text(root / ALICE / "vault")
+
+
+def notices(outcome: Outcome) -> list[str]:
+    """The clear-text notices among a vault's lines."""
+    return [line for line in outcome.lines if "in clear" in line]
+
+
+@pytest.mark.usefixtures("with_keys")
+def test_the_clear_text_notice_is_said_once_per_vault(tmp_path: Path) -> None:
+    """The first sync from sealed stores says it; a later full sync does not say it again."""
+    root = hub(tmp_path / "hub")
+    first = run(root)
+    assert all(len(notices(o)) == 1 for o in first.values())
+    assert "stores.open_sealed = false" in notices(first[ALICE])[0]
+    (root / ALICE / "memory/memory_index.json").touch()
+    again = run(root)
+    assert not again[ALICE].quick
+    assert not any(notices(o) for o in again.values())
+
+
+@pytest.mark.usefixtures("with_keys")
+def test_the_notice_is_recorded_in_the_vaults_own_config(tmp_path: Path) -> None:
+    """What says it was said is the vault's saved ``stores.open_sealed``, committed with it."""
+    root = hub(tmp_path / "hub")
+    run(root)
+    config = (root / ALICE / "vault/.vaultsync/config.toml").read_text(encoding="utf-8")
+    assert "open_sealed = true" in config
+
+
+def test_no_notice_when_nothing_sealed_was_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a key, or with the setting off, nothing is in clear: nothing is said."""
+    root = hub(tmp_path / "hub")
+    monkeypatch.delenv("CHATCLI_ENCRYPTION_KEY", raising=False)
+    assert not any(notices(o) for o in run(root).values())
+    monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", LONG)
+    monkeypatch.setenv("VAULTSYNC_STORES_OPEN_SEALED", "false")
+    assert not any(notices(o) for o in run(root).values())
