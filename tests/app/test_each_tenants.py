@@ -199,3 +199,18 @@ def test_no_notice_when_nothing_sealed_was_opened(
     monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", LONG)
     monkeypatch.setenv("VAULTSYNC_STORES_OPEN_SEALED", "false")
     assert not any(notices(o) for o in run(root).values())
+
+
+@pytest.mark.usefixtures("without_keys")
+def test_a_sealed_links_store_is_skipped_and_never_moved_aside(tmp_path: Path) -> None:
+    """``memory/links.json`` sealed: one line, the sync goes on, the file stays where it is."""
+    root = hub(tmp_path / "hub")
+    links = root / ALICE / "memory/links.json"
+    links.write_bytes(b"CHATCLI_ENC_v2\n" + b"\0" * 40)
+    alice = run(root)[ALICE]
+    assert alice.ok
+    assert [line for line in alice.lines if "links.json" in line]
+    assert links.read_bytes().startswith(b"CHATCLI_ENC_v2\n")
+    assert [p.name for p in links.parent.iterdir() if p.name.startswith("links.json")] == [
+        "links.json"
+    ]

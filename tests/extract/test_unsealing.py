@@ -82,3 +82,17 @@ def test_a_tenant_store_opens_bound_to_its_tenant(tmp_path: Path) -> None:
     how = Unsealing(keys=SealKeys((LONG,)), root=tenant.stores, tenant=tenant.tenant)
     records = read_state(tenant.stores, unseal=how)
     assert [fact.content for fact in records.facts] == ["sealed fact"]
+
+
+def test_a_tenant_reads_the_roots_sealed_board_bound_as_the_roots(tmp_path: Path) -> None:
+    """The shared board is sealed for the root (no tenant), and opens so from a tenant."""
+    tenant = tmp_path / "tenants" / "alice-0a1b2c3d"
+    how = Unsealing(keys=SealKeys((LONG,)), root=tenant, tenant=tenant.name)
+    assert how.place(tmp_path / "board.json") == b"v2\0board.json\0"
+    assert how.place(how.root / INDEX) == b"v2\0memory/memory_index.json\0alice-0a1b2c3d"
+
+
+def test_a_store_outside_the_state_is_bound_by_its_folder_and_name(tmp_path: Path) -> None:
+    """A custom path (``$CHATCLI_BOARD_PATH``) is bound as ChatCLI binds custom roots."""
+    how = Unsealing(keys=SealKeys((LONG,)), root=tmp_path / "state")
+    assert how.place(tmp_path / "elsewhere" / "board.json") == b"v2\0elsewhere/board.json\0"
