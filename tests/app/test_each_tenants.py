@@ -214,3 +214,15 @@ def test_a_sealed_links_store_is_skipped_and_never_moved_aside(tmp_path: Path) -
     assert [p.name for p in links.parent.iterdir() if p.name.startswith("links.json")] == [
         "links.json"
     ]
+
+
+def test_no_notice_when_the_key_opens_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong key leaves the sealed text closed: no notice, and nothing saved for it."""
+    root = hub(tmp_path / "hub")
+    monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", "not the key ChatCLI sealed with")
+    monkeypatch.delenv("CHATCLI_ENCRYPTION_KEY_PREVIOUS", raising=False)
+    assert not any(notices(o) for o in run(root).values())
+    config = root / ALICE / "vault/.vaultsync/config.toml"
+    assert not config.exists() or "open_sealed" not in config.read_text(encoding="utf-8")
