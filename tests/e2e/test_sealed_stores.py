@@ -66,3 +66,17 @@ def test_the_setting_off_refuses_to_open_it(
     done = invoke("sync", "--state", str(state), "--vault", str(vault))
     assert done.returncode == 0 and "stores.open_sealed" in done.stderr
     assert b"sealed fact" not in every_byte(vault)
+
+
+def test_the_clear_text_notice_is_said_on_the_first_sync_only(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first sync from sealed stores says the vault holds them in clear; the next does not."""
+    state = sealed_state(demo_state)
+    monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
+    vault = tmp_path / "vault"
+    first = invoke("sync", "--state", str(state), "--vault", str(vault))
+    assert first.returncode == 0 and first.stderr.count("in clear") == 1
+    (state / "memory" / "memory_index.json").touch()
+    again = invoke("sync", "--state", str(state), "--vault", str(vault))
+    assert again.returncode == 0 and "in clear" not in again.stderr
