@@ -9,6 +9,7 @@ Keys are held only in memory: never written, printed, or put in an error.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -125,8 +126,13 @@ def _try_open(aead: AESGCM, nonce: bytes, sealed: bytes, extra: bytes | None) ->
         return None
 
 
+@functools.lru_cache(maxsize=16)
 def _derive(secret: str, version: int) -> bytes:
-    """The AES key for ``secret`` under ``version``'s rule."""
+    """The AES key for ``secret`` under ``version``'s rule; once per secret, as ChatCLI caches it.
+
+    Argon2id costs 64 MiB and a noticeable fraction of a second: a hub's thousand sealed files
+    stretch a passphrase once, not a thousand times.  Held in this process's memory only.
+    """
     raw = secret.encode()
     if version >= 2 and len(raw) < _LONG_SECRET:
         master = _stretch(raw)

@@ -132,3 +132,13 @@ def test_a_fifo_in_place_of_a_store_is_never_waited_on(tmp_path: Path) -> None:
     (tmp_path / "memory").mkdir()
     os.mkfifo(tmp_path / "memory" / "topics.json")
     assert first_sealed(tmp_path) is None
+
+
+def test_a_passphrase_is_stretched_once_per_process() -> None:
+    """Many files sealed with one passphrase cost one Argon2id stretch, not one each."""
+    from vaultsync.extract import atrest
+
+    atrest._derive.cache_clear()
+    for _ in range(3):
+        assert open_sealed(payload("v2-passphrase.bin"), SealKeys((PASSPHRASE,)), INDEX) == PLAIN
+    assert atrest._derive.cache_info().misses == 1
