@@ -226,3 +226,14 @@ def test_no_notice_when_the_key_opens_nothing(
     assert not any(notices(o) for o in run(root).values())
     config = root / ALICE / "vault/.vaultsync/config.toml"
     assert not config.exists() or "open_sealed" not in config.read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("with_keys")
+def test_a_shared_skill_changed_at_the_root_reaches_every_tenant(tmp_path: Path) -> None:
+    """The no-op check of a tenant sees the root's skills: an edit there syncs every vault."""
+    root = hub(tmp_path / "hub")
+    run(root)
+    (root / "skills/deploy/SKILL.md").write_text(SKILL.replace("ship", "roll out"), "utf-8")
+    again = run(root)
+    assert not any(o.quick for o in again.values())
+    assert "roll out the release" in vault_text(root / BOB / "vault")
