@@ -94,6 +94,8 @@ def test_with_the_keys_every_vault_syncs_completely(tmp_path: Path) -> None:
     own, alice, bob = (vault_text(root / name / "vault") for name in (".", ALICE, BOB))
     assert "sealed fact" in own and "First part." in own and "Second part." in own
     assert "sealed fact" in alice and "sealed fact" in bob and "bob asks" in bob
+    written = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
+    assert not any(key.encode() in written for key in (LONG, PASSPHRASE, RETIRED))
 
 
 @pytest.mark.usefixtures("with_keys")
