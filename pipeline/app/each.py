@@ -7,6 +7,12 @@ The contract (docs, "Many vaults"):
   walked in name order; hidden folders (``.name``), symlinks and the inside of a state
   directory are never entered, so ``ROOT/<sender>/`` and ``ROOT/<platform>/<chat>/`` layouts
   both work.  A state directory's *name* is its path relative to ROOT, with ``/``.
+* **Tenants.**  A ChatCLI state root with a ``tenants/`` folder (the gateway's
+  ``CHATCLI_HUB_ISOLATE``), ROOT itself or one found in the walk, is one state directory per
+  tenant (:func:`vaultsync.extract.tenants.state_sets`), named ``…/tenants/<slug>-<hex>``, plus
+  the root's own when it has stores of its own (ROOT's own is named ``.``).  A tenant's sealed
+  stores open bound to its slug and its skills and board are read from the state root, as
+  ChatCLI does: both follow from its path.
 * **Where each vault is.**  ``<state>/vault``, the default of a plain ``sync --state``; each
   vault keeps its own saved settings.
 * **Shards.**  ``--shard K/N`` (0 ≤ K < N, K 0-based like a Kubernetes Job's
@@ -41,6 +47,7 @@ from pathlib import Path
 from vaultsync.app.sync import SyncOutcome, SyncRequest
 from vaultsync.core import stopping
 from vaultsync.core.errors import UsageError, VaultsyncError
+from vaultsync.extract.tenants import TENANTS, state_sets
 
 MARKER = "memory"
 """The folder that makes a folder a ChatCLI state directory."""
@@ -130,7 +137,22 @@ def parse_shard(text: str) -> Shard:
 
 def state_dirs(root: Path) -> tuple[str, ...]:
     """The names (paths relative to ROOT, ``/``-separated) of its state directories, sorted."""
+    if _holds_tenants(root):
+        return tuple(sorted(_tenant_sets(root, "")))
     return tuple(sorted(_walk(root, "")))
+
+
+def _holds_tenants(folder: Path) -> bool:
+    """A ChatCLI state root with tenants, or a ``tenants/`` folder itself."""
+    return folder.name == TENANTS or (folder / TENANTS).is_dir()
+
+
+def _tenant_sets(folder: Path, prefix: str) -> Iterator[str]:
+    """The store sets of a state root with tenants: its own (named by ``prefix``) and each one's."""
+    for found in state_sets(folder):
+        rel = found.stores.relative_to(folder).as_posix()
+        name = f"{prefix}{rel}" if rel != "." else prefix.rstrip("/") or "."
+        yield name
 
 
 def _walk(folder: Path, prefix: str) -> Iterator[str]:
@@ -142,7 +164,9 @@ def _walk(folder: Path, prefix: str) -> Iterator[str]:
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
         name = f"{prefix}{entry.name}"
-        if Path(entry.path, MARKER).is_dir():
+        if _holds_tenants(Path(entry.path)):
+            yield from _tenant_sets(Path(entry.path), f"{name}/")
+        elif Path(entry.path, MARKER).is_dir():
             yield name
         else:
             yield from _walk(Path(entry.path), f"{name}/")
@@ -159,7 +183,8 @@ def plan_each(root: Path, shard: Shard | None) -> EachPlan:
     found = state_dirs(root)
     if not found:
         raise UsageError(
-            f"--each {root}: no ChatCLI state directory under it (a folder holding {MARKER}/)"
+            f"--each {root}: no ChatCLI state directory under it "
+            f"(a folder holding {MARKER}/, or a {TENANTS}/ folder)"
         )
     chosen = tuple(name for name in found if shard is None or shard.takes(name))
     return EachPlan(root=root, shard=shard, found=found, chosen=chosen)

@@ -311,9 +311,52 @@ def _after_sync(ws: Workspace, request: SyncRequest, *, changed: bool) -> list[s
         warnings.append(f"warning: search index not updated: {problem}")
     if request.remember_templates and (saved := _remember_templates(ws, request)):
         warnings.append(saved)
+    if said := clear_text_notice(ws, request):
+        warnings.append(said)
     if history_check_due(ws) and (text := exposure_warning(ws)):
         warnings.append(text)
     return warnings
+
+
+def clear_text_notice(ws: Workspace, request: SyncRequest) -> str:
+    """Once per vault, when it was written from sealed stores: their text is in clear here.
+
+    Said when the vault has no saved ``stores.open_sealed`` yet; saving it (``true``) is the
+    record that it was said, and the user's answer, if any, comes by setting it ``false``.
+    """
+    from vaultsync.core.environment import read_environment
+    from vaultsync.extract.sources import sealing_secrets
+
+    if not ws.caps.open_sealed or "stores.open_sealed" in ws.settings.saved:
+        return ""
+    if not sealing_secrets(read_environment().variables):
+        return ""  # nothing sealed was opened without a key
+    from vaultsync.extract.jsonio import CLEAR_TEXT_NOTICE
+    from vaultsync.vault.config import save_setting
+
+    if not _sealed_store_opens(ws):
+        return ""
+    save_setting(ws.vault, "stores.open_sealed", "true", commit=request.commit)
+    return f"{CLEAR_TEXT_NOTICE} (said once: saved stores.open_sealed = true in {CONFIG})"
+
+
+def _sealed_store_opens(ws: Workspace) -> bool:
+    """Whether the first sealed store file opens: the vault then holds sealed text in clear."""
+    from vaultsync.core.errors import StoreError
+    from vaultsync.extract.atrest import first_sealed
+    from vaultsync.extract.jsonio import read_bytes, size_limit, unsealing
+    from vaultsync.graph.load import unsealing_of
+
+    sealed = first_sealed(ws.state, ws.caps.sources)
+    if sealed is None:
+        return False
+    how = unsealing_of(ws.state, ws.caps)
+    try:
+        with size_limit(ws.caps.store_file_mib * 1024 * 1024), unsealing(how):
+            read_bytes(sealed)
+    except StoreError:
+        return False  # a wrong key: nothing sealed is in the vault
+    return bool(how.opened)
 
 
 def _remember_templates(ws: Workspace, request: SyncRequest) -> str:

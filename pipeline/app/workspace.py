@@ -112,9 +112,13 @@ def _refuse_stores_in_vault(ws: Workspace) -> None:
 
 def _with_outside(ws: Workspace) -> Workspace:
     """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
-    from vaultsync.extract.sources import outside_fingerprint
+    from vaultsync.core.environment import read_environment
+    from vaultsync.extract.sources import keys_stamp, outside_fingerprint
 
-    stamp = outside_fingerprint(ws.state, ws.caps.sources)
+    keys = keys_stamp(read_environment().variables)  # a key set since: read what it opens
+    stamp = " ".join(
+        part for part in (outside_fingerprint(ws.state, ws.caps.sources), keys) if part
+    )
     return replace(ws, settings=replace(ws.settings, outside=stamp)) if stamp else ws
 
 

@@ -9,19 +9,36 @@ Keys are held only in memory: never written, printed, or put in an error.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from vaultsync.core.settings import Sources
+from vaultsync.extract.sources import ENV_KEY, ENV_PREVIOUS, sealing_secrets, source_files
 
-ENV_KEY = "CHATCLI_ENCRYPTION_KEY"
-ENV_PREVIOUS = "CHATCLI_ENCRYPTION_KEY_PREVIOUS"
+__all__ = [
+    "ENV_KEY",
+    "ENV_PREVIOUS",
+    "HEADER",
+    "KNOWN_VERSIONS",
+    "SealKeys",
+    "first_sealed",
+    "open_sealed",
+    "place_data",
+    "seal_keys",
+    "seal_version",
+]
+
 HEADER = re.compile(rb"CHATCLI_ENC_v(\d+)\n")
 """Every at-rest header ChatCLI writes; a version this reader does not know is still "sealed"."""
 KNOWN_VERSIONS = (1, 2)
@@ -46,17 +63,35 @@ class SealKeys:
 
 def seal_keys(environ: Mapping[str, str]) -> SealKeys:
     """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does."""
-    current = environ.get(ENV_KEY, "")
-    if not current:
-        return SealKeys()
-    previous = [s.strip() for s in environ.get(ENV_PREVIOUS, "").split(",")]
-    return SealKeys((current, *(s for s in previous if s)))
+    return SealKeys(sealing_secrets(environ))
 
 
 def seal_version(data: bytes) -> int | None:
     """The at-rest version of ``data`` when it starts with a ``CHATCLI_ENC_v*`` header."""
     found = HEADER.match(data)
     return int(found.group(1)) if found else None
+
+
+def first_sealed(state_dir: Path, sources: Sources | None = None) -> Path | None:
+    """The first store file (in listing order) whose bytes start with an at-rest header."""
+    for path in source_files(state_dir, sources):
+        if _starts_sealed(path):
+            return path
+    return None
+
+
+def _starts_sealed(path: Path) -> bool:
+    """Whether a regular file starts with ``CHATCLI_ENC_v*`` (a FIFO is never waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and seal_version(os.read(fd, 32)) is not None
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def place_data(relative: str, tenant: str = "") -> bytes:
@@ -91,8 +126,13 @@ def _try_open(aead: AESGCM, nonce: bytes, sealed: bytes, extra: bytes | None) ->
         return None
 
 
+@functools.lru_cache(maxsize=16)
 def _derive(secret: str, version: int) -> bytes:
-    """The AES key for ``secret`` under ``version``'s rule."""
+    """The AES key for ``secret`` under ``version``'s rule; once per secret, as ChatCLI caches it.
+
+    Argon2id costs 64 MiB and a noticeable fraction of a second: a hub's thousand sealed files
+    stretch a passphrase once, not a thousand times.  Held in this process's memory only.
+    """
     raw = secret.encode()
     if version >= 2 and len(raw) < _LONG_SECRET:
         master = _stretch(raw)

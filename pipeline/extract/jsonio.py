@@ -92,10 +92,16 @@ class Unsealing:
         return CLEAR_TEXT_NOTICE if self.opened else None
 
     def place(self, path: Path) -> bytes:
-        """The additional data ChatCLI binds ``path`` with (custom roots: parent/name)."""
+        """The additional data ChatCLI binds ``path`` with (custom roots: parent/name).
+
+        A tenant's shared stores (the root's board) are bound as the root's: no tenant.
+        """
         if path.is_relative_to(self.root):
             return place_data(path.relative_to(self.root).as_posix(), self.tenant)
-        return place_data(f"{path.parent.name}/{path.name}", self.tenant)
+        shared = self.root.parent.parent
+        if self.tenant and path.is_relative_to(shared):
+            return place_data(path.relative_to(shared).as_posix())
+        return place_data(f"{path.parent.name}/{path.name}")
 
 
 _UNSEALING: ContextVar[Unsealing | None] = ContextVar("store_unsealing", default=None)

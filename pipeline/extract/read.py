@@ -2,8 +2,10 @@
 
 ``read_state`` reads every store that feeds the graph and returns frozen,
 deterministically sorted records.  A missing store is empty; a malformed one raises
-``StoreError`` (one line: file, ``line:column`` or field path, what is wrong); a sealed one
-that does not open raises ``SealedStoreError``.  Which files those are is :mod:`.sources`' to
+``StoreError`` (one line: file, ``line:column`` or field path, what is wrong).  A sealed store
+that does not open (no key, ``stores.open_sealed`` off, wrong key, tampered, moved) is skipped
+like a bad item, whatever its kind: listed in ``Records.skipped`` with what to set, its last
+good value in its place, so its notes stay.  Which files those are is :mod:`.sources`' to
 say (and its ``store_fingerprint`` tells, from ``stat`` alone, whether any of them changed
 since the last run).
 
@@ -38,7 +40,7 @@ from vaultsync.extract import contexts, journal, memory, workspace
 from vaultsync.extract.jsonio import DEFAULT_LIMIT, Unsealing, size_limit, unsealing
 from vaultsync.extract.memo import Memo
 from vaultsync.extract.skips import Reading
-from vaultsync.extract.sources import EPISODES, INDEX, PROJECTS, TOMBSTONES, TOPICS
+from vaultsync.extract.sources import EPISODES, INDEX, PROFILE, PROJECTS, TOMBSTONES, TOPICS
 
 __all__ = ["DEFAULT_LIMIT", "read_state", "read_state_keeping"]
 
@@ -62,8 +64,6 @@ def read_state(
         StoreError: a store that is not a per-item store is malformed (the memory index, the
             tombstones, topics, projects, profile, episodes); the message names the file and
             the place.
-        SealedStoreError: a memory store is sealed and ``unseal`` does not open it (a sealed
-            per-item store is skipped instead).
     """
     return read_state_keeping(
         state_dir, sources=sources, last_good=last_good, limit=limit, unseal=unseal
@@ -97,21 +97,37 @@ def read_state_keeping(
     sealing = unsealing(unseal) if unseal is not None else contextlib.nullcontext()
     with size_limit(limit), sealing:
         records = Records(
-            facts=stores.value(
-                "facts",
-                (state_dir / INDEX, state_dir / TOMBSTONES),
-                lambda: memory.read_facts(state_dir),
-            ),
-            topics=stores.value(
-                "topics", (state_dir / TOPICS,), lambda: memory.read_topics(state_dir)
-            ),
-            projects=stores.value(
-                "projects", (state_dir / PROJECTS,), lambda: memory.read_projects(state_dir)
-            ),
-            profile=memory.read_profile(state_dir),
-            episodes=stores.value(
-                "episodes", (state_dir / EPISODES,), lambda: memory.read_episodes(state_dir)
-            ),
+            facts=reading.store(
+                INDEX,
+                lambda: stores.value(
+                    "facts",
+                    (state_dir / INDEX, state_dir / TOMBSTONES),
+                    lambda: memory.read_facts(state_dir),
+                ),
+            )
+            or (),
+            topics=reading.store(
+                TOPICS,
+                lambda: stores.value(
+                    "topics", (state_dir / TOPICS,), lambda: memory.read_topics(state_dir)
+                ),
+            )
+            or (),
+            projects=reading.store(
+                PROJECTS,
+                lambda: stores.value(
+                    "projects", (state_dir / PROJECTS,), lambda: memory.read_projects(state_dir)
+                ),
+            )
+            or (),
+            profile=reading.store(PROFILE, lambda: memory.read_profile(state_dir)),
+            episodes=reading.store(
+                EPISODES,
+                lambda: stores.value(
+                    "episodes", (state_dir / EPISODES,), lambda: memory.read_episodes(state_dir)
+                ),
+            )
+            or (),
             journal=journal.read_journal(state_dir, reading),
             sessions=workspace.read_sessions(state_dir, reading),
             skills=workspace.read_skills(state_dir, reading, extra=extra.skills),

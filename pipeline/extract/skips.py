@@ -72,6 +72,24 @@ class Reading:
             self.good[rel] = value
         return value
 
+    def store(self, rel: str, read: Callable[[], T]) -> T | None:
+        """A fixed store's ``read()``; when it is sealed and does not open, its last good value.
+
+        Only a sealed store is skipped here: any other ``StoreError`` of a fixed store still
+        stops the read (a malformed memory index is not an item).  What read well is kept as
+        its last good value, so a store sealed later keeps its notes.
+        """
+        try:
+            value: T | None = read()
+        except SealedStoreError as err:
+            self.skip(
+                self.rel(Path(err.path)), err.where, f"{err.what}; {err.hint}", Path(err.path)
+            )
+            value = self._last_good_of(rel)
+        if value is not None:
+            self.good[rel] = value
+        return value
+
     def _last_good_of(self, rel: str) -> Any:
         """The last good value of a source; the cache keys it by its masked path (core.scrub)."""
         if rel in self.last_good:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from vaultsync.core.environment import read_environment
 from vaultsync.core.settings import Sources
+from vaultsync.extract.tenants import shared_root
 
 if TYPE_CHECKING:
     from vaultsync.core.model import JournalPeriod
@@ -190,8 +191,11 @@ def session_files(state_dir: Path) -> Iterator[Path]:
 
 
 def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
-    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``."""
-    return (*extra, state_dir / SKILLS)
+    """The skill folders in scan order: ``extra`` (the setting), then ``<state>/skills``.
+
+    A tenant's skills are the state root's, as ChatCLI reads them (:mod:`.tenants`).
+    """
+    return (*extra, shared_root(state_dir) / SKILLS)
 
 
 def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
@@ -206,9 +210,12 @@ def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
 
 
 def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
-    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``."""
+    """Where ChatCLI keeps the board: ``$CHATCLI_BOARD_PATH``, else ``<state>/board.json``.
+
+    A tenant's board is the state root's, as ChatCLI reads it (:mod:`.tenants`).
+    """
     chosen = read_environment(environ).board_path.strip()
-    return Path(chosen).expanduser() if chosen else state_dir / BOARD
+    return Path(chosen).expanduser() if chosen else shared_root(state_dir) / BOARD
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +282,31 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
     if not sources.outside(state_dir):
         return ""
     return _fingerprint(state_dir, outside_files(state_dir, sources))
+
+
+# ---------------------------------------------------------------------------------------------
+# ChatCLI's at-rest keys (here, not in ``.atrest``: the no-op sync must not import cryptography)
+
+ENV_KEY = "CHATCLI_ENCRYPTION_KEY"
+ENV_PREVIOUS = "CHATCLI_ENCRYPTION_KEY_PREVIOUS"
+
+
+def sealing_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does."""
+    current = environ.get(ENV_KEY, "")
+    if not current:
+        return ()
+    previous = (s.strip() for s in environ.get(ENV_PREVIOUS, "").split(","))
+    return (current, *(s for s in previous if s))
+
+
+def keys_stamp(environ: Mapping[str, str]) -> str:
+    """How many at-rest keys are set, never what they are: a key added makes the next sync read.
+
+    Part of the no-op sync's inputs, so stores a missing key left closed are read once it is set.
+    """
+    count = len(sealing_secrets(environ))
+    return f"sealing-keys={count}" if count else ""
 
 
 def _fingerprint(state_dir: Path, paths: Iterator[Path]) -> str:

@@ -3,6 +3,10 @@
 With ``CHATCLI_HUB_ISOLATE=true`` ChatCLI's gateway keeps one set of stores (``memory/``,
 ``sessions/``, ``contexts/``, …) per sender under ``~/.chatcli/tenants/<slug>-<hex digest>/``;
 skills and the board stay at the root, where every tenant reads them.  Pure: lists folders only.
+
+A store set is a tenant by its path, as ChatCLI's at-rest format decides it: a folder directly
+in a ``tenants/`` folder.  Its folder name is the tenant its sealed stores are bound to, and the
+folder above ``tenants/`` is where its shared stores are.
 """
 
 from __future__ import annotations
@@ -24,6 +28,16 @@ class StateSet:
     """Where memory, sessions and contexts are read (and the root of sealing's place)."""
     shared: Path
     """Where skills and the board are read: the state root, as ChatCLI reads them."""
+
+
+def tenant_of(stores: Path) -> str:
+    """The tenant slug a store set's sealed files are bound to; ``""`` when not a tenant."""
+    return stores.name if stores.parent.name == TENANTS and stores.name else ""
+
+
+def shared_root(stores: Path) -> Path:
+    """Where a store set's skills and board are: the state root above ``tenants/``, else itself."""
+    return stores.parent.parent if tenant_of(stores) else stores
 
 
 def state_sets(root: Path) -> tuple[StateSet, ...]:

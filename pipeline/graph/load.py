@@ -15,6 +15,7 @@ directory except that move and the fresh ``links.json`` it leaves.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,10 +29,11 @@ from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
 from vaultsync.extract.atrest import seal_keys
-from vaultsync.extract.jsonio import Unsealing, size_limit
+from vaultsync.extract.jsonio import Unsealing, size_limit, unsealing
 from vaultsync.extract.memo import Memo
 from vaultsync.extract.memocache import load_extract_memo, memo_version_of, save_extract_memo
 from vaultsync.extract.memory import read_profile
+from vaultsync.extract.tenants import tenant_of
 from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     LastGood,
@@ -78,13 +80,14 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
     known = LastGood(state)
     limit = caps.store_file_mib * 1024 * 1024
     salt, masks = load_masks(state)
-    private_name = _private_name(state, limit) if use_memo else None
+    private_name = _private_name(state, caps) if use_memo else None
     memo, version = _memo(state, caps, salt, private_name)
     records, good = read_state_keeping(
         state, sources=caps.sources, last_good=known, limit=limit, memo=memo,
         unseal=unsealing_of(state, caps),
     )  # fmt: skip
-    links, problems = links_or_empty(state)
+    links, problems = links_or_empty(state, kept=known)
+    good[LINKS] = links  # kept for a later sync that finds links.json sealed
     profile = records.profile
     name = profile.name if profile is not None and profile.name_private else ""
     if memo is not None and name != private_name:  # the profile changed while being read
@@ -135,13 +138,13 @@ def _memo(
     return load_extract_memo(state, version, salt), version
 
 
-def _private_name(state: Path, limit: int) -> str | None:
+def _private_name(state: Path, caps: Caps) -> str | None:
     """The profile's name when it is private, else ``""``; ``None``: the profile cannot be read.
 
     The full read then reports the error, in its own order.
     """
     try:
-        with size_limit(limit):
+        with size_limit(caps.store_file_mib * 1024 * 1024), unsealing(unsealing_of(state, caps)):
             profile = read_profile(state)
     except StoreError:
         return None
@@ -151,7 +154,8 @@ def _private_name(state: Path, limit: int) -> str | None:
 def unsealing_of(state: Path, caps: Caps) -> Unsealing:
     """How the stores of ``state`` open when ChatCLI sealed them: its keys, the setting."""
     keys = seal_keys(read_environment().variables)  # the key is never kept, shown or written
-    return Unsealing(keys=keys, root=state, enabled=caps.open_sealed)
+    tenant = tenant_of(state)  # ChatCLI binds a tenant's stores to its slug, by their path
+    return Unsealing(keys=keys, root=state, tenant=tenant, enabled=caps.open_sealed)
 
 
 def exposed(state: Path, caps: Caps) -> frozenset[str]:
@@ -175,12 +179,18 @@ def exposed(state: Path, caps: Caps) -> frozenset[str]:
     return exposed_values((records, links), Scrubber(masks, salt))
 
 
-def links_or_empty(state: Path) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:
-    """The drawn links, masked; a corrupt ``links.json`` reads as none, and is listed as skipped."""
+def links_or_empty(
+    state: Path, kept: Mapping[str, Any] | None = None
+) -> tuple[tuple[ExplicitLink, ...], tuple[Skipped, ...]]:
+    """The drawn links, masked; a corrupt ``links.json`` reads as none, and is listed as skipped.
+
+    A sealed one is listed as skipped too, and its last good links (from ``kept``) stand in.
+    """
     try:
         return scrub(read_links(state)), ()
-    except SealedStoreError:
-        raise
+    except SealedStoreError as err:
+        last: tuple[ExplicitLink, ...] = (kept or {}).get(LINKS, ())
+        return last, (Skipped(source=LINKS, where=err.where, what=f"{err.what}; {err.hint}"),)
     except StoreError as err:
         try:
             digest = hashlib.sha256(links_path(state).read_bytes()).hexdigest()
@@ -196,7 +206,13 @@ def repair_links(state: Path) -> Skipped | None:
     The file is only touched when it cannot be read: a good or missing store is left alone
     (no lock file is created).
     """
-    if not links_or_empty(state)[1]:
+    try:
+        read_links(state)
+    except SealedStoreError:
+        return None  # sealed, not corrupt: never moved aside
+    except StoreError:
+        pass
+    else:
         return None
     quarantined = LinkStore(state).repair(datetime.now(UTC))
     if quarantined is None:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from vaultsync.extract.atrest import SealKeys, open_sealed, place_data, seal_keys, seal_version
+from vaultsync.extract.atrest import (
+    SealKeys,
+    first_sealed,
+    open_sealed,
+    place_data,
+    seal_keys,
+    seal_version,
+)
+from vaultsync.extract.sources import keys_stamp
 
 SEALED = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "sealed"
 LONG = "0123456789abcdef0123456789abcdef-long-key"
@@ -99,3 +108,37 @@ def test_no_current_key_means_no_keys() -> None:
 def test_keys_never_show_in_their_repr() -> None:
     """A key cannot reach a log or an error through ``repr``."""
     assert LONG not in repr(seal_keys({"CHATCLI_ENCRYPTION_KEY": LONG}))
+
+
+def test_only_how_many_keys_are_set_is_stamped() -> None:
+    """The no-op sync's stamp counts the keys and holds none of them."""
+    environ = {"CHATCLI_ENCRYPTION_KEY": LONG, "CHATCLI_ENCRYPTION_KEY_PREVIOUS": f"{RETIRED},"}
+    assert keys_stamp(environ) == "sealing-keys=2"
+    assert keys_stamp({}) == ""
+    assert keys_stamp({"CHATCLI_ENCRYPTION_KEY_PREVIOUS": RETIRED}) == ""
+
+
+def test_the_first_sealed_store_file_is_found(tmp_path: Path) -> None:
+    """A state folder with a sealed store answers that file; a plain one answers none."""
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "topics.json").write_text("[]", encoding="utf-8")
+    assert first_sealed(tmp_path) is None
+    (tmp_path / "memory" / "episodes.json").write_bytes(payload("v2-long-placed.bin"))
+    assert first_sealed(tmp_path) == tmp_path / "memory" / "episodes.json"
+
+
+def test_a_fifo_in_place_of_a_store_is_never_waited_on(tmp_path: Path) -> None:
+    """Looking for sealed files opens no FIFO for reading (it would block)."""
+    (tmp_path / "memory").mkdir()
+    os.mkfifo(tmp_path / "memory" / "topics.json")
+    assert first_sealed(tmp_path) is None
+
+
+def test_a_passphrase_is_stretched_once_per_process() -> None:
+    """Many files sealed with one passphrase cost one Argon2id stretch, not one each."""
+    from vaultsync.extract import atrest
+
+    atrest._derive.cache_clear()
+    for _ in range(3):
+        assert open_sealed(payload("v2-passphrase.bin"), SealKeys((PASSPHRASE,)), INDEX) == PLAIN
+    assert atrest._derive.cache_info().misses == 1

@@ -9,7 +9,7 @@ import pytest
 from helpers import build_tree
 from hypothesis import given
 from hypothesis import strategies as st
-from vaultsync.core.errors import SealedStoreError, StoreError
+from vaultsync.core.errors import StoreError
 from vaultsync.extract import read_state
 from vaultsync.extract.jsonio import SEAL_MAGIC, load_json, parse_time
 
@@ -67,20 +67,17 @@ class TestSyntax:
 
 class TestSealed:
     def test_magic_bytes(self, tmp_path: Path) -> None:
-        """A store starting with ChatCLI's at-rest magic is reported as sealed."""
+        """A memory store starting with ChatCLI's at-rest magic is skipped as sealed."""
         build_tree(tmp_path, {INDEX: SEAL_MAGIC + b"\x00\x01nonce-and-ciphertext"})
-        with pytest.raises(SealedStoreError) as caught:
-            read_state(tmp_path)
-        assert (
-            str(caught.value)
-            == f"{tmp_path / INDEX}: store is sealed (encrypted at rest by ChatCLI)"
-        )
+        (skipped,) = read_state(tmp_path).skipped
+        assert skipped.source == INDEX
+        assert skipped.what.startswith("store is sealed (encrypted at rest by ChatCLI); set ")
 
     def test_enc_prefix(self, tmp_path: Path) -> None:
-        """A store whose text starts with ``enc:`` is reported as sealed."""
+        """A store whose text starts with ``enc:`` is skipped as sealed."""
         build_tree(tmp_path, {"memory/topics.json": "enc:Q0hBVENMSV9FTkNfdjEK"})
-        with pytest.raises(SealedStoreError, match="store is sealed"):
-            read_state(tmp_path)
+        (skipped,) = read_state(tmp_path).skipped
+        assert "store is sealed" in skipped.what
 
     def test_sealed_session(self, tmp_path: Path) -> None:
         """A sealed session without a key is skipped, its line saying what to set."""

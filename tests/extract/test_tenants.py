@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vaultsync.extract.tenants import StateSet, state_sets
+from vaultsync.extract.sources import board_file, skill_folders
+from vaultsync.extract.tenants import StateSet, shared_root, state_sets, tenant_of
 
 
 def make(root: Path, *folders: str) -> Path:
@@ -49,3 +50,24 @@ def test_hidden_entries_and_files_are_not_tenants(tmp_path: Path) -> None:
     make(tmp_path, "tenants/.tmp", "tenants/bob-0123abcd")
     (tmp_path / "tenants" / "x.lock").write_text("")
     assert [s.tenant for s in state_sets(tmp_path)] == ["bob-0123abcd"]
+
+
+def test_a_folder_in_a_tenants_folder_is_a_tenant() -> None:
+    """The tenant is the folder's name, as ChatCLI's at-rest format takes it from the path."""
+    assert tenant_of(Path("/hub/tenants/alice-0a1b2c3d")) == "alice-0a1b2c3d"
+    assert tenant_of(Path("/hub/alice-0a1b2c3d")) == ""
+    assert tenant_of(Path("/hub")) == ""
+
+
+def test_a_tenants_shared_stores_are_the_roots() -> None:
+    """Skills and the board of a tenant are read from the root above ``tenants/``."""
+    tenant = Path("/hub/tenants/alice-0a1b2c3d")
+    assert shared_root(tenant) == Path("/hub")
+    assert skill_folders(tenant) == (Path("/hub/skills"),)
+    assert board_file(tenant, {}) == Path("/hub/board.json")
+
+
+def test_a_plain_state_shares_with_itself() -> None:
+    """Outside a hub, skills and the board are the state folder's own."""
+    assert shared_root(Path("/home/me/.chatcli")) == Path("/home/me/.chatcli")
+    assert board_file(Path("/s"), {}) == Path("/s/board.json")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from helpers import build_tree
-from vaultsync.core.errors import SealedStoreError
 from vaultsync.extract import read_state
 from vaultsync.extract.atrest import SealKeys
 from vaultsync.extract.jsonio import Unsealing
@@ -45,17 +43,19 @@ def test_the_setting_off_refuses_to_open(tmp_path: Path) -> None:
     """``stores.open_sealed = false`` leaves a sealed store closed even with the key."""
     state = sealed_index(tmp_path)
     how = Unsealing(keys=SealKeys((LONG,)), root=state, enabled=False)
-    with pytest.raises(SealedStoreError) as caught:
-        read_state(state, unseal=how)
-    assert "stores.open_sealed" in str(caught.value.hint)
+    records = read_state(state, unseal=how)
+    assert records.facts == ()
+    assert "stores.open_sealed" in records.skipped[0].what
+    assert how.opened == []
 
 
 def test_a_store_moved_to_another_place_does_not_open(tmp_path: Path) -> None:
     """A payload sealed for the memory index does not open as the episodes store."""
     payload = (SEALED / "v2-long-placed.bin").read_bytes()
     state = build_tree(tmp_path, {"memory/episodes.json": payload})
-    with pytest.raises(SealedStoreError, match="moved from another store's path"):
-        read_state(state, unseal=Unsealing(keys=SealKeys((LONG,)), root=state))
+    records = read_state(state, unseal=Unsealing(keys=SealKeys((LONG,)), root=state))
+    assert [s.source for s in records.skipped] == ["memory/episodes.json"]
+    assert "moved from another store's path" in records.skipped[0].what
 
 
 def test_a_sealed_item_that_does_not_open_is_skipped(tmp_path: Path) -> None:
@@ -82,3 +82,17 @@ def test_a_tenant_store_opens_bound_to_its_tenant(tmp_path: Path) -> None:
     how = Unsealing(keys=SealKeys((LONG,)), root=tenant.stores, tenant=tenant.tenant)
     records = read_state(tenant.stores, unseal=how)
     assert [fact.content for fact in records.facts] == ["sealed fact"]
+
+
+def test_a_tenant_reads_the_roots_sealed_board_bound_as_the_roots(tmp_path: Path) -> None:
+    """The shared board is sealed for the root (no tenant), and opens so from a tenant."""
+    tenant = tmp_path / "tenants" / "alice-0a1b2c3d"
+    how = Unsealing(keys=SealKeys((LONG,)), root=tenant, tenant=tenant.name)
+    assert how.place(tmp_path / "board.json") == b"v2\0board.json\0"
+    assert how.place(how.root / INDEX) == b"v2\0memory/memory_index.json\0alice-0a1b2c3d"
+
+
+def test_a_store_outside_the_state_is_bound_by_its_folder_and_name(tmp_path: Path) -> None:
+    """A custom path (``$CHATCLI_BOARD_PATH``) is bound as ChatCLI binds custom roots."""
+    how = Unsealing(keys=SealKeys((LONG,)), root=tmp_path / "state")
+    assert how.place(tmp_path / "elsewhere" / "board.json") == b"v2\0elsewhere/board.json\0"

@@ -67,4 +67,14 @@ func main() {
 	write(dir, "v2-passphrase.bin", seal(pass, 2, place("memory/memory_index.json", ""), nonce, plain))
 	write(dir, "v2-retired.bin", seal(retired, 2, place("memory/memory_index.json", ""), nonce, plain))
 	write(dir, "v2-tenant.bin", seal(long, 2, place("memory/memory_index.json", "alice-0a1b2c3d"), nonce, plain))
+	// A hub as the gateway leaves it: a tenant's stores sealed with a retired key and a
+	// passphrase, bound to the tenant; a chunked knowledge context at the root.
+	bob := "bob-89abcdef"
+	session := []byte(`{"version":2,"title":"bob asks","chat_history":[{"role":"user","content":"hi"}]}`)
+	context := []byte(`{"id":"ctx-hub","name":"Hub docs","is_chunked":true,"files":[` +
+		`{"Path":"docs/guide.md#0001","Content":"# Guide\n\nFirst part.\n","Type":"md"},` +
+		`{"Path":"docs/guide.md#part-b","Content":"Second part.\n","Type":"md"}]}`)
+	write(dir, "hub-bob-index-retired.bin", seal(retired, 2, place("memory/memory_index.json", bob), nonce, plain))
+	write(dir, "hub-bob-session-passphrase.bin", seal(pass, 2, place("sessions/chat.json", bob), nonce, session))
+	write(dir, "hub-root-context-long.bin", seal(long, 2, place("contexts/ctx-hub.json", ""), nonce, context))
 }
