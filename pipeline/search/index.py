@@ -13,13 +13,13 @@ Tables (created in ``vaultsync.search.database``):
 * ``notes``: one row per note (the registry: id, path, title, kind, aliases, tags, hash,
   size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
   the path exists, and is the FTS rowid.
-* ``fts``: FTS5 over title, aliases, tags, path and the body as it reads (``unicode61
-  remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
-  content), so there are no triggers to get wrong (measured: a trigger-free index).  The
-  body is what a person reads (:func:`searchable_body`): a wikilink is its words, a heading
-  has no ``#``; the engine's ``# Title`` line and ``## Links`` section and ``Home.md``'s
-  listing of every note are left out, so snippets show text and Home is not a hit for every
-  query.  Links are read from the note as written.
+* ``fts``: FTS5 over title, aliases, tags, path and the body as it reads (``porter unicode61
+  remove_diacritics 2``: ``cafe`` finds ``café``, ``restarting`` finds ``restarts``).  Its own
+  content table (not external content), so there are no triggers to get wrong (measured: a
+  trigger-free index).  The body is what a person reads (:func:`searchable_body`): a wikilink is
+  its words, a heading has no ``#``; the engine's ``# Title`` line and ``## Links`` section and
+  ``Home.md``'s listing of every note are left out, so snippets show text and Home is not a hit
+  for every query.  Links are read from the note as written.
 * ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
   note the target resolves to now (Obsidian's rules, ``vaultsync.links.pathresolve``).  A link is
   re-resolved when its source changes or a note of its target's name appears or goes.
