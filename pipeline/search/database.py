@@ -69,6 +69,9 @@ CREATE TABLE vectors(
   model TEXT NOT NULL, sha256 TEXT NOT NULL, seq INTEGER NOT NULL, start INTEGER NOT NULL,
   vec BLOB NOT NULL, PRIMARY KEY (model, sha256, seq)) WITHOUT ROWID;
 CREATE INDEX notes_sha256 ON notes(sha256);
+CREATE TABLE pieces(
+  model TEXT NOT NULL, piece TEXT NOT NULL, id INTEGER NOT NULL, score REAL NOT NULL,
+  PRIMARY KEY (model, piece)) WITHOUT ROWID;
 """
 
 

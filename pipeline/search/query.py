@@ -39,6 +39,7 @@ __all__ = [
     "BACKLINKS_CONSIDERED",
     "COLUMN_WEIGHTS",
     "LINKED_LIMIT",
+    "STOP_WORDS",
     "TOP_FOR_LINKED",
     "Edge",
     "ParsedQuery",

@@ -43,8 +43,10 @@ from vaultsync.search.model import (
     SearchQuery,
     SearchResult,
 )
+from vaultsync.search.pieces import query_vector
 from vaultsync.search.query import (
     BACKLINKS_CONSIDERED,
+    STOP_WORDS,
     TOP_FOR_LINKED,
     Edge,
     filter_sql,
@@ -276,7 +278,7 @@ class IndexReader:
     ) -> tuple[list[tuple[int, float, int]], str]:
         if embedder is None:
             raise SemanticUnavailable("semantic search is not installed", hint=ENABLE_HINT)
-        vector = embedder.embed([query.text])[0]
+        vector = query_vector(conn, embedder, query.text)
         where = filter_sql(query.kinds, query.folder)
         # A query of words the model does not know means nothing: no note is near it.
         near = nearest(conn, embedder.name, vector, where=where, limit=pool) if vector.any() else []
@@ -364,11 +366,13 @@ def _text_rankings(
 
 
 def _words(text: str) -> tuple[tuple[str, bool], ...]:
-    """The words to mark in snippets; none when the text has no searchable word."""
+    """The words to mark in snippets (stop words only if nothing else); none if no word."""
     try:
-        return parse_query(text).words()
+        words = parse_query(text).words()
     except UsageError:
         return ()
+    rare = tuple(word for word in words if word[0].lower() not in STOP_WORDS)
+    return rare or words
 
 
 def _combine(
