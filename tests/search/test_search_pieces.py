@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from vaultsync.search.database import SCHEMA
@@ -13,7 +15,7 @@ from vaultsync.search.pieces import light_pieces, query_ids, query_vector, segme
 pytest.importorskip("numpy")
 pytest.importorskip("tokenizers")
 
-UNIGRAM = {
+UNIGRAM: dict[str, Any] = {
     "model": {
         "type": "Unigram",
         "unk_id": 0,
@@ -46,7 +48,7 @@ UNIGRAM = {
 }
 
 
-def stored(spec: dict[str, object], model: str = "m") -> sqlite3.Connection:
+def stored(spec: Mapping[str, Any], model: str = "m") -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
     for statement in SCHEMA.split(";"):
         if statement.strip():
@@ -58,7 +60,7 @@ def stored(spec: dict[str, object], model: str = "m") -> sqlite3.Connection:
 class TestSegment:
     def test_best_scoring_split(self) -> None:
         """The split with the highest total score wins (one long piece beats two)."""
-        vocab = UNIGRAM["model"]["vocab"]  # type: ignore[index]
+        vocab = UNIGRAM["model"]["vocab"]
         known = {piece: (pid, score) for pid, (piece, score) in enumerate(vocab)}
         assert segment("\u2581restart", known) == [3]
 
