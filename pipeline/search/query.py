@@ -14,7 +14,8 @@ Contract:
   filters are part of the ``WHERE`` clause, so a limit counts only notes that pass them.  The
   snippet is cut from the body around the hits.
 * ``loose_sql(query)`` is the same ranking over notes holding **any** of the query's words
-  (stop words left out), for hybrid search: a paraphrase rarely has every word of its note,
+  (stop words left out) or a form of it (the ``stems`` index: ``restarting`` finds
+  ``restarts``), for hybrid search: a paraphrase rarely has every word of its note,
   so the all-words ranking lends hybrid nothing on it, while BM25 over the words it shares
   still puts the note near the top.  ``None`` when no word is left.
 * ``rank_linked(...)`` picks up to six notes linked with the top results that are not results
@@ -172,18 +173,20 @@ def filter_sql(kinds: Sequence[str], folder: str) -> tuple[str, tuple[object, ..
     return "".join(f" AND {clause}" for clause in clauses), tuple(params)
 
 
-def search_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]]:
+def search_sql(query: SearchQuery, *, stems: bool = False) -> tuple[str, tuple[object, ...]]:
     """The ranked search statement for ``query`` and its parameters: ``(nid, bm25)`` rows.
 
-    No ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
+    ``stems``: match any form of each word (the ``stems`` index), for hybrid search.  No
+    ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
     of 28 for a word in 7,000 notes); ``vaultsync.search.snippets`` cuts the few shown.
     """
     where, params = filter_sql(query.kinds, query.folder)
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    table = "stems" if stems else "fts"
     sql = (
-        f"SELECT n.nid, bm25(fts, {weights}) AS score"  # noqa: S608 - constants, ? marks only
-        " FROM fts JOIN notes AS n ON n.nid = fts.rowid"
-        f" WHERE fts MATCH ?{where}"
+        f"SELECT n.nid, bm25({table}, {weights}) AS score"  # noqa: S608 - constants, ? marks
+        f" FROM {table} JOIN notes AS n ON n.nid = {table}.rowid"
+        f" WHERE {table} MATCH ?{where}"
         " ORDER BY n.nid IN (SELECT nid FROM names WHERE key = ?) DESC, score, n.path LIMIT ?"
     )
     match = match_expression(query.text)
@@ -207,9 +210,9 @@ def loose_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]] | None:
     anyword = " OR ".join(Term(text=word).fts() for word in sorted(words))
     expression = " NOT ".join([f"({anyword})", *(term.fts() for term in parsed.excluded)])
     sql = (
-        f"SELECT n.nid, bm25(fts, {weights}) AS score"  # noqa: S608 - constants, ? marks only
-        " FROM fts JOIN notes AS n ON n.nid = fts.rowid"
-        f" WHERE fts MATCH ?{where} ORDER BY score, n.path LIMIT ?"
+        f"SELECT n.nid, bm25(stems, {weights}) AS score"  # noqa: S608 - constants, ? marks only
+        " FROM stems JOIN notes AS n ON n.nid = stems.rowid"
+        f" WHERE stems MATCH ?{where} ORDER BY score, n.path LIMIT ?"
     )
     return sql, (expression, *params, query.limit)
 
