@@ -50,10 +50,13 @@ def light_pieces(spec: Mapping[str, Any]) -> list[Piece]:
         or not _word_by_word(spec.get("pre_tokenizer") or {})
     ):
         return [("", -1, _ADDED)]
-    rows: list[Piece] = [(str(p), i, float(s)) for i, (p, s) in enumerate(model["vocab"])]
+    # Added tokens first: they are matched whole before segmenting, so their row must win.
+    rows: list[Piece] = [
+        (str(t["content"]), int(t["id"]), _ADDED) for t in spec.get("added_tokens", [])
+    ]
+    rows += [(str(p), i, float(s)) for i, (p, s) in enumerate(model["vocab"])]
     unk = model.get("unk_id")
     rows.append(("", -1 if unk is None else int(unk), _UNKNOWN))
-    rows += [(str(t["content"]), int(t["id"]), _ADDED) for t in spec.get("added_tokens", [])]
     return rows
 
 
@@ -102,14 +105,11 @@ def segment(word: str, known: Mapping[str, tuple[int, float]]) -> list[int] | No
     return ids[::-1]
 
 
-def query_ids(conn: sqlite3.Connection, model: str, text: str) -> tuple[list[int], int] | None:
-    """``text``'s token ids from the stored pieces and the unknown id (-1: none), or ``None``."""
-    if not _PRINTABLE.fullmatch(text):
-        return None
-    words = [METASPACE + word for word in text.split()]
+def _known_pieces(conn: sqlite3.Connection, model: str, words: list[str]) -> dict[str, Piece]:
+    """The stored pieces among the substrings of ``words``, and the ``""`` row if stored."""
     wanted = {w[a:b] for w in words for a in range(len(w)) for b in range(a + 1, len(w) + 1)}
-    known: dict[str, tuple[int, float]] = {}
     chosen = sorted(wanted | {""})
+    known: dict[str, Piece] = {}
     for start in range(0, len(chosen), 500):
         batch = chosen[start : start + 500]
         marks = ",".join("?" * len(batch))
@@ -118,10 +118,22 @@ def query_ids(conn: sqlite3.Connection, model: str, text: str) -> tuple[list[int
             f" WHERE model = ? AND piece IN ({marks})",
             (model, *batch),
         )
-        known.update({str(piece): (int(pid), float(score)) for piece, pid, score in rows})
-    if "" not in known or any(score == _ADDED for _, score in known.values()):
+        known.update(
+            {str(piece): (str(piece), int(pid), float(score)) for piece, pid, score in rows}
+        )
+    return known
+
+
+def query_ids(conn: sqlite3.Connection, model: str, text: str) -> tuple[list[int], int] | None:
+    """``text``'s token ids from the stored pieces and the unknown id (-1: none), or ``None``."""
+    if not _PRINTABLE.fullmatch(text):
+        return None
+    words = [METASPACE + word for word in text.split()]
+    stored = _known_pieces(conn, model, words)
+    if "" not in stored or any(score == _ADDED for _, _, score in stored.values()):
         return None  # no pieces stored, or an added token is in the text
-    unknown = known.pop("")[0]
+    unknown = stored.pop("")[1]
+    known = {piece: (pid, score) for piece, pid, score in stored.values()}
     ids: list[int] = []
     for word in words:
         found = segment(word, known)
@@ -135,11 +147,10 @@ def query_vector(
     conn: sqlite3.Connection, embedder: TextEmbedder, text: str
 ) -> npt.NDArray[np.float32]:
     """``embedder.embed([text])[0]``, from the stored pieces when they can tell the ids."""
-    if isinstance(embedder, Embedder):
-        try:
-            ids = query_ids(conn, embedder.name, text)
-        except sqlite3.OperationalError:  # an index written before the pieces table
-            ids = None
-        if ids is not None:
-            return embedder.embed_ids([ids[0]], skip=ids[1])[0]
-    return embedder.embed([text])[0]
+    ids = query_ids(conn, embedder.name, text) if isinstance(embedder, Embedder) else None
+    if isinstance(embedder, Embedder) and ids is not None:
+        vectors = embedder.embed_ids([ids[0]], skip=ids[1])
+    else:
+        vectors = embedder.embed([text])
+    vector: npt.NDArray[np.float32] = vectors[0]
+    return vector

@@ -80,8 +80,10 @@ class TestQueryIds:
         assert query_ids(stored(UNIGRAM), "m", "restart\u00e9") is None
 
     def test_added_token_refused(self) -> None:
-        """A text holding an added token (matched before segmenting) is refused."""
-        assert query_ids(stored(UNIGRAM), "m", "restart <unk>") is None
+        """A text holding an added token (matched before segmenting) is refused, even when the
+        token is also a piece of the vocabulary."""
+        spec = {**UNIGRAM, "added_tokens": [{"id": 2, "content": "start"}]}
+        assert query_ids(stored(spec), "m", "restart") is None
 
     def test_other_model_refused(self) -> None:
         """Pieces of another model are not used."""
