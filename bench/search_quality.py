@@ -283,6 +283,27 @@ def scale(embedder: Any, notes: int) -> dict[str, Any]:
     }
 
 
+def goals(result: dict[str, Any]) -> list[str]:
+    """The search goals with this run's figure beside each (a row only when measured)."""
+    rows: list[tuple[str, str, bool]] = []
+    paraphrase = result.get("quality", {}).get("summary", {}).get("paraphrase")
+    if paraphrase:
+        recall = paraphrase["hybrid"]["recall@5"]
+        rows.append(("hybrid recall@5, paraphrases ≥ 0.80", f"{recall:.2f}", recall >= 0.8))
+    cost = result.get("cost")
+    if cost:
+        p95 = cost["hybrid_p95_ms"]
+        rows.append((f"hybrid query warm ≤ 100 ms ({cost['notes']} notes, p95)", f"{p95} ms",
+                     p95 <= 100))  # fmt: skip
+        process = f"{cost['hybrid_process_s']} s, {cost['hybrid_process_peak_mb']} MB"
+        floor = f"floor {cost['floor_cli_start_s']} s, {cost['floor_cli_start_peak_mb']} MB"
+        rows.append(("hybrid `search` process (report)", f"{process} ({floor})", True))
+    if not rows:
+        return []
+    table = ["", "| goal | this run | met |", "|---|---|---|"]
+    return table + [f"| {goal} | {value} | {'yes' if met else 'NO'} |" for goal, value, met in rows]
+
+
 def markdown(model: str, result: dict[str, Any]) -> str:
     lines = [f"# Search quality and cost — model `{model}`", "",
              "| queries | n | text R@5 | text MRR | semantic R@5 | semantic MRR | hybrid R@5 | hybrid MRR |",
@@ -290,6 +311,7 @@ def markdown(model: str, result: dict[str, Any]) -> str:
     for kind, modes in result.get("quality", {}).get("summary", {}).items():
         cells = [f"{modes[m]['recall@5']:.2f} | {modes[m]['mrr']:.2f}" for m in MODES]
         lines.append(f"| {kind} | {modes['text']['queries']} | " + " | ".join(cells) + " |")
+    lines += goals(result)
     for part in ("cost", "scale"):
         if result.get(part):
             lines += ["", f"| {part} | value |", "|---|---|"]
