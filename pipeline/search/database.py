@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "6"
 BUSY_TIMEOUT = 60.0
 
 SCHEMA = """
@@ -55,6 +55,9 @@ CREATE INDEX notes_id ON notes(id);
 CREATE INDEX notes_kind ON notes(kind, path);
 CREATE VIRTUAL TABLE fts USING fts5(
   title, aliases, tags, path, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+CREATE VIRTUAL TABLE stems USING fts5(
+  title, aliases, tags, path, body, content = 'fts',
+  tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE links(
   src INTEGER NOT NULL, seq INTEGER NOT NULL, link_type TEXT NOT NULL, target TEXT NOT NULL,
   name_key TEXT NOT NULL, alt_key TEXT NOT NULL, context TEXT NOT NULL, dst INTEGER,
@@ -68,6 +71,9 @@ CREATE TABLE vectors(
   model TEXT NOT NULL, sha256 TEXT NOT NULL, seq INTEGER NOT NULL, start INTEGER NOT NULL,
   vec BLOB NOT NULL, PRIMARY KEY (model, sha256, seq)) WITHOUT ROWID;
 CREATE INDEX notes_sha256 ON notes(sha256);
+CREATE TABLE pieces(
+  model TEXT NOT NULL, piece TEXT NOT NULL, id INTEGER NOT NULL, score REAL NOT NULL,
+  PRIMARY KEY (model, piece)) WITHOUT ROWID;
 """
 
 

@@ -91,25 +91,25 @@ class TextEmbedder(Protocol):
 
 
 class Embedder:
-    """A loaded static model: ``embed(texts)`` is a float32 ``[len(texts), dim]`` of unit rows."""
+    """A loaded static model: ``embed(texts)`` is a float32 ``[len(texts), dim]`` of unit rows.
+
+    The tokenizer (most of the model's load time and memory) is loaded on the first ``embed``;
+    ``embed_ids`` (ids told by ``pieces``) never loads it.
+    """
 
     def __init__(self, folder: Path) -> None:
         import numpy as np  # noqa: PLC0415
-        from tokenizers import Tokenizer  # noqa: PLC0415
 
         self.folder = folder
-        spec = (folder / "tokenizer.json").read_text(encoding="utf-8")
-        self.tokenizer = Tokenizer.from_str(spec)
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(MAX_TOKENS)
         tensors = read_safetensors(folder / "model.safetensors")
         table = tensors["embeddings"].astype(np.float32)
         if tensors["embeddings"].dtype == np.int8:
             table /= 127.0
-        vocab = self.tokenizer.get_vocab_size()
         mapping = tensors.get("mapping")
         self.rows = (
-            np.arange(vocab, dtype=np.int64) if mapping is None else mapping.astype(np.int64)
+            np.arange(table.shape[0], dtype=np.int64)
+            if mapping is None
+            else mapping.astype(np.int64)
         )
         weights = tensors.get("weights")
         self.weights = (
@@ -119,12 +119,27 @@ class Embedder:
         )
         self.table = table
         self.dim = int(table.shape[1])
-        unk = self._unknown_id(spec)
-        self.skip = {unk} if unk is not None else set()
         self.name = model_name(folder)
 
-    def _unknown_id(self, spec: str) -> int | None:
+    @functools.cached_property
+    def spec(self) -> str:
+        """The tokenizer's JSON text."""
+        return (self.folder / "tokenizer.json").read_text(encoding="utf-8")
+
+    @functools.cached_property
+    def tokenizer(self) -> Any:
+        """The ``tokenizers`` tokenizer, loaded on first use."""
+        from tokenizers import Tokenizer  # noqa: PLC0415
+
+        tokenizer = Tokenizer.from_str(self.spec)
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(MAX_TOKENS)
+        return tokenizer
+
+    @functools.cached_property
+    def unknown_id(self) -> int | None:
         """The unknown token's id (Model2Vec leaves it out of the mean), from the model part."""
+        spec = self.spec
         model = spec[spec.find('"model"') :]
         token = _UNK_TOKEN.search(model)
         if token is not None:
@@ -135,14 +150,18 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One unit vector per text (zero for a text without a known token)."""
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        unknown = self.unknown_id
+        return self.embed_ids([e.ids for e in encodings], skip=-1 if unknown is None else unknown)
+
+    def embed_ids(self, texts: Sequence[Sequence[int]], *, skip: int) -> npt.NDArray[np.float32]:
+        """One unit vector per list of token ids, leaving ``skip`` (the unknown token) out."""
         import numpy as np  # noqa: PLC0415
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for index, encoding in enumerate(encodings):
+        for index, token_ids in enumerate(texts):
             ids = np.array(
-                [i for i in encoding.ids if i not in self.skip and i < len(self.rows)],
-                dtype=np.int64,
+                [i for i in token_ids if i != skip and i < len(self.rows)], dtype=np.int64
             )
             if not ids.size:
                 continue

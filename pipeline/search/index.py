@@ -14,12 +14,14 @@ Tables (created in ``vaultsync.search.database``):
   size) with the stat data that let the next update skip it; ``nid`` is stable for as long as
   the path exists, and is the FTS rowid.
 * ``fts``: FTS5 over title, aliases, tags, path and the body as it reads (``unicode61
-  remove_diacritics 2``: ``cafe`` finds ``café``).  Its own content table (not external
-  content), so there are no triggers to get wrong (measured: a trigger-free index).  The
-  body is what a person reads (:func:`searchable_body`): a wikilink is its words, a heading
-  has no ``#``; the engine's ``# Title`` line and ``## Links`` section and ``Home.md``'s
-  listing of every note are left out, so snippets show text and Home is not a hit for every
-  query.  Links are read from the note as written.
+  remove_diacritics 2``: ``cafe`` finds ``café``).  Its own
+  content table (not external content), so there are no triggers to get wrong (measured: a
+  trigger-free index).  The body is what a person reads (:func:`searchable_body`): a wikilink is
+  its words, a heading has no ``#``; the engine's ``# Title`` line and ``## Links`` section and
+  ``Home.md``'s listing of every note are left out, so snippets show text and Home is not a hit
+  for every query.  Links are read from the note as written.
+* ``stems``: the same text indexed by word stems (Porter: ``restarting`` finds ``restarts``),
+  its content read from ``fts``; hybrid search's any-word ranking uses it.
 * ``links``: each note's outgoing links in text order with type and context, and ``dst``, the
   note the target resolves to now (Obsidian's rules, ``vaultsync.links.pathresolve``).  A link is
   re-resolved when its source changes or a note of its target's name appears or goes.
@@ -76,6 +78,12 @@ from vaultsync.vault.write import VaultFS
 __all__ = ["DB_NAME", "LOCK_WAIT", "SCHEMA_VERSION", "index_path", "is_corruption", "update_index"]
 
 LOCK_WAIT = 10.0
+
+
+_UNSTEM = (  # an external-content index forgets a row only when told its old text
+    "INSERT INTO stems (stems, rowid, title, aliases, tags, path, body)"
+    " SELECT 'delete', rowid, title, aliases, tags, path, body FROM fts WHERE rowid = ?"
+)
 
 
 def _insert_links(conn: sqlite3.Connection, nid: int, note: NoteText, *, engine: bool) -> int:
@@ -169,6 +177,7 @@ def _store(
             " inode=:inode, checked_ns=:checked_ns WHERE nid=:nid",
             values,
         )
+        conn.execute(_UNSTEM, (nid,))
         conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
         conn.execute("DELETE FROM links WHERE src = ?", (nid,))
         conn.execute("DELETE FROM names WHERE nid = ?", (nid,))
@@ -176,10 +185,12 @@ def _store(
     # An alias repeating the title (the engine writes many) would count the title twice.
     aliases = [a for a in note.aliases if normalize_name(a) != title_key]
     body = searchable_body(note, engine=engine)
-    conn.execute(
-        "INSERT INTO fts (rowid, title, aliases, tags, path, body) VALUES (?, ?, ?, ?, ?, ?)",
-        (nid, note.title, " ".join(aliases), " ".join(note.tags), note.path, body),
-    )
+    for table in ("fts", "stems"):
+        conn.execute(
+            f"INSERT INTO {table} (rowid, title, aliases, tags, path, body)"  # noqa: S608 - ours
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (nid, note.title, " ".join(aliases), " ".join(note.tags), note.path, body),
+        )
     keys = {normalize_name(name) for name in (note.title, *note.aliases)} - {""}
     conn.executemany("INSERT INTO names VALUES (?, ?)", [(key, nid) for key in sorted(keys)])
     count = _insert_links(conn, nid, note, engine=engine)
@@ -243,6 +254,7 @@ def _remove(conn: sqlite3.Connection, gone: Iterable[tuple[str, int]], names: se
     """Drop notes whose file is gone; their names join ``names`` (links to re-resolve)."""
     for path, nid in gone:
         names.add(path_name_key(path))
+        conn.execute(_UNSTEM, (nid,))
         conn.execute("DELETE FROM fts WHERE rowid = ?", (nid,))
         conn.execute("DELETE FROM links WHERE src = ?", (nid,))
         conn.execute("DELETE FROM names WHERE nid = ?", (nid,))

@@ -13,6 +13,11 @@ Contract:
   body 1), ties broken by path so equal scores always come in the same order.  Kind and folder
   filters are part of the ``WHERE`` clause, so a limit counts only notes that pass them.  The
   snippet is cut from the body around the hits.
+* ``loose_sql(query)`` is the same ranking over notes holding **any** of the query's words
+  (stop words left out) or a form of it (the ``stems`` index: ``restarting`` finds
+  ``restarts``), for hybrid search: a paraphrase rarely has every word of its note,
+  so the all-words ranking lends hybrid nothing on it, while BM25 over the words it shares
+  still puts the note near the top.  ``None`` when no word is left.
 * ``rank_linked(...)`` picks up to six notes linked with the top results that are not results
   themselves (as ChatCLI's ``@knowledge search``): each link scores ``1/(rank+1)`` of the result
   it touches, once per (hit, note, direction); a backlink from a list-like note (more than 8
@@ -35,11 +40,13 @@ __all__ = [
     "BACKLINKS_CONSIDERED",
     "COLUMN_WEIGHTS",
     "LINKED_LIMIT",
+    "STOP_WORDS",
     "TOP_FOR_LINKED",
     "Edge",
     "ParsedQuery",
     "Pick",
     "Term",
+    "loose_sql",
     "match_expression",
     "normalize_folder",
     "parse_query",
@@ -60,6 +67,11 @@ _LIST_LIKE = 8
 _TERM = re.compile(r'(?P<neg>-?)(?:"(?P<phrase>[^"]*)"|(?P<word>\S+))')
 _WORDY = re.compile(r"\w")
 _TOKEN = re.compile(r"[^\W_]+")
+_STOP = """a about after all an and any are as at be before by can could do does for from had has
+have how i if in into is it its my no not of on or our she so that the their them then there
+these they this to up was we were what when where which who why will with would you your"""
+STOP_WORDS = frozenset(_STOP.split())
+"""Words too common to lend a loose (any-word) ranking anything but noise and time."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # FTS5 ends a string at NUL: controls are spaces
 
 
@@ -161,23 +173,48 @@ def filter_sql(kinds: Sequence[str], folder: str) -> tuple[str, tuple[object, ..
     return "".join(f" AND {clause}" for clause in clauses), tuple(params)
 
 
-def search_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]]:
+def search_sql(query: SearchQuery, *, stems: bool = False) -> tuple[str, tuple[object, ...]]:
     """The ranked search statement for ``query`` and its parameters: ``(nid, bm25)`` rows.
 
-    No ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
+    ``stems``: match any form of each word (the ``stems`` index), for hybrid search.  No
+    ``snippet()`` here: SQLite would cut one for every matching note before sorting (23 ms
     of 28 for a word in 7,000 notes); ``vaultsync.search.snippets`` cuts the few shown.
     """
     where, params = filter_sql(query.kinds, query.folder)
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    table = "stems" if stems else "fts"
     sql = (
-        f"SELECT n.nid, bm25(fts, {weights}) AS score"  # noqa: S608 - constants, ? marks only
-        " FROM fts JOIN notes AS n ON n.nid = fts.rowid"
-        f" WHERE fts MATCH ?{where}"
+        f"SELECT n.nid, bm25({table}, {weights}) AS score"  # noqa: S608 - constants, ? marks
+        f" FROM {table} JOIN notes AS n ON n.nid = {table}.rowid"
+        f" WHERE {table} MATCH ?{where}"
         " ORDER BY n.nid IN (SELECT nid FROM names WHERE key = ?) DESC, score, n.path LIMIT ?"
     )
     match = match_expression(query.text)
     exact = normalize_name(query.text)
     return sql, (match, *params, exact, query.limit)
+
+
+def loose_sql(query: SearchQuery) -> tuple[str, tuple[object, ...]] | None:
+    """The ranked any-word statement for ``query`` (see the module docstring), or ``None``."""
+    parsed = parse_query(query.text)
+    words = {
+        word.lower()
+        for group in parsed.groups
+        for term in group
+        for word in _TOKEN.findall(term.text)
+    } - STOP_WORDS
+    if not words:
+        return None
+    where, params = filter_sql(query.kinds, query.folder)
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    anyword = " OR ".join(Term(text=word).fts() for word in sorted(words))
+    expression = " NOT ".join([f"({anyword})", *(term.fts() for term in parsed.excluded)])
+    sql = (
+        f"SELECT n.nid, bm25(stems, {weights}) AS score"  # noqa: S608 - constants, ? marks only
+        " FROM stems JOIN notes AS n ON n.nid = stems.rowid"
+        f" WHERE stems MATCH ?{where} ORDER BY score, n.path LIMIT ?"
+    )
+    return sql, (expression, *params, query.limit)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

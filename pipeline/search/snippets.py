@@ -7,8 +7,9 @@ by its title, path or tags) gives its beginning.
 
 Matching follows the index's tokenizer (``unicode61 remove_diacritics 2``): words are runs of
 letters and digits, compared without case and accents (``creme`` marks ``Crème``); a prefix
-word (``comm*``) marks the whole word it starts.  The body is folded character by character so
-offsets stay those of the original text.
+word (``comm*``) marks the whole word it starts.  A note hybrid search found by a word's stem
+only (``restarting`` for ``restarts``) has no mark, and shows its beginning.  The body is
+folded character by character so offsets stay those of the original text.
 
 Why not FTS5's ``snippet()``: it walks the whole list of notes holding a word, so each snippet
 of a common word costs milliseconds; here the cost is one pass over the few bodies shown.

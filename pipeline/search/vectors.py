@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -175,6 +176,29 @@ def _store(db: Path, model: str, rows: list[tuple[str, str, int, int, bytes]]) -
         conn.execute("COMMIT")
 
 
+def _store_pieces(db: Path, embedder: TextEmbedder) -> None:
+    """Keep the model's tokenizer pieces in the index once, so a query need not load it."""
+    from vaultsync.search.embed import Embedder  # noqa: PLC0415 - numpy is the extra's
+    from vaultsync.search.pieces import light_pieces, store_pieces  # noqa: PLC0415
+
+    if not isinstance(embedder, Embedder):
+        return
+    with contextlib.closing(_read_only(db)) as conn:
+        if (
+            not _ours(conn)
+            or conn.execute(
+                "SELECT 1 FROM pieces WHERE model = ? LIMIT 1", (embedder.name,)
+            ).fetchone()
+        ):
+            return
+    rows = light_pieces(json.loads(embedder.spec))
+    with only_writer(db), open_writer(db) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        if _ours(conn):
+            store_pieces(conn, embedder.name, rows)
+        conn.execute("COMMIT")
+
+
 def _embed_batch(
     embedder: TextEmbedder, notes: list[tuple[str, str, str]]
 ) -> list[tuple[str, str, int, int, bytes]]:
@@ -196,6 +220,7 @@ def embed_pending(vault: Path, embedder: TextEmbedder, *, batch: int = BATCH) ->
     previous: list[tuple[str, str, str]] = []
     try:
         with file_lock(db.with_name(db.name + ".embed.lock"), timeout=0.0):
+            _store_pieces(db, embedder)
             while True:
                 with contextlib.closing(_read_only(db)) as conn:
                     if not _ours(conn):

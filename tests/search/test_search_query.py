@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from vaultsync.core.errors import UsageError
-from vaultsync.search.query import Edge, match_expression, normalize_folder, rank_linked
+from vaultsync.search.model import SearchQuery
+from vaultsync.search.query import (
+    Edge,
+    loose_sql,
+    match_expression,
+    normalize_folder,
+    rank_linked,
+)
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +96,31 @@ class TestMatchExpression:
         except UsageError:
             return
         conn.execute("SELECT * FROM f WHERE f MATCH ?", (expression,)).fetchall()
+
+
+class TestLooseSql:
+    def test_any_word_without_stop_words(self) -> None:
+        """The any-word expression ORs the query's words, stop words left out."""
+        found = loose_sql(SearchQuery(text="what is the Recipe for a book", mode="hybrid"))
+        assert found is not None
+        assert found[1][0] == '("book" OR "recipe")'
+
+    def test_exclusions_stay(self) -> None:
+        """An excluded word still excludes."""
+        found = loose_sql(SearchQuery(text="recipe book -creme", mode="hybrid"))
+        assert found is not None
+        assert found[1][0] == '("book" OR "recipe") NOT "creme"'
+
+    def test_only_stop_words(self) -> None:
+        """A query of stop words only has no any-word ranking."""
+        assert loose_sql(SearchQuery(text="what is the", mode="hybrid")) is None
+
+    def test_matches_notes_with_some_words(self, fts: sqlite3.Connection) -> None:
+        """The expression finds notes holding any one of the words."""
+        found = loose_sql(SearchQuery(text="recipe templates", mode="hybrid"))
+        assert found is not None
+        rows = fts.execute("SELECT rowid FROM f WHERE f MATCH ? ORDER BY rowid", (found[1][0],))
+        assert [row[0] for row in rows] == [1, 2, 4]
 
 
 class TestNormalizeFolder:

@@ -53,6 +53,11 @@ class TestRanking:
         reader = indexed(tmp_path, {"a.md": "# A\n\nmango", "mango/b.md": "# B\n\nother"})
         assert paths(search(reader, "mango")) == ["mango/b.md", "a.md"]
 
+    def test_text_mode_matches_words_as_typed(self, tmp_path: Path) -> None:
+        """Text mode does not stem: ``restarting`` does not find ``restarts``."""
+        reader = indexed(tmp_path, {"a.md": "# A\n\nthe pod restarts in a loop", "b.md": "# B\n"})
+        assert paths(search(reader, "restarting")) == []
+
     def test_stable_tie_break(self, tmp_path: Path) -> None:
         """Notes with equal scores always come in path order."""
         notes = {f"{name}.md": "# Same\n\nsame words" for name in ("c", "a", "b")}

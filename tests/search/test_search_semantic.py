@@ -213,6 +213,28 @@ class TestModes:
         found = paths(ask(vault, "holiday", "hybrid"))
         assert found[:2] == ["ops/holiday-plan.md", "people/ana.md"]
 
+    def test_hybrid_finds_a_note_with_some_of_the_words(self, tmp_path: Path) -> None:
+        """Hybrid ranks a note holding only some of a paraphrase's words (text mode finds none)."""
+        vault = indexed(tmp_path)
+        embed_pending(vault, load_embedder())
+        assert paths(ask(vault, "monthly gateway secrets swap", "text")) == []
+        assert paths(ask(vault, "monthly gateway secrets swap", "hybrid"))[0] == "ops/rotation.md"
+
+    def test_hybrid_finds_other_word_forms(self, tmp_path: Path) -> None:
+        """Hybrid's any-word ranking matches a word's other forms (``renewing`` → ``renew``)."""
+        vault = indexed(tmp_path)
+        assert paths(ask(vault, "renewing", "hybrid")) == ["ops/rotation.md"]
+
+    def test_stems_follow_updates(self, tmp_path: Path) -> None:
+        """A changed note is found by its new words' stems and no longer by its old ones."""
+        vault = indexed(tmp_path)
+        note = vault / "ops/rotation.md"
+        note.write_text("# Rotation\n\nWe replace the gateways.\n")
+        touch_later(note)
+        update_index(vault)
+        assert paths(ask(vault, "renewing", "hybrid")) == []
+        assert paths(ask(vault, "replacing", "hybrid")) == ["ops/rotation.md"]
+
     def test_hybrid_keeps_exact_title_first(self, tmp_path: Path) -> None:
         """A note whose title is the query stays first in hybrid mode."""
         notes = {**NOTES, "Tuning.md": "# Tuning\n\nsee [[db/tuning]]\n"}
