@@ -20,6 +20,11 @@ The contract is that the memo changes nothing: ``read_state_keeping`` with a mem
   time, never compared in its masked form, and the memo never holds it;
 * a fixed memory store (facts with their tombstones, topics, projects, episodes) is one value,
   never sorted against another file's, so its masked value is kept, secrets masked;
+* a fixed store that holds a secret of its own (one masking finds in its records alone) is
+  read again every time, never taken whole from the memo: the set of secrets a read knows must
+  be complete, since the same value elsewhere (a session's title) is masked only because it is
+  known (``core.scrub.spread``), and the memo keeps no secret value to know it by.  Its records
+  without a secret are still the memo's objects, not masked again;
 * the memo is discarded whole when vaultsync's code, the secret rules, the size limit, the
   folders read or the private profile name changed (:func:`memo_version`; the name only as a
   salted digest); an unreadable or corrupt memo is an empty one, never an error.
@@ -38,6 +43,7 @@ from typing import Any, TypeVar, cast
 
 from vaultsync.core.fsio import is_racy
 from vaultsync.core.pickling import fast_pickle
+from vaultsync.core.scrub import Scrubber
 
 __all__ = [
     "MISSING",
@@ -141,7 +147,7 @@ class Memo:
         stamps = tuple(stamp(path) for path in paths)
         written = self.written.get(part(key), 0)
         entry = self.entries.get(key)
-        if entry is None or entry[0] != stamps:
+        if entry is None or entry[0] != stamps or _holds_secret(entry[1]):
             return False, None, stamps
         if any(s is not None and is_racy(max(s[1], s[3]), written) for s in entry[0]):
             return False, None, stamps
@@ -226,6 +232,9 @@ class _Store:
 
     records: tuple[Any, ...]
     clean: dict[bytes, Any]
+    secret: bool = False
+    """Some record holds a secret of its own: the store is read again each time, so the read
+    knows that secret and masks it wherever else it appears."""
 
     @classmethod
     def of(cls, raw: tuple[Any, ...], masked: tuple[Any, ...], keys: dict[int, bytes]) -> _Store:
@@ -238,7 +247,22 @@ class _Store:
             for new, old in zip(masked, raw, strict=True)
             if new is old
         }
-        return cls(records=masked, clean=clean)
+        changed = [old for new, old in zip(masked, raw, strict=True) if new is not old]
+        return cls(records=masked, clean=clean, secret=_reveals_secret(changed))
+
+
+def _reveals_secret(records: list[Any]) -> bool:
+    """Whether masking ``records`` alone finds a secret (one :class:`Scrubber` decides)."""
+    if not records:
+        return False
+    scrubber = Scrubber()
+    scrubber(records)
+    return bool(scrubber.secrets)
+
+
+def _holds_secret(value: Any) -> bool:
+    """A fixed store's entry whose records hold a secret of their own: never reused whole."""
+    return isinstance(value, _Store) and value.secret
 
 
 def strict_key(record: Any) -> bytes:

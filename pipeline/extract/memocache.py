@@ -24,7 +24,7 @@ from vaultsync.core.redact import rules_version
 from vaultsync.core.settings import Caps
 from vaultsync.extract.memo import Memo, changed, memo_version, part
 
-MEMO_VERSION = 1
+MEMO_VERSION = 2
 MEMO_FILE = "extract-memo-{}.pickle"
 """One file per part (``extract.memo.part``): each reader's per-item entries (the contexts' are
 large and rarely rewritten), each fixed store's (facts…): a changed fact rewrites the facts'."""

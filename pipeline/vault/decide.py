@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
+import pygit2
 from vaultsync.core import progress
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
@@ -152,20 +153,99 @@ def _refuse_newer(manifest: Manifest) -> None:
         )
 
 
-def read_controls(fs: VaultFS | None) -> ControlFiles:
+BOUND_LOOKBACK = 1000
+"""How many commits back a manifest restored from this vault's history is still recognised."""
+
+
+def _refuse_foreign(manifest: Manifest, repo: LazyRepo, *, trusted: bool) -> None:
+    """A manifest is bound to its vault: it must be one this vault's own history records.
+
+    The binding is the vault's git history, not an id written into the manifest (that would
+    make two vaults synced from the same stores differ by a byte).  A manifest is this vault's
+    when its bytes are those of the manifest committed at ``HEAD`` — what every sync leaves,
+    what a clone or a pull (merged by ``vault.manifestmerge``) brings, what ``history --purge``
+    rewrites in step with the work tree — or of one of the last :data:`BOUND_LOOKBACK` commits
+    (restored by hand), or when it records the same notes as ``HEAD``'s (re-formatted).
+    ``trusted`` skips git: the stat cache says the last sync here left these very bytes (the
+    no-op sync never opens git), or an interrupted sync's journal is there (it wrote the
+    manifest and had not committed it).  With nothing to bind to (no repository, no commit,
+    no manifest committed at ``HEAD``: an older vaultsync's vault) it is adopted, and bound
+    from the next sync's commit on.  A missing or corrupt manifest is rebuilt from history
+    elsewhere; only a readable one can lie.
+
+    Raises:
+        VaultWriteError: the manifest is readable and no commit of this vault holds it.
+    """
+    if manifest.lost or trusted:
+        return
+    found = repo.get()
+    if found is None or _in_history(found, manifest):
+        return
+    raise VaultWriteError(
+        f"{MANIFEST}: not this vault's manifest (no commit of this vault holds it: copied from "
+        "another vault?); nothing read or written",
+        hint=f"delete it and sync (it is rebuilt from this vault's git history), or restore "
+        f"this vault's: git checkout HEAD -- {MANIFEST}",
+    )
+
+
+def _in_history(repo: VaultRepo, manifest: Manifest) -> bool:
+    """Whether ``HEAD`` or one of its :data:`BOUND_LOOKBACK` ancestors holds ``manifest``.
+
+    Its bytes, or ``HEAD``'s records laid out otherwise (a manifest the user re-formatted).
+    ``True`` too when ``HEAD`` holds no manifest: there is nothing to bind to yet.
+    """
+    git = repo.repo
+    if git.head_is_unborn:
+        return True
+    head = None
+    for count, commit in enumerate(git.walk(git.head.target)):
+        if count >= BOUND_LOOKBACK:
+            break
+        tree = repo.vault_tree(commit)
+        if tree is None or MANIFEST not in tree:
+            if count == 0:
+                return True
+            continue
+        blob = tree[MANIFEST]
+        head = head or blob
+        if str(blob.id) == manifest.fingerprint:
+            return True
+    return isinstance(head, pygit2.Blob) and _same_records(load_manifest(head.data), manifest)
+
+
+def _same_records(one: Manifest, other: Manifest) -> bool:
+    """Whether two manifests record the same notes, whatever their layout."""
+    return (one.entries, one.deleted, one.released, one.render_format) == (
+        other.entries,
+        other.deleted,
+        other.released,
+        other.render_format,
+    )
+
+
+def read_controls(fs: VaultFS | None, repo: LazyRepo | None = None) -> ControlFiles:
     """Read and parse the manifest, the journal and the stat cache (each may be missing).
 
-    Raises ``VaultWriteError`` when one is there but cannot be read.
+    ``repo``: the vault's repository, opened here when not given (the manifest's binding).
+
+    Raises ``VaultWriteError`` when one is there but cannot be read, was written by a newer
+    vaultsync, or is not this vault's.
     """
     data, manifest = read_manifest(fs)
     _refuse_newer(manifest)
     journal = fs.read_control_file(JOURNAL) if fs is not None else None
-    cache = fs.read_control_file(CACHE) if fs is not None else None
+    raw_cache = fs.read_control_file(CACHE) if fs is not None else None
+    cache = load_cache(raw_cache.data, written_ns=raw_cache.mtime_ns) if raw_cache else StatCache()
+    if fs is not None:
+        left = manifest.fingerprint in (cache.dumped, cache.manifest)
+        found = repo if repo is not None else LazyRepo(fs.root)
+        _refuse_foreign(manifest, found, trusted=left or journal is not None)
     return ControlFiles(
         manifest_bytes=data,
         manifest=manifest,
         journal=load_journal(journal.data if journal is not None else None),
-        cache=load_cache(cache.data, written_ns=cache.mtime_ns) if cache else StatCache(),
+        cache=cache,
     )
 
 

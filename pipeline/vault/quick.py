@@ -17,10 +17,12 @@ vault lock, only if no sync replaced the cache meanwhile; skipped otherwise): wh
 was just verified, so later no-op syncs need no reading at all. That touch is this module's only
 write.
 
-The manifest is not parsed when its bytes are those the last sync left: the cache records their
-blob id and the entry paths that had no file then (``StatCache.manifest`` and ``absent``), and
-those paths must still be absent.  Other bytes are parsed (and a corrupt manifest says
-"changed").
+The quick answer holds only for the manifest it was taken against: the cache records the blob
+id of the manifest the last sync left and the entry paths that had no file then
+(``StatCache.manifest`` and ``absent``), and those paths must still be absent.  A manifest with
+other bytes — truncated, emptied, deleted, restored from history, copied from elsewhere,
+rewritten by a merge — says "changed", even when it names the same paths: what it records is
+not what the cache vouched for, and only a full sync (or ``check``) may judge it.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ from vaultsync.vault.manifest import (
     StatKey,
     blob_id,
     load_cache,
-    load_manifest,
 )
 
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -104,30 +105,15 @@ def last_sync_if_unchanged(vault: Path, inputs: str) -> StatCache | None:
         return None
     if not cache.inputs or cache.inputs != inputs:
         return None
-    absent = _absent(manifest, cache)
-    if absent is None:
-        return None
+    if not cache.manifest or blob_id(manifest) != cache.manifest:
+        return None  # not the manifest the cache vouches for
     started = time.time_ns()
-    racy = _verified(os.fspath(vault), cache, absent)
+    racy = _verified(os.fspath(vault), cache, cache.absent)
     if racy is None:
         return None
     if racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
         _touch_cache(vault, seen, started)
     return cache
-
-
-def _absent(manifest: bytes, cache: StatCache) -> Iterable[str] | None:
-    """The manifest's entry paths that had no file at the last sync; ``None``: it is corrupt.
-
-    When the manifest's bytes are those the last sync left, its record in the cache answers
-    (parsing 100,000 entries costs about half a second); otherwise the manifest is parsed.
-    """
-    if cache.manifest and blob_id(manifest) == cache.manifest:
-        return cache.absent
-    parsed = load_manifest(manifest, fingerprint="quick")
-    if parsed.corrupt:
-        return None
-    return [path for path in parsed.entries if path not in cache.entries]
 
 
 def _verified(root: str, cache: StatCache, absent: Iterable[str]) -> list[StatKey] | None:

@@ -74,7 +74,7 @@ class VaultSession:
     def __init__(self, vault: Path, fs: VaultFS | None, *, write: bool) -> None:
         self.vault, self.fs, self.write = vault, fs, write
         self.repo = decide.LazyRepo(vault if fs is not None else None)
-        self.controls = decide.read_controls(fs)
+        self.controls = decide.read_controls(fs, self.repo)
 
     def moves(self) -> Moves:
         """The notes the user moved or renamed, and the paths chosen before (``vault.moves``)."""
