@@ -45,9 +45,9 @@ def test_a_sync_reads_the_control_files_once(
     reads: list[object] = []
     real = decide.read_controls
 
-    def counted(fs: object) -> decide.ControlFiles:
+    def counted(fs: object, repo: object = None) -> decide.ControlFiles:
         reads.append(fs)
-        return real(fs)  # type: ignore[arg-type]
+        return real(fs, repo)  # type: ignore[arg-type]
 
     monkeypatch.setattr(decide, "read_controls", counted)
     assert sync(ws, SyncRequest()).changed
