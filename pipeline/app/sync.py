@@ -404,9 +404,9 @@ def check(ws: Workspace) -> CheckOutcome:
     """
     warnings: tuple[str, ...]
     if (known := _known_since_last_sync(ws)) is not None:
-        from vaultsync.vault.known import marked_conflicts
+        from vaultsync.vault.known import known_conflicts
 
-        found = marked_conflicts(ws.vault, known[1])
+        found = known_conflicts(ws.vault, known[1])
         differences = tuple(f"conflict {c.path}: {c.reason}" for c in found)
         skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
     else:

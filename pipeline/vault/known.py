@@ -11,6 +11,7 @@ one a conflict) and the deleted notes' paths (a file there is no longer a deleti
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from vaultsync.vault.decide import LazyRepo
@@ -30,32 +31,47 @@ def still_known(vault: Path, cache: StatCache) -> LastSync | None:
     return cache.last
 
 
-def marked_conflicts(vault: Path, last: LastSync) -> tuple[Conflict, ...]:
-    """The edited notes holding git's conflict markers, as ``status`` lists them."""
+def marked_conflicts(
+    paths: Iterable[str], read: Callable[[str], bytes | None]
+) -> tuple[Conflict, ...]:
+    """The notes of ``paths`` holding git's conflict markers, as ``status`` lists them.
+
+    ``read``: a note's bytes by vault path (``None`` when it cannot be read).
+    """
     return tuple(
         Conflict(path=path, reason=MARKERS_REASON.replace("PATH", path))
-        for path in last.edited
-        if has_conflict_markers(_read(vault / path))
+        for path in paths
+        if has_conflict_markers(read(path) or b"")
     )
+
+
+def kept_edits(repo: LazyRepo, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:
+    """Each edited note (path → blob on disk) with the commit that carried its edit, by path."""
+    found = repo.get() if edited else None
+    origins = found.edit_origins(edited) if found is not None else {}
+    return tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited))
 
 
 def known_status(vault: Path, cache: StatCache, last: LastSync) -> StatusReport:
     """``status`` from the record: kept edits (with the commit that carried each), deletions."""
     edited = {path: cache.entries[path][1] for path in last.edited}
-    found = LazyRepo(vault).get() if edited else None
-    origins = found.edit_origins(edited) if found is not None else {}
     return StatusReport(
-        edited=tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)),
+        edited=kept_edits(LazyRepo(vault), edited),
         deleted=last.deleted,
-        conflicts=marked_conflicts(vault, last),
+        conflicts=known_conflicts(vault, last),
     )
 
 
-def _read(path: Path) -> bytes:
-    """A note's bytes (empty when it cannot be read: the next full plan says why)."""
+def known_conflicts(vault: Path, last: LastSync) -> tuple[Conflict, ...]:
+    """The recorded edited notes that hold git's conflict markers now."""
+    return marked_conflicts(last.edited, lambda path: _read(vault / path))
+
+
+def _read(path: Path) -> bytes | None:
+    """A note's bytes (``None`` when it cannot be read: the next full plan says why)."""
     try:
         fd = os.open(path, _READ)
     except OSError:
-        return b""
+        return None
     with os.fdopen(fd, "rb") as handle:
         return handle.read()

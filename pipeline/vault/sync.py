@@ -23,8 +23,8 @@ from pathlib import Path
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec, Skipped
 from vaultsync.vault import apply, decide
+from vaultsync.vault.known import kept_edits, marked_conflicts
 from vaultsync.vault.manifest import JOURNAL
-from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.moves import NO_MOVES, Moves, find_moves
 from vaultsync.vault.plan import Action, validate_specs
 from vaultsync.vault.report import (
@@ -35,7 +35,6 @@ from vaultsync.vault.report import (
     pending,
     sync_report,
 )
-from vaultsync.vault.vcs import EditOrigin
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 __all__ = [
@@ -127,12 +126,8 @@ class VaultSession:
         decision = self.plan(specs, decide.Asked(moves=moves, keep_gone=keep_gone))
         plan = decision.plan
         edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
-        found = self.repo.get() if edited else None
-        origins = found.edit_origins(edited) if found is not None else {}
         return StatusReport(
-            edited=tuple(
-                origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited)
-            ),
+            edited=kept_edits(self.repo, edited),
             deleted=plan.paths(Action.KEEP_DELETED),
             conflicts=self._conflicts(decision),
             pending=pending(plan, decide.render(plan), decision.manifest),
@@ -145,12 +140,9 @@ class VaultSession:
         if self.fs is None:
             return planned
         listed = {c.path for c in planned}
-        marked = []
-        for path in decision.plan.paths(Action.KEEP_EDITED, Action.MERGE):
-            data = None if path in listed else self.fs.read(path)
-            if data is not None and has_conflict_markers(data):
-                marked.append(Conflict(path=path, reason=MARKERS_REASON.replace("PATH", path)))
-        return (*planned, *marked)
+        edited = decision.plan.paths(Action.KEEP_EDITED, Action.MERGE)
+        unlisted = [path for path in edited if path not in listed]
+        return (*planned, *marked_conflicts(unlisted, self.fs.read))
 
     def sync(
         self,

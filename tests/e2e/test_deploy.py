@@ -11,30 +11,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import kubemanifest
 import pytest
-from ruamel.yaml import YAML
+from kubemanifest import OLDEST, container
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")  # the dev extra bundles it
 
 MANIFEST = Path(__file__).resolve().parents[2] / "deploy" / "kubernetes" / "cronjob.yaml"
 BIN = Path(sys.executable).parent
-OLDEST = "1.33"
-"""The oldest Kubernetes the manifest is for: ``backoffLimitPerIndex`` is GA from 1.33."""
 
 
 def documents() -> list[dict[str, Any]]:
-    return list(YAML(typ="safe").load_all(MANIFEST.read_text(encoding="utf-8")))
+    return kubemanifest.documents(MANIFEST)
 
 
 def cronjob() -> dict[str, Any]:
-    return next(d for d in documents() if d["kind"] == "CronJob")
-
-
-def container(job: dict[str, Any]) -> dict[str, Any]:
-    containers: list[dict[str, Any]] = job["spec"]["jobTemplate"]["spec"]["template"]["spec"][
-        "containers"
-    ]
-    return containers[0]
+    return kubemanifest.cronjob(MANIFEST)
 
 
 @pytest.mark.parametrize("version", [OLDEST, kubernetes_validate.latest_version()])

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import kubemanifest
 import pytest
 from helpers import build_tree
-from ruamel.yaml import YAML
+from kubemanifest import OLDEST, container
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")  # the dev extra bundles it
 
@@ -20,24 +21,15 @@ ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ROOT / "deploy" / "kubernetes" / "hub-cronjob.yaml"
 SEALED = ROOT / "fixtures" / "stores" / "sealed"
 BIN = Path(sys.executable).parent
-OLDEST = "1.33"
-"""The oldest Kubernetes the manifest is for: ``backoffLimitPerIndex`` is GA from 1.33."""
 LONG = "0123456789abcdef0123456789abcdef-long-key"
 
 
 def documents() -> list[dict[str, Any]]:
-    return list(YAML(typ="safe").load_all(MANIFEST.read_text(encoding="utf-8")))
+    return kubemanifest.documents(MANIFEST)
 
 
 def cronjob() -> dict[str, Any]:
-    return next(d for d in documents() if d["kind"] == "CronJob")
-
-
-def container(job: dict[str, Any]) -> dict[str, Any]:
-    containers: list[dict[str, Any]] = job["spec"]["jobTemplate"]["spec"]["template"]["spec"][
-        "containers"
-    ]
-    return containers[0]
+    return kubemanifest.cronjob(MANIFEST)
 
 
 @pytest.mark.parametrize("version", [OLDEST, kubernetes_validate.latest_version()])

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from syncdriver import make_spec
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec, Skipped
-from vaultsync.vault.known import known_status, marked_conflicts, still_known
+from vaultsync.vault.known import known_conflicts, known_status, still_known
 from vaultsync.vault.manifest import CACHE, LastSync, StatCache, dump_cache, load_cache
 from vaultsync.vault.moves import NO_MOVES
 from vaultsync.vault.quick import last_sync_if_unchanged
@@ -121,7 +121,7 @@ class TestKnownEqualsPlanned:
                 assert not full.pending and not full.manifest_problem, (action, index)
                 assert known_status(vault, *found) == full, (action, index)
                 lines = check_vault(vault, specs(generation), vault_moves(vault))
-                from_record = marked_conflicts(vault, found[1])
+                from_record = known_conflicts(vault, found[1])
                 assert [f"conflict {c.path}: {c.reason}" for c in from_record] == list(lines)
 
 
