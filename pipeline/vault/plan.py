@@ -23,7 +23,8 @@ Per path, one action:
 * ``moved``: the stores moved a note the user edited (a card changed column): the new path's
   step is a ``merge`` whose ``source`` is the old path; the old file is removed once the merged
   note is written at the new path (a merge that is not clean writes the new note as rendered
-  and leaves the edited file where it was, so no byte is lost).
+  and leaves the edited file where it was, so no byte is lost; the next sync merges it again,
+  into the new note while vaultsync's render there is unedited).
 
 ``force`` applies to every path; ``force_paths`` to the named ones only.
 
@@ -375,31 +376,71 @@ def plan_sync(
     )
 
 
+_MOVE_TARGETS = frozenset((Action.CREATE, Action.UNCHANGED, Action.UPDATE))
+"""The new path's step a move is merged into: a new note, or one vaultsync wrote there and the
+user did not edit — the render a merge left waiting (an editor was saving the file) put there.
+So the next sync finishes the merge: one id is never two notes for longer than one sync."""
+
+
 def _stores_moves(steps: list[Step], keep: dict[str, Entry]) -> list[Step]:
-    """Pair each edited note the stores no longer produce with its node's new path."""
-    edited = {
-        keep[s.path].node: s
-        for s in steps
-        if s.action is Action.KEEP_EDITED
-        and s.spec is None
-        and s.path in keep
-        and keep[s.path].node
-    }
+    """Pair each edited note the stores no longer produce with its node's new path.
+
+    An edited copy left over (two edited files of one node, or the note at the new path edited
+    too) cannot be merged without losing one edit: it becomes a conflict, so one id is never
+    two notes without ``check`` and ``sync`` saying so.
+    """
+    edited: dict[str, list[Step]] = {}
+    for s in steps:
+        node = keep[s.path].node if s.path in keep else ""
+        if s.action is Action.KEEP_EDITED and s.spec is None and node:
+            edited.setdefault(node, []).append(s)
     if not edited:
         return steps
     out: list[Step] = []
-    moved: set[str] = set()
+    moved: dict[str, str] = {}
     for step in steps:
-        old = edited.get(step.spec.node_id) if step.spec and step.action is Action.CREATE else None
-        if old is None:
+        target = step.spec is not None and step.action in _MOVE_TARGETS
+        olds = edited.get(step.spec.node_id) if target and step.spec else None
+        if not olds:
             out.append(step)
             continue
+        old = olds[0]
         base = keep[old.path]  # what vaultsync last wrote at the old path: the merge base
         out.append(replace(step, action=Action.MERGE, state=old.state, prior=base, source=old.path))
-        moved.add(old.path)
-    return [
-        replace(s, action=Action.MOVED, prior=keep[s.path]) if s.path in moved else s for s in out
-    ]
+        moved[old.path] = step.path
+    doubled = _doubled(steps, edited, moved)
+    return [_moved_or_doubled(s, keep, moved, doubled) for s in out]
+
+
+def _doubled(
+    steps: list[Step], edited: Mapping[str, list[Step]], moved: Mapping[str, str]
+) -> dict[str, str]:
+    """Edited copies not paired whose node another note holds: path → that note's path."""
+    held = {s.spec.node_id: s.path for s in steps if s.spec is not None}
+    doubled: dict[str, str] = {}
+    for node, olds in edited.items():
+        others = [held[node]] if node in held else []
+        others += [s.path for s in olds]
+        for old in olds:
+            other = next((p for p in others if p != old.path), None)
+            if old.path not in moved and other is not None:
+                doubled[old.path] = other
+    return doubled
+
+
+def _moved_or_doubled(
+    step: Step, keep: Mapping[str, Entry], moved: Mapping[str, str], doubled: Mapping[str, str]
+) -> Step:
+    """The old path's step of a note the stores moved, or of a copy that doubles another."""
+    if step.path in moved:
+        return replace(step, action=Action.MOVED, prior=keep[step.path])
+    if step.path in doubled:
+        reason = (
+            f"another note holds its id too ({doubled[step.path]}) and both were edited: "
+            "merge them into one by hand and delete the other"
+        )
+        return replace(step, action=Action.CONFLICT, reason=reason)
+    return step
 
 
 _SET_STEP = tuple(

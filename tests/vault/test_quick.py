@@ -122,7 +122,7 @@ class TestUnchangedSinceLastSync:
         assert cache.manifest == blob_id((vault / MANIFEST).read_bytes())
 
     def test_a_manifest_with_other_bytes_is_read_again(self, tmp_path: Path) -> None:
-        """A manifest changed since the sync is parsed: a new entry whose file exists is seen."""
+        """A manifest whose bytes are not the ones the sync left gives no quick answer."""
         vault = synced_and_aged(tmp_path)
         doc = json.loads((vault / MANIFEST).read_text())
         doc["entries"]["F/extra.md"] = next(iter(doc["entries"].values()))
