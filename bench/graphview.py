@@ -49,7 +49,7 @@ def build_page(root: Path, notes: int) -> tuple[Path, dict[str, float]]:
     command = [sys.executable, "-m", "vaultsync", "graph", "view", "--state", str(state)]
     command += ["--vault", str(root / "vault"), "--out", str(page)]
     times = []
-    for _ in range(2):  # the first builds graph.json, the second reuses it
+    for _ in range(2):  # the first builds graph.db, the second reuses it
         start = time.perf_counter()
         subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)

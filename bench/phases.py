@@ -2,7 +2,7 @@
 
 Runs one ``vaultsync sync`` in this process with a wall-clock timer around each stage —
 imports, the stores' digest, extract, the graph patch state's load, graph build (patched),
-graph.json, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
+graph.db, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
 steps: journal, write, manifest, commit, index, cache — and the patch state's save, and prints
 them (or writes JSON), with the peak memory (RSS, this process and its finished children) once
 each stage ended: where a sync's peak memory is reached.  The stages are timed by wrapping their
@@ -27,7 +27,7 @@ from typing import Any  # noqa: E402
 
 from vaultsync.core.config import resolve  # noqa: E402
 from vaultsync.graph import build as graph  # noqa: E402
-from vaultsync.graph import cache, load  # noqa: E402
+from vaultsync.graph import cache, graphdb, load  # noqa: E402
 from vaultsync.render import specs as render  # noqa: E402
 from vaultsync.vault import apply, decide, quick, sync  # noqa: E402
 
@@ -37,7 +37,7 @@ STAGES: list[tuple[str, Any, str]] = [
     ("extract", load, "_read"),  # the stores read and masked (what load.build calls)
     ("graph state load", cache, "load_patch_state"),
     ("graph build", graph, "patch_graph"),
-    ("graph.json", cache, "save_graph"),
+    ("graph.db", graphdb, "save_graph"),
     ("layout + keys", render, "note_specs"),
     ("scan + plan", decide, "plan_vault"),
     ("render", decide, "render"),
@@ -85,7 +85,7 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
         (load, graph, "patch_graph"),
         (load, cache, "load_patch_state"),
         (load, cache, "save_patch_state"),
-        (load, cache, "save_graph"),
+        (load, graphdb, "save_graph"),
         (render, load, "build"),
     ):
         setattr(target, name, getattr(module, name))

@@ -4,7 +4,7 @@ Usage: python bench/run.py [--sizes 2800,10000] [--runs 5] [--out bench/results]
 
 Per size it writes a store with ``vaultsync.synthetic`` (seeded, deterministic), then measures:
 graph build cold, rebuilt (parsed document texts kept) and warm in-process, and the size of
-graph.json; building every note's spec (layout and keys) against rendering every note (up to
+graph.db (the kept graph); building every note's spec (layout and keys) against rendering every note (up to
 10,000 notes); first sync, no-op sync, sync after changing one fact, sync after adding one
 document and ``check`` as whole commands (wall time, median of ``--runs``, interpreter start
 included, the file system flushed before each), and a no-op sync right after a first and
@@ -140,16 +140,17 @@ def calibration() -> float:
 
 def in_process(state: Path, env: dict[str, str], *, profiled: bool) -> dict[str, Any]:
     """Graph build in one process: cold (nothing kept), rebuild (a store changed: the parsed
-    document texts are kept) and warm (graph.json reused).  ``profiled``: then one more cold
+    document texts are kept) and warm (graph.db reused).  ``profiled``: then one more cold
     and warm build under cProfile, as ``profiles`` (what explains a missed build goal)."""
     code = f"""
 import json, os, sys, time
 from pathlib import Path
-from vaultsync.graph import cache
+from vaultsync.graph import cache, graphdb
+from vaultsync.core.sqlitefile import remove_database
 from vaultsync.graph import load as app
 from vaultsync.core.config import resolve
 state = Path({str(state)!r}); caps = resolve({{}}, vault=Path()).caps
-cache.graph_path(state).unlink(missing_ok=True); cache.documents_path(state).unlink(missing_ok=True)
+remove_database(graphdb.graph_db_path(state)); cache.documents_path(state).unlink(missing_ok=True)
 t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
 from vaultsync.graph.build import build_graph
 built = build_graph(records, caps); t2 = time.perf_counter()
@@ -167,7 +168,7 @@ for _ in range(5):
 warm.sort()
 figures = {{"extract_s": t1 - t0, "build_cold_s": t2 - t1, "build_warm_s": warm[2],
   "build_rebuild_s": rebuild[2],
-  "graph_json_bytes": cache.graph_path(state).stat().st_size, "nodes": len(built.graph.nodes),
+  "graph_db_bytes": graphdb.graph_db_path(state).stat().st_size, "nodes": len(built.graph.nodes),
   "links": len(built.graph.links),
   "documents": sum(1 for n in built.graph.nodes if n.kind.value == "doc")}}
 if {profiled!r}:
@@ -493,10 +494,10 @@ WHY = {
     "noop_after_one_fact_s": "the steady no-op's costs, plus reading the few files that sync "
     "wrote (inside its racy window)",
     "build_cold_s": "the first build parses every document (title, summary, links)",
-    "build_warm_s": "decoding graph.json and building every frozen node and link again",
+    "build_warm_s": "reading graph.db and building every frozen node and link again",
     "one_fact_sync_s": "the graph stage is a memo, not a patch: nodes, the name table, "
     "structural and document links and the link table still walk every note; then the memos' "
-    "own load and save (tens of MB each at 100,000 notes), graph.json rewritten whole and a "
+    "own load and save (tens of MB each at 100,000 notes) and a "
     "stat and plan step per vault file (see “Where the time goes” and the profile below)",
     "peak_memory_mib": "the stages' memos (the stores' masked records, the graph's patch "
     "state, the notes' keys) are held at once beside the graph and the rendered batch: see "
@@ -574,7 +575,7 @@ def markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         ("notes", "notes", "{:,}"), ("links", "links", "{:,}"), ("documents", "docs", "{:,}"),
         ("extract_s", "extract", "{:.3f} s"), ("build_cold_s", "build cold", "{:.3f} s"),
         ("build_rebuild_s", "rebuild", "{:.3f} s"),
-        ("build_warm_s", "build warm", "{:.4f} s"), ("graph_json_bytes", "graph.json", "{:,} B"),
+        ("build_warm_s", "build warm", "{:.4f} s"), ("graph_db_bytes", "graph.db", "{:,} B"),
         ("keys_s", "specs + keys", "{:.3f} s"), ("render_s", "render all", "{:.3f} s"),
         ("keys_over_render", "keys/render", "{:.2f}×"),
         ("first_sync_s", "first sync", "{:.2f} s"), ("git_floor_s", "git floor", "{:.2f} s"),

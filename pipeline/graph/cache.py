@@ -1,26 +1,26 @@
-"""Graph ⇄ ``graph.json`` in vaultsync's own cache folder, reused while the stores are unchanged.
+"""The graph's caches in vaultsync's own cache folder, and the graph's JSON form.
 
 vaultsync never writes into the state directory (ChatCLI keeps its own schema-1 cache at
 ``memory/graph.json``, which is never read, written or deleted here).  Its caches live in
 :func:`cache_dir`: ``$VAULTSYNC_CACHE_DIR``, else ``$XDG_CACHE_HOME/vaultsync``, else
 ``~/.cache/vaultsync``, then one folder per state directory, named by a digest of its real
 path (so every command finds the same cache whatever vault it names, and two state
-directories never share one).  Edge: reads and writes that folder only.
+directories never share one).  Edge: reads and writes that folder only.  The graph itself is
+kept there by ``graph.graphdb``, under :func:`graph_fingerprint`.
 
 Beside the graph, ``graph-documents.json`` keeps what parsing each document's text gave (title,
 summary, links), by a digest of the text: a rebuild after a change in some other store, or in a
 few documents, parses only the texts it has not seen ("derived once per context
 revision").
 
-The file has exactly this shape, so other tools can read it::
+``vaultsync graph export`` prints the graph as JSON (:func:`graph_to_json`) of exactly
+this shape, so other tools can read it::
 
     {"schema": 2, "fingerprint": "…",
      "nodes": [{"id", "kind", "title", "aliases": […]}, …],
      "links": [{"from", "to", "rel", "origin", "weight"}, …]}
 
-nodes sorted by id, links by (from, to, rel).  A schema-1 file (ChatCLI's), a foreign, corrupt
-or stale file is discarded and rebuilt.  The cache is an optimisation: when it cannot be
-written (a read-only home), the graph is simply not cached.
+nodes sorted by id, links by (from, to, rel).
 
 Two more files keep what one bad store file must not lose (``extract.skips``):
 ``last-good.pickle``, the last good record of every per-item source (a skipped source answers
@@ -58,11 +58,10 @@ from typing import Any
 from vaultsync.core import cachefile
 from vaultsync.core.cachefile import cache_dir
 from vaultsync.core.digest import code_fingerprint
-from vaultsync.core.fsio import is_racy
-from vaultsync.core.model import Graph, Kind, Link, Node, Origin, Skipped
+from vaultsync.core.model import Graph, Link, Node, Origin, Skipped
 from vaultsync.core.redact import rules_version
-from vaultsync.core.settings import Caps, Sources
-from vaultsync.extract.sources import source_files, store_fingerprint
+from vaultsync.core.settings import Caps
+from vaultsync.extract.sources import store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
 from vaultsync.graph.patch import STATE_VERSION, ContextEntry, PatchState
 
@@ -73,11 +72,6 @@ MASKS_SCHEMA = 1
 
 LAST_GOOD_VERSION = 2
 PATCH_VERSION = 1
-
-
-def graph_path(state: Path) -> Path:
-    """Where the graph cache lives: ``graph.json`` in :func:`cache_dir`."""
-    return cache_dir(state) / "graph.json"
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
@@ -130,67 +124,6 @@ def _number(weight: float) -> str:
 
 _quoted = encode_basestring  # the C encoder json.dumps uses without ensure_ascii
 _ORIGIN_JSON = {origin: _quoted(origin.value) for origin in Origin}
-
-
-def graph_from_json(data: bytes) -> Graph | None:
-    """Parse a cache file; ``None`` for anything that is not a schema-2 graph."""
-    try:
-        document = json.loads(data)
-        if not isinstance(document, dict) or document.get("schema") != GRAPH_SCHEMA:
-            return None
-        nodes = tuple(_node(raw) for raw in document["nodes"])
-        links = tuple(_link(raw) for raw in document["links"])
-        return Graph(nodes=nodes, links=links, fingerprint=str(document["fingerprint"]))
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def load_graph(state: Path, fingerprint: str) -> Graph | None:
-    """The cached graph when its fingerprint matches, else ``None``."""
-    try:
-        data = graph_path(state).read_bytes()
-    except OSError:
-        return None
-    graph = graph_from_json(data)
-    if graph is None or graph.fingerprint != fingerprint:
-        return None
-    return graph
-
-
-def save_graph(state: Path, graph: Graph, sources: Sources | None = None) -> bool:
-    """Write the cache atomically (0600); ``False`` when the state directory is not writable.
-
-    A file that already holds this fingerprint is left alone: the same stores, caps and code
-    build the same graph, so rewriting it (60 MB at 100,000 notes) would change nothing.  Not
-    when it was written within ``RACY_NS`` of a store's change, though: an edit in the same
-    timestamp tick may keep a store's size and mtime, hence the fingerprint, and only a
-    rewrite repairs that.
-    """
-    if graph.fingerprint and _holds(graph_path(state), graph.fingerprint, state, sources):
-        return True
-    return _replace(graph_path(state), graph_to_json(graph))
-
-
-def _holds(path: Path, fingerprint: str, state: Path, sources: Sources | None) -> bool:
-    """Whether ``path`` holds this fingerprint, written well after the stores last changed."""
-    head = f'{{"schema":{GRAPH_SCHEMA},"fingerprint":"{fingerprint}",'.encode()
-    try:
-        with path.open("rb") as handle:
-            if handle.read(len(head)) != head:
-                return False
-            written = os.fstat(handle.fileno()).st_mtime_ns
-    except OSError:
-        return False
-    return not is_racy(_last_change(state, sources), written)
-
-
-def _last_change(state: Path, sources: Sources | None) -> int:
-    """The newest mtime (ns) among the stores that exist (``sources``' folders included)."""
-    newest = 0
-    for store in source_files(state, sources):
-        with contextlib.suppress(OSError):
-            newest = max(newest, store.stat().st_mtime_ns)
-    return newest
 
 
 def documents_path(state: Path) -> Path:
@@ -475,28 +408,3 @@ def save_parsed_texts(
 def _replace(target: Path, data: bytes) -> bool:
     """Write a JSON cache (its version inside it) atomically, 0600; ``False`` when impossible."""
     return cachefile.write(target, b"", data)
-
-
-# Enum lookups by value through a dict: ``Kind(value)`` costs several times more, ~100,000
-# times per load.
-_KINDS = {kind.value: kind for kind in Kind}
-_ORIGINS = {origin.value: origin for origin in Origin}
-
-
-def _node(raw: dict[str, Any]) -> Node:
-    return Node(
-        id=str(raw["id"]),
-        kind=_KINDS[raw["kind"]],
-        title=str(raw["title"]),
-        aliases=tuple(str(a) for a in raw["aliases"]),
-    )
-
-
-def _link(raw: dict[str, Any]) -> Link:
-    return Link(
-        source=str(raw["from"]),
-        target=str(raw["to"]),
-        rel=str(raw["rel"]),
-        origin=_ORIGINS[raw["origin"]],
-        weight=float(raw["weight"]),
-    )

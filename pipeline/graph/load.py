@@ -38,20 +38,19 @@ from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     LastGood,
     graph_fingerprint,
-    load_graph,
     load_last_good,
     load_masks,
     load_parsed_texts,
     load_patch_state,
     mark_history_check,
     remember_warnings,
-    save_graph,
     save_last_good,
     save_masks,
     save_parsed_texts,
     save_patch_state,
 )
 from vaultsync.graph.documents import context_documents
+from vaultsync.graph.graphdb import load_graph, save_graph
 from vaultsync.graph.nodes import build_nodes
 from vaultsync.graph.patch import parsed_texts
 
@@ -237,7 +236,8 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     previous = load_patch_state(state, caps)
     known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
     built, patch = patch_graph(records, caps, previous, fingerprint=fingerprint, known=known)
-    save_graph(state, built.graph, caps.sources)
+    # by its delta: a one-fact change rewrites a few rows
+    save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
     save_parsed_texts(state, built.documents, known)
     save_patch_state(state, caps, patch)
     save_last_good(state, good)
@@ -245,11 +245,11 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
 
 
 def current_graph(state: Path, caps: Caps) -> Graph:
-    """The graph, from ``graph.json`` while the stores are unchanged, else rebuilt."""
+    """The graph, from ``graph.db`` while the stores are unchanged, else rebuilt."""
     cached = load_graph(state, graph_fingerprint(state, caps))
     if cached is None:
         return build(state, caps)[1].graph
-    # graph.json keeps exactly its documented shape, which has no room for the notes people
+    # graph.db keeps the shape graph.json exports, which has no room for the notes people
     # write on links they draw; those come back from links.json (a small file).
     drawn = links_or_empty(state)[0]
     notes = {(link.source, link.target, link.rel): link.note for link in drawn if link.note}

@@ -17,13 +17,14 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from vaultsync.core import sqlitefile
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import LockTimeout, file_lock
+from vaultsync.core.sqlitefile import is_corruption, remove_database
 from vaultsync.vault.manifest import CONTROL_DIR
 
 __all__ = [
@@ -86,31 +87,11 @@ def index_path(vault: Path) -> Path:
     return vault / CONTROL_DIR / DB_NAME
 
 
-def is_corruption(err: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is damaged or not a database (rather than busy, say)."""
-    code = getattr(err, "sqlite_errorcode", None)
-    return code is not None and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-
-
-def remove_database(db: Path) -> None:
-    """Delete the database and its WAL, shared-memory and journal files."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            (db.parent / (db.name + suffix)).unlink()
-
-
 @contextlib.contextmanager
 def open_writer(db: Path) -> Iterator[sqlite3.Connection]:
     """A connection in WAL mode to ``db`` (created 0600), in autocommit: ``BEGIN`` is explicit."""
-    if not db.exists():
-        os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
-    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+    with sqlitefile.open_writer(db, timeout=BUSY_TIMEOUT) as conn:
         yield conn
-    finally:
-        conn.close()
 
 
 def prepare(conn: sqlite3.Connection) -> bool:

@@ -111,7 +111,7 @@ class TestNoSecretAnywhere:
         places.update(git_objects(vault))
         places.update(files_under(cache))
         assert (vault / ".vaultsync" / "search.db").is_file()
-        assert any(name.endswith("graph.json") for name in places)
+        assert any(name.endswith("graph.db") for name in places)
         assert leaks(places) == {}
 
     def test_api_answers(self, planted: tuple[Path, Path, Path]) -> None:

@@ -1,11 +1,8 @@
-"""graph.json: exact shape, byte-stable, reused while the stores are unchanged, else rebuilt;
-parsed document texts kept beside it."""
+"""The graph's JSON form (exact shape, byte-stable), its fingerprint; parsed texts kept."""
 
 from __future__ import annotations
 
 import json
-import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +17,15 @@ from vaultsync.graph.cache import (
     LastGood,
     documents_path,
     graph_fingerprint,
-    graph_from_json,
-    graph_path,
     graph_to_json,
     last_good_path,
-    load_graph,
     load_last_good,
     load_parsed_texts,
-    save_graph,
     save_last_good,
     save_parsed_texts,
 )
 from vaultsync.graph.documents import ParsedText, text_digest
-from vaultsync.graph.load import build, current_graph, read_records
+from vaultsync.graph.load import build, read_records
 
 GRAPH = Graph(
     nodes=(
@@ -110,85 +103,11 @@ class TestFormat:
         expected = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
         assert graph_to_json(graph) == expected.encode()
 
-    def test_round_trip(self) -> None:
-        """A graph read back from its JSON equals the original."""
-        assert graph_from_json(graph_to_json(GRAPH)) == GRAPH
 
-    @pytest.mark.parametrize(
-        "data",
-        [
-            b"{",
-            b"[]",
-            b'{"schema_version":1,"graph":{}}',
-            b'{"schema":2,"nodes":[{"id":1}]}',
-            b'{"schema":3,"fingerprint":"x","nodes":[],"links":[]}',
-        ],
-        ids=["corrupt", "foreign", "chatcli-schema-1", "bad-node", "future-schema"],
-    )
-    def test_unreadable_files_are_discarded(self, data: bytes) -> None:
-        """Corrupt, foreign, schema-1 and other schemas read as no cache."""
-        assert graph_from_json(data) is None
-
-
-class TestReuse:
-    def test_built_then_reused(self, tmp_path: Path) -> None:
-        """The first query builds and writes graph.json; the next one reads it unchanged."""
-        write_topics(tmp_path, ["telemetry"])
-        first = current_graph(tmp_path, Caps())
-        cached = load_graph(tmp_path, graph_fingerprint(tmp_path, Caps()))
-        assert cached == first
-        assert [n.id for n in first.nodes] == ["topic:telemetry"]
-
-    def test_rebuilt_when_a_store_changes(self, tmp_path: Path) -> None:
-        """Editing a store changes the fingerprint, so the graph is rebuilt."""
-        write_topics(tmp_path, ["telemetry"])
-        current_graph(tmp_path, Caps())
-        topics = tmp_path / "memory" / "topics.json"
-        write_topics(tmp_path, ["telemetry", "auth"])
-        os.utime(topics, ns=(1, 2_000_000_000_000_000_000))
-        assert {n.id for n in current_graph(tmp_path, Caps()).nodes} == {
-            "topic:telemetry",
-            "topic:auth",
-        }
-
-    def test_stale_file_is_not_trusted(self, tmp_path: Path) -> None:
-        """A graph.json whose fingerprint differs is ignored and replaced."""
-        write_topics(tmp_path, ["telemetry"])
-        graph_path(tmp_path).parent.mkdir(parents=True)
-        graph_path(tmp_path).write_bytes(graph_to_json(GRAPH))
-        assert [n.id for n in current_graph(tmp_path, Caps()).nodes] == ["topic:telemetry"]
-        assert json.loads(graph_path(tmp_path).read_bytes())["fingerprint"] != "abc"
-
-    def test_caps_are_part_of_the_fingerprint(self, tmp_path: Path) -> None:
-        """Raising a cap invalidates the cache."""
-        write_topics(tmp_path, ["t"])
-        assert graph_fingerprint(tmp_path, Caps()) != graph_fingerprint(
-            tmp_path, Caps(episodes=301)
-        )
-
-    def test_same_fingerprint_is_not_rewritten(self, tmp_path: Path) -> None:
-        """A file already holding the graph's fingerprint is left as it is; another is replaced."""
-        assert save_graph(tmp_path, GRAPH)
-        before = graph_path(tmp_path).stat()
-        assert save_graph(tmp_path, GRAPH)
-        assert graph_path(tmp_path).stat().st_ino == before.st_ino
-        assert save_graph(tmp_path, replace(GRAPH, fingerprint="abd"))
-        assert graph_path(tmp_path).stat().st_ino != before.st_ino
-        assert load_graph(tmp_path, "abd") is not None
-
-    def test_rewritten_while_a_store_change_is_recent(self, tmp_path: Path) -> None:
-        """Within the racy window of a store's change the file is rewritten, fingerprint or not."""
-        write_topics(tmp_path, ["telemetry"])  # changed just now
-        assert save_graph(tmp_path, GRAPH)
-        before = graph_path(tmp_path).stat().st_ino
-        assert save_graph(tmp_path, GRAPH)
-        assert graph_path(tmp_path).stat().st_ino != before
-
-    def test_unwritable_cache_still_answers(self, tmp_path: Path) -> None:
-        """When graph.json cannot be written the graph is still built and returned."""
-        write_topics(tmp_path, ["telemetry"])
-        graph_path(tmp_path).mkdir(parents=True)  # a folder where the file belongs: writes fail
-        assert [n.id for n in current_graph(tmp_path, Caps()).nodes] == ["topic:telemetry"]
+class TestFingerprint:
+    def test_caps_are_part_of_the_fingerprint(self) -> None:
+        """Raising a cap changes the fingerprint the kept graph is checked against."""
+        assert graph_fingerprint(Path(), Caps()) != graph_fingerprint(Path(), Caps(episodes=301))
 
 
 class TestParsedTexts:
