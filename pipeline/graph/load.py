@@ -38,7 +38,6 @@ from vaultsync.graph.build import Build, patch_graph
 from vaultsync.graph.cache import (
     LastGood,
     graph_fingerprint,
-    load_last_good,
     load_masks,
     load_parsed_texts,
     load_patch_state,
@@ -161,21 +160,26 @@ def exposed(state: Path, caps: Caps) -> frozenset[str]:
     """The stores' secrets and private values, unmasked (``vault.history`` looks for them).
 
     Read as a sync reads the stores (last good values of skipped items included); reads only.
+    A store file the extract memo holds is not read again: the memo keeps a file's value only
+    when it holds no secret of its own (``extract.memo``), so the files that do are read raw,
+    and give every secret.  The private values come from the profile, which is always read.
     """
+    salt, masks = load_masks(state)
+    private_name = _private_name(state, caps)
+    memo = _memo(state, caps, salt, private_name)[0]
     records, _good = read_state_keeping(
-        state,
-        sources=caps.sources,
-        last_good=load_last_good(state),
-        limit=caps.store_file_mib * 1024 * 1024,
-        unseal=unsealing_of(state, caps),
-    )
+        state, sources=caps.sources, last_good=LastGood(state),
+        limit=caps.store_file_mib * 1024 * 1024, memo=memo, unseal=unsealing_of(state, caps),
+    )  # fmt: skip
     try:
         links: tuple[ExplicitLink, ...] = read_links(state)
     except StoreError:
         links = ()
     # The texts the last sync masked are looked up, not judged again (most of the cost).
-    salt, masks = load_masks(state)
-    return exposed_values((records, links), Scrubber(masks, salt))
+    scrubber = Scrubber(masks, salt)
+    if memo is not None:
+        scrubber.keep(memo.reused())
+    return exposed_values((records, links), scrubber)
 
 
 def links_or_empty(
