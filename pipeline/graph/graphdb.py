@@ -110,7 +110,10 @@ def _meta(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def _recreate(conn: sqlite3.Connection) -> None:
-    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    listed = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
+    )
+    tables = [row[0] for row in listed]
     for table in tables:
         conn.execute(f'DROP TABLE "{table}"')
     for statement in SCHEMA:

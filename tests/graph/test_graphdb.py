@@ -145,7 +145,8 @@ def test_a_foreign_database_is_replaced(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
         conn.execute("INSERT INTO meta VALUES ('fingerprint', 'abc'), ('build', 'one')")
-        conn.execute("CREATE TABLE other(x)")
+        conn.execute("CREATE TABLE other(x INTEGER PRIMARY KEY AUTOINCREMENT)")
+        conn.execute("INSERT INTO other VALUES (NULL)")  # SQLite's own sqlite_sequence too
     assert load_graph(tmp_path, "abc") is None
     assert save_graph(tmp_path, GRAPH, build_id="one")
     assert load_graph(tmp_path, "abc") == GRAPH
