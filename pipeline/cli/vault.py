@@ -162,27 +162,31 @@ def _asker() -> Callable[[str], bool] | None:
 
 def print_sync(outcome: SyncOutcome, *, as_json: bool, verbose: bool, quiet: bool) -> None:
     """The sync's outcome: JSON, or its few lines (none when nothing needs saying)."""
-    from vaultsync.cli.views import sync_json, sync_lines
-
-    report, remote = outcome.report, remote_json(outcome.remote)
     if as_json:
-        if report is None:
-            quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
-            data = {"schema_version": SCHEMA_VERSION, **quick, "remote": remote}
-        else:
-            data = {
-                **sync_json(report, outcome.vault),
-                "skipped": skipped_data(outcome.skipped),
-                "remote": remote,
-            }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(_sync_data(outcome), ensure_ascii=False, indent=2))
         return
-    if report is not None:
-        for line in sync_lines(report, outcome.vault, verbose=verbose, quiet=quiet):
+    if outcome.report is not None:  # a quick no-op has none, and loads no report code
+        from vaultsync.cli.views import sync_lines
+
+        for line in sync_lines(outcome.report, outcome.vault, verbose=verbose, quiet=quiet):
             click.echo(line)
     if not quiet:
         for line in remote_lines(outcome.remote):
             click.echo(line)
+
+
+def _sync_data(outcome: SyncOutcome) -> dict[str, object]:
+    remote = remote_json(outcome.remote)
+    if outcome.report is None:
+        quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
+        return {"schema_version": SCHEMA_VERSION, **quick, "remote": remote}
+    from vaultsync.cli.views import sync_json
+
+    return {
+        **sync_json(outcome.report, outcome.vault),
+        "skipped": skipped_data(outcome.skipped),
+        "remote": remote,
+    }
 
 
 def remote_json(outcome: RemoteOutcome | None) -> dict[str, object] | None:

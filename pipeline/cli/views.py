@@ -7,16 +7,17 @@ JSON carries the same facts with ids, for scripts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultsync.app.shapes import node_json
 from vaultsync.cli.schemas import SCHEMA_VERSION
 from vaultsync.core.model import Graph, Node
 from vaultsync.core.text import plural
-from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 from vaultsync.graph.stats import counts_by_kind, hubs
-from vaultsync.vault.report import StatusReport, SyncReport, counts_text
-from vaultsync.vault.vcs import EditOrigin
+from vaultsync.vault.report import EditOrigin, StatusReport, SyncReport, counts_text
+
+if TYPE_CHECKING:  # annotations only: status and sync load no query code
+    from vaultsync.graph.query import DocumentLinks, LocalGraph, Neighbour
 
 
 def _label(node: Node) -> str:

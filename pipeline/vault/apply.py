@@ -40,7 +40,8 @@ from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
 from vaultsync.core.model import Skipped
 from vaultsync.render import RENDER_FORMAT
-from vaultsync.vault.decide import Decision, LazyRepo, Rendered
+from vaultsync.vault.decide import Decision, Rendered
+from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
     CONTROL_DIR,

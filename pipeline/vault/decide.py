@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import MappingProxyType
 
 import pygit2
@@ -31,6 +30,7 @@ from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
 from vaultsync.core.parallel import split_map
 from vaultsync.render import RENDER_FORMAT
+from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
@@ -61,22 +61,6 @@ from vaultsync.vault.plan import (
 )
 from vaultsync.vault.vcs import VaultRepo, scratch_merger
 from vaultsync.vault.write import VaultFS
-
-
-class LazyRepo:
-    """The vault's repository, opened on first use: a clean no-op sync never touches git."""
-
-    def __init__(self, vault: Path | None) -> None:
-        self.vault = vault
-        self._repo: VaultRepo | None = None
-        self._opened = vault is None
-
-    def get(self, *, create: bool = False) -> VaultRepo | None:
-        """The repository (``None``: there is none, and not ``create``)."""
-        if self.vault is not None and (not self._opened or (create and self._repo is None)):
-            self._repo = VaultRepo.open(self.vault, create=create)
-            self._opened = True
-        return self._repo
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,11 +14,10 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from vaultsync.vault.decide import LazyRepo
+from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import LastSync, StatCache
 from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
-from vaultsync.vault.report import Conflict, StatusReport
-from vaultsync.vault.vcs import EditOrigin
+from vaultsync.vault.report import Conflict, EditOrigin, StatusReport
 
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 

@@ -8,12 +8,29 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from vaultsync.render import RENDER_FORMAT
-from vaultsync.vault.decide import Decision, Rendered
 from vaultsync.vault.manifest import MANIFEST, Manifest, StatKey
 from vaultsync.vault.plan import Action, Plan
-from vaultsync.vault.vcs import EditOrigin
+
+if TYPE_CHECKING:
+    from vaultsync.vault.decide import Decision, Rendered
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EditOrigin:
+    """Where a user's edit of one of our notes comes from."""
+
+    path: str
+    commit: str = ""
+    """The first non-sync commit after our last write that changed the file (``""``: none)."""
+    when: datetime | None = None
+    uncommitted: bool = False
+    """The file on disk differs from ``HEAD``."""
+    merged: str = ""
+    """The newest sync commit that merged the stores' changes into the edit (``""``: none)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec, Skipped
 from vaultsync.vault import apply, decide
 from vaultsync.vault.known import kept_edits, marked_conflicts
+from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import JOURNAL
 from vaultsync.vault.moves import NO_MOVES, Moves, find_moves
 from vaultsync.vault.plan import Action, validate_specs
@@ -72,7 +73,7 @@ class VaultSession:
 
     def __init__(self, vault: Path, fs: VaultFS | None, *, write: bool) -> None:
         self.vault, self.fs, self.write = vault, fs, write
-        self.repo = decide.LazyRepo(vault if fs is not None else None)
+        self.repo = LazyRepo(vault if fs is not None else None)
         self.controls = decide.read_controls(fs, self.repo)
 
     def moves(self) -> Moves:

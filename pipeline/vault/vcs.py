@@ -55,6 +55,7 @@ from vaultsync.vault.manifest import (
     stat_key,
 )
 from vaultsync.vault.packfile import plan_packs, write_pack
+from vaultsync.vault.report import EditOrigin
 
 TRAILER = "Vaultsync-Sync"
 FALLBACK_NAME = "vaultsync"
@@ -64,20 +65,6 @@ _FILE_MODES = (FileMode.BLOB, FileMode.BLOB_EXECUTABLE)
 PACK_AT = 100
 """From this many blobs on, a sync stores them as a pack (git too keeps fewer loose: see
 ``transfer.unpackLimit``)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EditOrigin:
-    """Where a user's edit of one of our notes comes from."""
-
-    path: str
-    commit: str = ""
-    """The first non-sync commit after our last write that changed the file (``""``: none)."""
-    when: datetime | None = None
-    uncommitted: bool = False
-    """The file on disk differs from ``HEAD``."""
-    merged: str = ""
-    """The newest sync commit that merged the stores' changes into the edit (``""``: none)."""
 
 
 def _lstat(path: Path) -> os.stat_result | None:

@@ -113,3 +113,28 @@ class TestHomeAfterDeletes:
         assert (vault / note).is_file()
         assert f"[[{note[:-3]}" in (vault / "Home.md").read_text()
         assert run("check", *where)[0] == 0
+
+
+def test_a_steady_no_op_loads_no_report_git_or_template_code(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """The no-op answers from stat data: printing its (empty) outcome imports no report, git,
+    graph or Jinja code, which cost it more than the stat proof itself."""
+    import subprocess
+    import sys
+    import time
+
+    where = ["--state", str(demo_state), "--vault", str(tmp_path / "vault")]
+    assert run("sync", *where)[0] == 0
+    time.sleep(2.1)  # past git's racy window, so the next no-op stats only
+    assert run("sync", *where)[0] == 0
+    code = (
+        "import sys\nfrom vaultsync.cli.main import cli\n"
+        f"cli.main(['sync', *{where!r}], standalone_mode=False)\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    heavy = {"pygit2", "jinja2", "vaultsync.cli.views", "vaultsync.vault.report",
+             "vaultsync.graph.query", "vaultsync.core.redact"}  # fmt: skip
+    assert loaded & heavy == set()

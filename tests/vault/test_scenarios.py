@@ -38,9 +38,9 @@ from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core import errors
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault.manifest import MANIFEST, load_manifest
+from vaultsync.vault.report import EditOrigin
 from vaultsync.vault.resolve import Choice, release, resolve
 from vaultsync.vault.sync import SyncReport, sync_vault, vault_moves, vault_status
-from vaultsync.vault.vcs import EditOrigin
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "fixtures" / "vaults"
 REPORT_LISTS = ("created", "updated", "removed", "kept_edited", "kept_deleted", "merged")

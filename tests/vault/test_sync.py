@@ -16,7 +16,8 @@ from vaultsync.core.errors import UnsafePathError, VaultWriteError
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec
 from vaultsync.vault.apply import nothing_to_write
-from vaultsync.vault.decide import Asked, LazyRepo, plan_vault, read_controls, render
+from vaultsync.vault.decide import Asked, plan_vault, read_controls, render
+from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
