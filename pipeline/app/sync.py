@@ -324,12 +324,9 @@ def clear_text_notice(ws: Workspace, request: SyncRequest) -> str:
     Said when the vault has no saved ``stores.open_sealed`` yet; saving it (``true``) is the
     record that it was said, and the user's answer, if any, comes by setting it ``false``.
     """
-    from vaultsync.core.environment import read_environment
-    from vaultsync.extract.sources import sealing_secrets
-
     if not ws.caps.open_sealed or "stores.open_sealed" in ws.settings.saved:
         return ""
-    if not sealing_secrets(read_environment().variables):
+    if not ws.caps.seal_keys:
         return ""  # nothing sealed was opened without a key
     from vaultsync.extract.jsonio import CLEAR_TEXT_NOTICE
     from vaultsync.vault.config import save_setting

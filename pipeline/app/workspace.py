@@ -112,10 +112,9 @@ def _refuse_stores_in_vault(ws: Workspace) -> None:
 
 def _with_outside(ws: Workspace) -> Workspace:
     """``ws`` whose settings' key holds the stat digest of the store files outside the state."""
-    from vaultsync.core.environment import read_environment
     from vaultsync.extract.sources import keys_stamp, outside_fingerprint
 
-    keys = keys_stamp(read_environment().variables)  # a key set since: read what it opens
+    keys = keys_stamp(ws.caps.seal_keys)  # a key set since: read what it opens
     stamp = " ".join(
         part for part in (outside_fingerprint(ws.state, ws.caps.sources), keys) if part
     )

@@ -27,7 +27,7 @@ import os
 import tomllib
 import zoneinfo
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,8 @@ class Settings:
     outside: str = ""
     """The stat digest of the store files outside the state directory (``Sources``), set by
     the CLI (``extract.outside_fingerprint``); ``""`` when there are none."""
+    seal_keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """ChatCLI's at-rest keys, read with the variables (``Environment.seal_keys``)."""
 
     def as_key(self) -> str:
         """A stable text of every chosen value that shapes the vault: the no-op sync's inputs.
@@ -189,6 +191,7 @@ class Settings:
             timezone=str(self.value("render.timezone")),
             sources=Sources(skills=self.skill_folders),
             open_sealed=bool(self.value("stores.open_sealed")),
+            seal_keys=self.seal_keys,
         )
 
     @property
@@ -348,7 +351,8 @@ def resolve(
     Raises:
         ConfigError: a variable holds a bad value.
     """
-    env = read_environment(environ).variables
+    environment = read_environment(environ)
+    env = environment.variables
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     chosen: dict[str, Chosen] = {}
     notices: list[str] = []
@@ -360,7 +364,9 @@ def resolve(
                 f"with {_show(pick.value)}"
             )
         chosen[key] = _anchor(pick, option, vault)
-    return Settings(chosen=chosen, saved=dict(saved), notices=tuple(notices))
+    return Settings(
+        chosen=chosen, saved=dict(saved), notices=tuple(notices), seal_keys=environment.seal_keys
+    )
 
 
 def _choose(

@@ -62,6 +62,11 @@ class Environment:
         return self.variables.get(name, default)
 
     @property
+    def seal_keys(self) -> tuple[str, ...]:
+        """ChatCLI's at-rest keys (``CHATCLI_ENCRYPTION_KEY``, then each retired one)."""
+        return sealing_keys(self.variables)
+
+    @property
     def automatic_sync_off(self) -> bool:
         """``CHATCLI_MEMORY_VAULT`` says automatic syncs are off."""
         return self.memory_vault.strip().lower() in OFF_VALUES
@@ -85,6 +90,21 @@ _NAMES = {
 
 
 _OWN = ("VAULTSYNC_", "CHATCLI_")
+
+SEAL_KEY = "CHATCLI_ENCRYPTION_KEY"
+SEAL_PREVIOUS = "CHATCLI_ENCRYPTION_KEY_PREVIOUS"
+
+
+def sealing_keys(variables: Mapping[str, str]) -> tuple[str, ...]:
+    """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does.
+
+    No current key means none: ChatCLI needs it set to open anything.
+    """
+    current = variables.get(SEAL_KEY, "")
+    if not current:
+        return ()
+    previous = (s.strip() for s in variables.get(SEAL_PREVIOUS, "").split(","))
+    return (current, *(s for s in previous if s))
 
 
 def read_environment(environ: Mapping[str, str] | None = None) -> Environment:

@@ -62,6 +62,11 @@ class Caps:
     """Store folders outside the state directory (not a cap: it goes where the caps go)."""
     open_sealed: bool = field(default=True, metadata={"setting": "stores.open_sealed"})
     """Open ChatCLI's sealed stores with its key (``stores.open_sealed``); false skips them."""
+    seal_keys: tuple[str, ...] = field(
+        default=(), repr=False, compare=False, metadata={"secret": True}
+    )
+    """ChatCLI's at-rest keys, read once with the settings (``core.config.resolve``); never in
+    :meth:`as_key`, a ``repr``, a cache or a digest."""
 
     @property
     def zone(self) -> tzinfo:
@@ -73,12 +78,13 @@ class Caps:
 
     def as_key(self) -> str:
         """A stable text form, part of the graph fingerprint."""
-        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+        shown = (f for f in fields(self) if not f.metadata.get("secret"))
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in shown)
 
 
 def cap_fields() -> tuple[Field[Any], ...]:
     """The size limits of :class:`Caps` (whole numbers; the time zone and sources are not)."""
-    return tuple(f for f in fields(Caps) if "setting" not in f.metadata)
+    return tuple(f for f in fields(Caps) if not f.metadata.keys() & {"setting", "secret"})
 
 
 def state_dir(option: str | None, environ: Mapping[str, str] | None = None) -> Path:

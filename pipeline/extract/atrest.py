@@ -14,7 +14,6 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,18 +23,15 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from vaultsync.core.settings import Sources
-from vaultsync.extract.sources import ENV_KEY, ENV_PREVIOUS, sealing_secrets, source_files
+from vaultsync.extract.sources import source_files
 
 __all__ = [
-    "ENV_KEY",
-    "ENV_PREVIOUS",
     "HEADER",
     "KNOWN_VERSIONS",
     "SealKeys",
     "first_sealed",
     "open_sealed",
     "place_data",
-    "seal_keys",
     "seal_version",
 ]
 
@@ -59,11 +55,6 @@ class SealKeys:
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
-
-
-def seal_keys(environ: Mapping[str, str]) -> SealKeys:
-    """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does."""
-    return SealKeys(sealing_secrets(environ))
 
 
 def seal_version(data: bytes) -> int | None:

@@ -287,25 +287,13 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
 # ---------------------------------------------------------------------------------------------
 # ChatCLI's at-rest keys (here, not in ``.atrest``: the no-op sync must not import cryptography)
 
-ENV_KEY = "CHATCLI_ENCRYPTION_KEY"
-ENV_PREVIOUS = "CHATCLI_ENCRYPTION_KEY_PREVIOUS"
 
-
-def sealing_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """The current key then each retired one (comma separated, blanks skipped), as ChatCLI does."""
-    current = environ.get(ENV_KEY, "")
-    if not current:
-        return ()
-    previous = (s.strip() for s in environ.get(ENV_PREVIOUS, "").split(","))
-    return (current, *(s for s in previous if s))
-
-
-def keys_stamp(environ: Mapping[str, str]) -> str:
+def keys_stamp(keys: tuple[str, ...]) -> str:
     """How many at-rest keys are set, never what they are: a key added makes the next sync read.
 
     Part of the no-op sync's inputs, so stores a missing key left closed are read once it is set.
     """
-    count = len(sealing_secrets(environ))
+    count = len(keys)
     return f"sealing-keys={count}" if count else ""
 
 

@@ -21,14 +21,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
 from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
 from vaultsync.extract import LINKS, read_state_keeping
-from vaultsync.extract.atrest import seal_keys
+from vaultsync.extract.atrest import SealKeys
 from vaultsync.extract.jsonio import Unsealing, size_limit, unsealing
 from vaultsync.extract.memo import Memo
 from vaultsync.extract.memocache import load_extract_memo, memo_version_of, save_extract_memo
@@ -151,7 +150,7 @@ def _private_name(state: Path, caps: Caps) -> str | None:
 
 def unsealing_of(state: Path, caps: Caps) -> Unsealing:
     """How the stores of ``state`` open when ChatCLI sealed them: its keys, the setting."""
-    keys = seal_keys(read_environment().variables)  # the key is never kept, shown or written
+    keys = SealKeys(caps.seal_keys)  # the key is never kept, shown or written
     tenant = tenant_of(state)  # ChatCLI binds a tenant's stores to its slug, by their path
     return Unsealing(keys=keys, root=state, tenant=tenant, enabled=caps.open_sealed)
 

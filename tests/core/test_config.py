@@ -147,3 +147,14 @@ class TestEdit:
         data = edit_config(None, "caps.episodes", str(first))
         data = edit_config(data, "caps.sessions", str(second))
         assert read_config(data) == {"caps.episodes": first, "caps.sessions": second}
+
+
+def test_the_at_rest_keys_are_read_with_the_settings_and_never_shown() -> None:
+    """ChatCLI's keys come with the caps the stores are read with, absent from their key and
+    repr (what digests and caches take)."""
+    key = "0123456789abcdef0123456789abcdef-long-key"
+    environ = {"CHATCLI_ENCRYPTION_KEY": key, "CHATCLI_ENCRYPTION_KEY_PREVIOUS": "older-key-1"}
+    settings = resolve({}, vault=VAULT, environ=environ)
+    assert settings.caps.seal_keys == (key, "older-key-1")
+    shown = settings.caps.as_key() + repr(settings.caps) + settings.as_key() + repr(settings)
+    assert key not in shown and "older-key-1" not in shown

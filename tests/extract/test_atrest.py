@@ -6,15 +6,21 @@ import os
 from pathlib import Path
 
 import pytest
+from vaultsync.core.environment import sealing_keys
 from vaultsync.extract.atrest import (
     SealKeys,
     first_sealed,
     open_sealed,
     place_data,
-    seal_keys,
     seal_version,
 )
 from vaultsync.extract.sources import keys_stamp
+
+
+def seal_keys(variables: dict[str, str]) -> SealKeys:
+    """The keys a process with ``variables`` opens the stores with."""
+    return SealKeys(sealing_keys(variables))
+
 
 SEALED = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "sealed"
 LONG = "0123456789abcdef0123456789abcdef-long-key"
@@ -113,9 +119,9 @@ def test_keys_never_show_in_their_repr() -> None:
 def test_only_how_many_keys_are_set_is_stamped() -> None:
     """The no-op sync's stamp counts the keys and holds none of them."""
     environ = {"CHATCLI_ENCRYPTION_KEY": LONG, "CHATCLI_ENCRYPTION_KEY_PREVIOUS": f"{RETIRED},"}
-    assert keys_stamp(environ) == "sealing-keys=2"
-    assert keys_stamp({}) == ""
-    assert keys_stamp({"CHATCLI_ENCRYPTION_KEY_PREVIOUS": RETIRED}) == ""
+    assert keys_stamp(sealing_keys(environ)) == "sealing-keys=2"
+    assert keys_stamp(sealing_keys({})) == ""
+    assert keys_stamp(sealing_keys({"CHATCLI_ENCRYPTION_KEY_PREVIOUS": RETIRED})) == ""
 
 
 def test_the_first_sealed_store_file_is_found(tmp_path: Path) -> None:
