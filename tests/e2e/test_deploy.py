@@ -18,6 +18,7 @@ from kubemanifest import OLDEST, container
 kubernetes_validate = pytest.importorskip("kubernetes_validate")  # the dev extra bundles it
 
 MANIFEST = Path(__file__).resolve().parents[2] / "deploy" / "kubernetes" / "cronjob.yaml"
+HUB_MANIFEST = MANIFEST.parent / "hub-cronjob.yaml"
 BIN = Path(sys.executable).parent
 
 
@@ -29,10 +30,11 @@ def cronjob() -> dict[str, Any]:
     return kubemanifest.cronjob(MANIFEST)
 
 
+@pytest.mark.parametrize("manifest", [MANIFEST, HUB_MANIFEST], ids=lambda path: path.name)
 @pytest.mark.parametrize("version", [OLDEST, kubernetes_validate.latest_version()])
-def test_every_resource_is_valid(version: str) -> None:
-    """Each resource passes the bundled schemas of that Kubernetes version, strictly."""
-    for document in documents():
+def test_every_resource_is_valid(manifest: Path, version: str) -> None:
+    """Each resource of both manifests passes the schemas of that Kubernetes version, strictly."""
+    for document in kubemanifest.documents(manifest):
         kubernetes_validate.validate(document, version, strict=True)
 
 

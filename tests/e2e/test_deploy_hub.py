@@ -13,7 +13,7 @@ from typing import Any
 import kubemanifest
 import pytest
 from helpers import build_tree
-from kubemanifest import OLDEST, container
+from kubemanifest import container
 
 kubernetes_validate = pytest.importorskip("kubernetes_validate")  # the dev extra bundles it
 
@@ -24,19 +24,8 @@ BIN = Path(sys.executable).parent
 LONG = "0123456789abcdef0123456789abcdef-long-key"
 
 
-def documents() -> list[dict[str, Any]]:
-    return kubemanifest.documents(MANIFEST)
-
-
 def cronjob() -> dict[str, Any]:
     return kubemanifest.cronjob(MANIFEST)
-
-
-@pytest.mark.parametrize("version", [OLDEST, kubernetes_validate.latest_version()])
-def test_every_resource_is_valid(version: str) -> None:
-    """Each resource passes the bundled schemas of that Kubernetes version, strictly."""
-    for document in documents():
-        kubernetes_validate.validate(document, version, strict=True)
 
 
 def test_shards_match_the_indexes() -> None:

@@ -10,11 +10,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import invoke
+from helpers import Done, invoke
 from vaultsync.core.cachefile import cache_dir
 
 SEALED = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "sealed"
 KEY = "0123456789abcdef0123456789abcdef-long-key"
+
+
+def sync(state: Path, vault: Path) -> Done:
+    """``vaultsync sync`` of ``state`` into ``vault``, as a user runs it."""
+    return invoke("sync", "--state", str(state), "--vault", str(vault))
 
 
 def sealed_state(demo_state: Path) -> Path:
@@ -35,7 +40,7 @@ def test_with_the_key_the_sealed_facts_become_notes(
     state = sealed_state(demo_state)
     monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
     vault = tmp_path / "vault"
-    done = invoke("sync", "--state", str(state), "--vault", str(vault))
+    done = sync(state, vault)
     assert done.returncode == 0, done.stderr
     facts = [p.read_text() for p in (vault / "Facts").rglob("*.md")]
     assert any("sealed fact" in text for text in facts)
@@ -47,7 +52,7 @@ def test_without_the_key_one_line_says_what_to_set(demo_state: Path, tmp_path: P
     """No key: one line naming the sealed store and the variable; the rest is synced."""
     state = sealed_state(demo_state)
     vault = tmp_path / "vault"
-    done = invoke("sync", "--state", str(state), "--vault", str(vault))
+    done = sync(state, vault)
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines() if "memory/memory_index.json" in line]
     assert len(said) == 1 and "CHATCLI_ENCRYPTION_KEY" in said[0]
@@ -63,7 +68,7 @@ def test_the_setting_off_refuses_to_open_it(
     monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
     monkeypatch.setenv("VAULTSYNC_STORES_OPEN_SEALED", "false")
     vault = tmp_path / "vault"
-    done = invoke("sync", "--state", str(state), "--vault", str(vault))
+    done = sync(state, vault)
     assert done.returncode == 0 and "stores.open_sealed" in done.stderr
     assert b"sealed fact" not in every_byte(vault)
 
@@ -75,8 +80,8 @@ def test_the_clear_text_notice_is_said_on_the_first_sync_only(
     state = sealed_state(demo_state)
     monkeypatch.setenv("CHATCLI_ENCRYPTION_KEY", KEY)
     vault = tmp_path / "vault"
-    first = invoke("sync", "--state", str(state), "--vault", str(vault))
+    first = sync(state, vault)
     assert first.returncode == 0 and first.stderr.count("in clear") == 1
     (state / "memory" / "memory_index.json").touch()
-    again = invoke("sync", "--state", str(state), "--vault", str(vault))
+    again = sync(state, vault)
     assert again.returncode == 0 and "in clear" not in again.stderr
