@@ -423,17 +423,18 @@ def _planned_check(ws: Workspace) -> tuple[tuple[str, ...], tuple[Skipped, ...],
     return differences, notes.skipped, notes.warnings
 
 
-def _known_since_last_sync(ws: Workspace) -> tuple[StatCache, LastSync] | None:
+def _known_since_last_sync(ws: Workspace, inputs: str = "") -> tuple[StatCache, LastSync] | None:
     """The last sync's record, when it still tells the whole vault (``vault.known``).
 
     ``check`` and ``status`` then cost about a no-op sync: no store read, no note built.
+    ``inputs``: ``vault.quick.sync_inputs`` of ``ws``, when the caller has them already.
     """
     from vaultsync.vault.known import still_known
     from vaultsync.vault.quick import last_sync_if_unchanged, sync_inputs
 
     if not ws.vault.is_dir():
         return None
-    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     cache = last_sync_if_unchanged(ws.vault, inputs)
     last = still_known(ws.vault, cache) if cache is not None else None
     return None if cache is None or last is None else (cache, last)
@@ -442,9 +443,12 @@ def _known_since_last_sync(ws: Workspace) -> tuple[StatCache, LastSync] | None:
 def status(ws: Workspace) -> StatusOutcome:
     """What the vault keeps for the user (edited, deleted), conflicts, what a sync would change."""
     from vaultsync.app.history import exposed_commits
+    from vaultsync.vault.quick import sync_inputs
 
     warnings: tuple[str, ...]
-    if (known := _known_since_last_sync(ws)) is not None:
+    # Read once: the last sync's record and the history check are both keyed by them.
+    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    if (known := _known_since_last_sync(ws, inputs)) is not None:
         from vaultsync.vault.known import known_status
 
         report = known_status(ws.vault, *known)
@@ -455,7 +459,7 @@ def status(ws: Workspace) -> StatusOutcome:
         vault=ws.vault,
         report=report,
         skipped=skipped,
-        exposed=tuple(exposed_commits(ws)),
+        exposed=tuple(exposed_commits(ws, inputs=inputs)),
         warnings=warnings,
         embedding_failed=embedding_failure(ws.vault),
         git_busy=git_busy(ws.vault),

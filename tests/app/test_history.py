@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,24 @@ def test_a_new_commit_or_store_change_walks_it_again(
     subprocess.run(["git", "commit", "-qm", "mine"], cwd=vault, check=True)
     history.exposed_commits(ws)
     assert len(walks) == 2
+
+
+def test_status_stats_the_stores_once(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last sync's record and the history check share one look at the stores."""
+    from vaultsync.app.sync import status
+    from vaultsync.extract import sources
+
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    sync(ws, SyncRequest())
+    looks: list[Path] = []
+    real = sources._fingerprint
+
+    def counted(state: Path, paths: Iterator[Path]) -> str:
+        looks.append(state)
+        return real(state, paths)
+
+    monkeypatch.setattr(sources, "_fingerprint", counted)
+    status(ws)
+    assert len(looks) == 1
