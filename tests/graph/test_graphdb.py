@@ -173,6 +173,15 @@ def test_a_foreign_database_is_replaced(tmp_path: Path) -> None:
     assert load_graph(tmp_path, "abc") == GRAPH
 
 
+def test_a_save_deletes_the_graph_json_it_replaces(tmp_path: Path) -> None:
+    """The graph.json that kept the graph before graph.db is removed from the cache folder."""
+    old = graph_db_path(tmp_path).with_name("graph.json")
+    old.parent.mkdir(parents=True)
+    old.write_bytes(graph_to_json(GRAPH))
+    assert save_graph(tmp_path, GRAPH)
+    assert not old.exists()
+
+
 def test_the_file_is_private(tmp_path: Path) -> None:
     """graph.db holds titles: readable by its owner only."""
     assert save_graph(tmp_path, GRAPH)
