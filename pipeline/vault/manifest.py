@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -440,6 +440,7 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
     """Parse ``cache.json``; anything unexpected gives an empty cache."""
     try:
         doc = json.loads(data.decode("utf-8")) if data is not None else None
+        entries: Mapping[str, tuple[StatKey, str]]
         if isinstance(doc, dict) and doc.get("schema") == CACHE_SCHEMA:
             entries = _columns(doc)
         else:
@@ -491,7 +492,7 @@ def _last_sync(doc: object) -> LastSync:
     )
 
 
-def _columns(doc: dict[str, Any]) -> dict[str, tuple[StatKey, str]]:
+def _columns(doc: dict[str, Any]) -> ColumnEntries:
     """Schema 2's entries; raises ``ValueError`` when a column is malformed."""
     paths, stats, blobs = doc["paths"], doc["stats"], doc["blobs"]
     if not (
@@ -502,15 +503,54 @@ def _columns(doc: dict[str, Any]) -> dict[str, tuple[StatKey, str]]:
         and len(blobs) == 40 * len(paths)
         and set(map(type, paths)) <= {str}  # map/set in C: no Python loop per value
         and set(map(type, stats)) <= {int}
+        and len(set(paths)) == len(paths)
         and _BLOBS.fullmatch(blobs)
     ):
         raise ValueError("malformed cache columns")
-    numbers = iter(stats)
-    keys = zip(numbers, numbers, numbers, strict=True)
-    ids = map(
-        blobs.__getitem__, map(slice, range(0, len(blobs), 40), range(40, len(blobs) + 40, 40))
-    )
-    return dict(zip(paths, zip(keys, ids, strict=True), strict=True))
+    return ColumnEntries(paths, stats, blobs)
+
+
+class ColumnEntries(Mapping[str, tuple[StatKey, str]]):
+    """Schema 2's columns read as the stat cache's mapping, a value made only when asked for.
+
+    The no-op sync, ``check`` and ``status`` only compare every file's stat data
+    (:meth:`stat_rows`); a tuple and a blob id per file (0.1 s at 100,000 files) is made for
+    the files looked up, and the path index the first time one is.
+    """
+
+    __slots__ = ("_blobs", "_index", "_paths", "_stats")
+
+    def __init__(self, paths: list[str], stats: list[int], blobs: str) -> None:
+        """Columns already checked (``_columns``): unique paths, 3 numbers and 40 hex each."""
+        self._paths, self._stats, self._blobs = paths, stats, blobs
+        self._index: dict[str, int] | None = None
+
+    def __getitem__(self, path: str) -> tuple[StatKey, str]:
+        if self._index is None:
+            self._index = dict(zip(self._paths, range(len(self._paths)), strict=True))
+        at = self._index[path]
+        stats = self._stats
+        return (stats[3 * at], stats[3 * at + 1], stats[3 * at + 2]), self._blobs[
+            40 * at : 40 * at + 40
+        ]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def stat_rows(self) -> Iterator[tuple[str, StatKey]]:
+        """``(path, stat data)`` of every file, in the file's order."""
+        numbers = iter(self._stats)
+        return zip(self._paths, zip(numbers, numbers, numbers, strict=True), strict=True)
+
+
+def stat_rows(entries: Mapping[str, tuple[StatKey, str]]) -> Iterator[tuple[str, StatKey]]:
+    """``(path, stat data)`` of every entry of a stat cache."""
+    if isinstance(entries, ColumnEntries):
+        return entries.stat_rows()
+    return ((path, recorded) for path, (recorded, _blob) in entries.items())
 
 
 def _manifest_summary(doc: object) -> tuple[str, tuple[str, ...]]:

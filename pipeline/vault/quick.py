@@ -48,6 +48,7 @@ from vaultsync.vault.manifest import (
     StatKey,
     blob_id,
     load_cache,
+    stat_rows,
 )
 
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -123,12 +124,12 @@ def _verified(root: str, cache: StatCache, absent: Iterable[str]) -> list[StatKe
     """
     racy_from = cache.written_ns - RACY_NS
     racy: list[tuple[str, StatKey, str]] = []
-    for path, (recorded, blob) in cache.entries.items():
+    for path, recorded in stat_rows(cache.entries):
         if recorded[1] >= racy_from:
-            racy.append((f"{root}/{path}", recorded, blob))
+            racy.append((path, recorded, cache.entries[path][1]))
         elif _stat(f"{root}/{path}") != recorded:
             return None
-    if not all(_same_bytes(*entry) for entry in racy):
+    if not all(_same_bytes(f"{root}/{path}", recorded, blob) for path, recorded, blob in racy):
         return None
     if any(os.path.lexists(f"{root}/{path}") for path in absent):
         return None

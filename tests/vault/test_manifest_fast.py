@@ -16,6 +16,7 @@ from vaultsync.vault.manifest import (
     load_cache,
     load_manifest,
     patch_manifest,
+    stat_rows,
 )
 from vaultsync.vault.plan import _fold, _fold_all
 
@@ -86,6 +87,8 @@ def test_cache_columns_round_trip(entries: dict[str, tuple[tuple[int, int, int],
         "b" * 40,
         ("x.md",),
     )
+    assert dict(stat_rows(loaded.entries)) == {path: stat for path, (stat, _) in entries.items()}
+    assert {path: loaded.entries[path] for path in entries} == entries
 
 
 def test_cache_of_schema_1_still_loads() -> None:
@@ -96,10 +99,12 @@ def test_cache_of_schema_1_still_loads() -> None:
 
 
 def test_cache_with_ragged_columns_is_empty() -> None:
-    """Columns of mismatched lengths or types give an empty cache, never an error."""
+    """Columns of mismatched lengths or types, or a path twice, give an empty cache."""
     good = json.loads(dump_cache({"a.md": ((1, 2, 3), "c" * 40)}))
     for column, bad in (("stats", [1, 2]), ("blobs", "c" * 39), ("stats", [1, 2, "3"])):
         assert load_cache(json.dumps(good | {column: bad}).encode()).entries == {}
+    twice = good | {"paths": ["a.md", "a.md"], "stats": [1, 2, 3] * 2, "blobs": "c" * 80}
+    assert load_cache(json.dumps(twice).encode()).entries == {}
 
 
 @given(st.lists(st.text(alphabet="aAßΣς\u0301e\u00e9İ/\x00K\u212a", max_size=5), max_size=6))
