@@ -24,7 +24,7 @@ from vaultsync.core.settings import Caps
 from vaultsync.graph import cache, load
 from vaultsync.graph.build import Build, build_graph, patch_graph
 from vaultsync.graph.cache import graph_to_json
-from vaultsync.graph.patch import PatchState
+from vaultsync.graph.patch import PatchState, _records_by_node
 
 
 def same(patched: Build, full: Build) -> None:
@@ -47,14 +47,19 @@ def test_patched_build_equals_full_build_after_every_edit(steps: list[Any]) -> N
         same(patched, build_graph(records, CAPS))
 
 
+_GONE = object()
+
+
 @settings(max_examples=150)
 @given(st.lists(edits, min_size=1, max_size=8), edits)
 def test_delta_names_what_changed(steps: list[Any], last: Any) -> None:
-    """The delta holds every node, record, link source and name that differs between builds."""
+    """The delta holds every node, record, link source and name that differs between builds,
+    and no record that does not (a document's text by its digest)."""
     items: dict[str, dict[Any, Any]] = {}
     for edit in steps:
         apply(items, edit)
-    before, state = patch_graph(records_of(items), CAPS, None)
+    old_records_of = records_of(items)
+    before, state = patch_graph(old_records_of, CAPS, None)
     apply(items, last)
     after, _ = patch_graph(records_of(items), CAPS, state)
     delta = after.delta
@@ -76,6 +81,14 @@ def test_delta_names_what_changed(steps: list[Any], last: Any) -> None:
         k for k in old_names.keys() | new_names.keys() if old_names.get(k) != new_names.get(k)
     }
     assert renamed == delta.names
+    old_records = dict(_records_by_node(old_records_of, before.documents))
+    new_records = dict(_records_by_node(records_of(items), after.documents))
+    edited = {
+        i
+        for i in old_records.keys() | new_records.keys()
+        if old_records.get(i, _GONE) != new_records.get(i, _GONE)
+    }
+    assert edited == delta.records
 
 
 def test_full_build_has_no_delta() -> None:
@@ -260,3 +273,15 @@ class TestThroughLoad:
         records, second = load.build(demo_state, Caps())
         assert second.delta is not None and second.delta.records == {f"fact:{facts[0]['id']}"}
         same(second, build_graph(records, Caps(), fingerprint=second.graph.fingerprint))
+
+
+def test_a_document_sharing_its_source_is_a_changed_record_when_its_text_changes() -> None:
+    """Two documents of one context with one source are one note: an edit of either shows,
+    the one past the cap too."""
+    caps = replace(CAPS, docs_per_context=1)
+    first, second = Document(source="a.md", content="x"), Document(source="a.md", content="y")
+    context = Context(id="c1", name="c", mode="knowledge", documents=(first, second))
+    _, state = patch_graph(Records(contexts=(context,)), caps, None)
+    edited = replace(context, documents=(first, replace(second, content="z")))
+    delta = patch_graph(Records(contexts=(edited,)), caps, state)[0].delta
+    assert delta is not None and delta.records == {"doc:c1:a.md"}
