@@ -7,6 +7,8 @@ tuples, so a stage can never mutate what an earlier stage produced.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -431,15 +433,16 @@ class Graph:
     incoming: MappingProxyType[str, tuple[Link, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        out: dict[str, list[Link]] = {}
+        out = _by_source(self.links)
         inc: dict[str, list[Link]] = {}
         for link in self.links:
-            out.setdefault(link.source, []).append(link)
-            inc.setdefault(link.target, []).append(link)
+            found = inc.get(link.target)
+            if found is None:
+                inc[link.target] = [link]
+            else:
+                found.append(link)
         object.__setattr__(self, "by_id", MappingProxyType({n.id: n for n in self.nodes}))
-        object.__setattr__(
-            self, "outgoing", MappingProxyType({k: tuple(v) for k, v in out.items()})
-        )
+        object.__setattr__(self, "outgoing", MappingProxyType(out))
         object.__setattr__(
             self, "incoming", MappingProxyType({k: tuple(v) for k, v in inc.items()})
         )
@@ -451,6 +454,21 @@ class Graph:
     def links_to(self, node_id: str) -> tuple[Link, ...]:
         """Backlinks of a note, sorted by (from, rel)."""
         return self.incoming.get(node_id, ())
+
+
+_SOURCE = operator.attrgetter("source")
+
+
+def _by_source(links: tuple[Link, ...]) -> dict[str, tuple[Link, ...]]:
+    """Each source's links, in order: one run each when sorted by source (grouped in C)."""
+    runs = [(source, tuple(run)) for source, run in itertools.groupby(links, _SOURCE)]
+    out = dict(runs)
+    if len(out) == len(runs):
+        return out
+    grouped: dict[str, list[Link]] = {}  # not sorted by source: a source may have many runs
+    for link in links:
+        grouped.setdefault(link.source, []).append(link)
+    return {source: tuple(found) for source, found in grouped.items()}
 
 
 # ---------------------------------------------------------------------------------------------
