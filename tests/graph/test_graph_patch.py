@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -50,45 +51,46 @@ def test_patched_build_equals_full_build_after_every_edit(steps: list[Any]) -> N
 _GONE = object()
 
 
-@settings(max_examples=150)
-@given(st.lists(edits, min_size=1, max_size=8), edits)
-def test_delta_names_what_changed(steps: list[Any], last: Any) -> None:
-    """The delta holds every node, record, link source and name that differs between builds,
-    and no record that does not (a document's text by its digest)."""
+def _differ(old: Mapping[str, Any], new: Mapping[str, Any]) -> set[str]:
+    return {key for key in old.keys() | new.keys() if old.get(key, _GONE) != new.get(key, _GONE)}
+
+
+def _builds(steps: list[Any], last: Any) -> tuple[Records, Build, Records, Build]:
+    """The records and build after ``steps``, then after ``last`` too, patched from the first."""
     items: dict[str, dict[Any, Any]] = {}
     for edit in steps:
         apply(items, edit)
-    old_records_of = records_of(items)
-    before, state = patch_graph(old_records_of, CAPS, None)
+    old_records = records_of(items)
+    before, state = patch_graph(old_records, CAPS, None)
     apply(items, last)
-    after, _ = patch_graph(records_of(items), CAPS, state)
+    new_records = records_of(items)
+    return old_records, before, new_records, patch_graph(new_records, CAPS, state)[0]
+
+
+@settings(max_examples=150)
+@given(st.lists(edits, min_size=1, max_size=8), edits)
+def test_delta_names_what_changed(steps: list[Any], last: Any) -> None:
+    """The delta holds every node, link source and name that differs between builds."""
+    _, before, _, after = _builds(steps, last)
     delta = after.delta
     assert delta is not None
     old_nodes = {n.id: n for n in before.graph.nodes}
     new_nodes = {n.id: n for n in after.graph.nodes}
-    changed = {
-        i for i in old_nodes.keys() | new_nodes.keys() if old_nodes.get(i) != new_nodes.get(i)
-    }
-    assert changed == delta.nodes
-    moved = {
-        i
-        for i in old_nodes.keys() | new_nodes.keys()
-        if before.graph.links_from(i) != after.graph.links_from(i)
-    }
-    assert moved <= delta.sources
-    old_names, new_names = before.resolver.by_name, after.resolver.by_name
-    renamed = {
-        k for k in old_names.keys() | new_names.keys() if old_names.get(k) != new_names.get(k)
-    }
-    assert renamed == delta.names
-    old_records = dict(_records_by_node(old_records_of, before.documents))
-    new_records = dict(_records_by_node(records_of(items), after.documents))
-    edited = {
-        i
-        for i in old_records.keys() | new_records.keys()
-        if old_records.get(i, _GONE) != new_records.get(i, _GONE)
-    }
-    assert edited == delta.records
+    assert _differ(old_nodes, new_nodes) == delta.nodes
+    assert _differ(before.graph.outgoing, after.graph.outgoing) <= delta.sources
+    assert _differ(before.resolver.by_name, after.resolver.by_name) == delta.names
+
+
+@settings(max_examples=150)
+@given(st.lists(edits, min_size=1, max_size=8), edits)
+def test_delta_records_are_the_records_that_differ(steps: list[Any], last: Any) -> None:
+    """The delta's records are exactly the notes whose store record differs (a document's text
+    compared by its digest)."""
+    old_records, before, new_records, after = _builds(steps, last)
+    assert after.delta is not None
+    old = dict(_records_by_node(old_records, before.documents))
+    new = dict(_records_by_node(new_records, after.documents))
+    assert _differ(old, new) == after.delta.records
 
 
 def test_full_build_has_no_delta() -> None:
