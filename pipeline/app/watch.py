@@ -6,7 +6,10 @@ ChatCLI's write-temp-then-rename by construction; the schedule is :mod:`vaultsyn
 The vault itself is not watched for syncs (a user edit never triggers a rewrite); an existing
 search index is refreshed from it every ``watch.debounce_s``, so edits are found at once.
 Each sync is :func:`vaultsync.app.sync.sync`, run in this process: the same lock and the same
-outcome as a ``sync``.  A sync that fails is reported and retried with back-off.
+outcome as a ``sync``.  A sync that fails is reported and retried with back-off.  The watcher
+is resident (``core.cachefile.resident``): what a sync leaves for the next one (the extract
+memo, the graph's patch state, the notes' layout and keys) stays in memory, and the next sync
+starts from it instead of loading it again, while the cache files are the ones it wrote.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Protocol
 
 from vaultsync.app.sync import SyncOutcome, SyncRequest
 from vaultsync.app.workspace import Workspace
-from vaultsync.core import debounce, process
+from vaultsync.core import cachefile, debounce, process
 from vaultsync.core.errors import VaultsyncError
 
 POLL_DUTY = 50
@@ -62,7 +65,11 @@ class Watcher:
         self.index = _IndexKeeper(ws.vault, every_s=self.clock.debounce_s, warn=warn)
 
     def run(self, stop: Stop) -> None:
-        """Watch until ``stop`` is set."""
+        """Watch until ``stop`` is set, keeping the syncs' state in memory between them."""
+        with cachefile.resident():
+            self._watch(stop)
+
+    def _watch(self, stop: Stop) -> None:
         clock = self.clock
         schedule = debounce.start(time.monotonic(), clock)
         looked: float | None = None

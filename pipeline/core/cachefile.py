@@ -1,4 +1,4 @@
-"""Where vaultsync keeps its caches, and the one envelope every cache file is written in.
+r"""Where vaultsync keeps its caches, and the one envelope every cache file is written in.
 
 Each stage owns its caches (the extract memo in ``extract``, the graph and its patch state in
 ``graph``, the notes' layout and keys in ``render``), all in one folder per state directory
@@ -10,20 +10,31 @@ A cache is only ever an optimisation: a file that is missing, of another name, v
 truncated or unreadable reads as nothing (:func:`read`, :func:`load_pickle`), and the stage
 computes from scratch; it is never trusted wrongly, and never an error.  Files are ``0600`` in
 a ``0700`` folder, written atomically.
+
+A process that runs sync after sync (``watch``) keeps what it loaded or saved in memory
+(:func:`resident`): a stage :func:`hold`\ s the value it wrote or read, and finds it again
+(:func:`held`) while the file is that very file — same size, mtime, inode and ctime; every
+write replaces the file by a rename, so another process's write is a new inode.  Only the
+values of one cache folder are held at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from vaultsync.core.environment import read_environment
 from vaultsync.core.fsio import atomic_write
 
 ENVELOPE = b"vaultsync-cache"
+
+FileKey = tuple[int, int, int, int]
+_held: dict[Path, tuple[FileKey, bytes, object]] = {}
+_resident = 0
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -86,3 +97,58 @@ def load_pickle(path: Path, head: bytes) -> object:
         return pickle.loads(payload)  # noqa: S301 - our own file, 0600 in a 0700 folder
     except Exception:  # a cache that does not load is no cache
         return None
+
+
+@contextlib.contextmanager
+def resident() -> Iterator[None]:
+    """While inside, values held with :func:`hold` are kept in memory for :func:`held`.
+
+    Outside, :func:`hold` keeps nothing: a one-shot command does not keep the state it is done
+    with alive (its peak memory is the largest at 100,000 notes).
+    """
+    global _resident  # noqa: PLW0603 - the process's one policy, set by its resident loop
+    _resident += 1
+    try:
+        yield
+    finally:
+        _resident -= 1
+        if not _resident:
+            forget()
+
+
+def hold(path: Path, head: bytes, value: object) -> None:
+    """Keep ``value`` as what ``path`` holds under ``head``, just written or read (resident only).
+
+    The caller hands it over: nothing may change it afterwards, since :func:`held` gives the
+    very object back to the next run.
+    """
+    if not _resident:
+        return
+    key = _file_key(path)
+    if key is None:
+        _held.pop(path, None)
+        return
+    for other in [other for other in _held if other.parent != path.parent]:
+        del _held[other]  # one cache folder at a time (``sync --each`` runs through many)
+    _held[path] = (key, head, value)
+
+
+def held(path: Path, head: bytes) -> object | None:
+    """The value :func:`hold` kept for ``path`` under ``head`` while the file is still that one."""
+    found = _held.get(path)
+    if found is None or found[1] != head or _file_key(path) != found[0]:
+        return None
+    return found[2]
+
+
+def forget() -> None:
+    """Drop every held value (as a new process would start)."""
+    _held.clear()
+
+
+def _file_key(path: Path) -> FileKey | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)

@@ -2,14 +2,13 @@
 
 One file per part (``extract.memo.part``) in the state's cache folder, in the one cache
 envelope (:mod:`vaultsync.core.cachefile`), keyed by the memo version (the code, the readers'
-and secret rules' versions, the caps and folders that shape a read).  A second read in one
-process (``watch``) reuses the very records it loaded, while the files' stat data say they
-are the ones it loaded.
+and secret rules' versions, the caps and folders that shape a read).  A second read in a
+resident process (``watch``, ``cachefile.resident``) reuses the very records it loaded or
+saved, while the files are the ones it loaded or wrote.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata
 import pickle
@@ -28,10 +27,6 @@ MEMO_VERSION = 2
 MEMO_FILE = "extract-memo-{}.pickle"
 """One file per part (``extract.memo.part``): each reader's per-item entries (the contexts' are
 large and rarely rewritten), each fixed store's (facts…): a changed fact rewrites the facts'."""
-_memo_loaded: dict[Path, tuple[tuple[int, int, int], str, dict[str, Any]]] = {}
-"""Memo file → (its stat data, its version, its entries) as last loaded or saved in this
-process: a second read in one process (``watch``) reuses the very same record objects.  Only
-one state directory's files are held (``sync --each`` reads many)."""
 
 
 def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
@@ -73,18 +68,18 @@ def _memo_path(state: Path, name: str) -> Path:
 def _load_memo_part(path: Path, version: str) -> tuple[dict[str, Any], int]:
     """One memo file's entries and mtime; ``({}, 0)`` when missing, foreign or corrupt."""
     try:
-        info = path.stat()
+        written = path.stat().st_mtime_ns
     except OSError:
         return {}, 0
-    key = (info.st_size, info.st_mtime_ns, info.st_ino)
-    held = _memo_loaded.get(path)
-    if held is not None and held[0] == key:
-        return (held[2], info.st_mtime_ns) if held[1] == version else ({}, 0)
-    entries = cachefile.load_pickle(path, _memo_head(version))
-    if not isinstance(entries, dict):
-        return {}, 0
-    _hold(path, (key, version, entries))
-    return entries, info.st_mtime_ns
+    head = _memo_head(version)
+    entries = cachefile.held(path, head)
+    if entries is None:
+        entries = cachefile.load_pickle(path, head)
+        if not isinstance(entries, dict):
+            return {}, 0
+        cachefile.hold(path, head, entries)
+    assert isinstance(entries, dict)  # noqa: S101 - held only as loaded or saved: a dict
+    return entries, written
 
 
 def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, Any]) -> bool:
@@ -103,20 +98,12 @@ def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, 
 
 def _save_memo_part(path: Path, version: str, entries: dict[str, Any]) -> bool:
     body = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
-    if not cachefile.write(path, _memo_head(version), body):
+    head = _memo_head(version)
+    if not cachefile.write(path, head, body):
         return False
-    with contextlib.suppress(OSError):
-        info = path.stat()
-        _hold(path, ((info.st_size, info.st_mtime_ns, info.st_ino), version, entries))
+    cachefile.hold(path, head, entries)
     return True
 
 
 def _memo_head(version: str) -> bytes:
     return cachefile.envelope("extract-memo", MEMO_VERSION, version)
-
-
-def _hold(path: Path, held: tuple[tuple[int, int, int], str, dict[str, Any]]) -> None:
-    """Keep one memo file's entries in this process, forgetting other state directories'."""
-    for other in [other for other in _memo_loaded if other.parent != path.parent]:
-        del _memo_loaded[other]
-    _memo_loaded[path] = held

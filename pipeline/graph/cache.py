@@ -216,7 +216,11 @@ def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
     the build derives that context's documents again.
     """
     head = _patch_head(caps)
-    loaded = cachefile.load_pickle(patch_state_path(state), head)
+    path = patch_state_path(state)
+    kept = cachefile.held(path, head)
+    if isinstance(kept, PatchState):
+        return kept  # a resident process (watch): the state its last build saved
+    loaded = cachefile.load_pickle(path, head)
     if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
         return None
     folder = _contexts_folder(state)
@@ -246,7 +250,12 @@ def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
         if not cachefile.holds(path, head):
             ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
     main = replace(patch, contexts={}, context_keys=tuple(sorted(patch.contexts)))
-    return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
+    path = patch_state_path(state)
+    if not cachefile.write(path, head, pickle_patch_state(main)):
+        return False
+    if ok:  # all of it on disk: the next build of a resident process may start from it
+        cachefile.hold(path, head, patch)
+    return ok
 
 
 def _contexts_folder(state: Path) -> Path:

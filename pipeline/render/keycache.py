@@ -139,7 +139,11 @@ def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo, *, build: str = ""
 
     ``build``: the ``Build.build_id`` the memo was made from.
     """
-    return cachefile.write(memo_path(state), _header(caps, build), memo_bytes(memo), durable=False)
+    path, head = memo_path(state), _header(caps, build)
+    if not cachefile.write(path, head, memo_bytes(memo), durable=False):
+        return False
+    cachefile.hold(path, head, memo)  # a resident process (watch) takes it back from memory
+    return True
 
 
 def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | None:
@@ -148,10 +152,13 @@ def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | N
     ``base``: the build the delta at hand was patched from (``GraphDelta.base``); a memo made
     from any other build (a command that built the graph without a sync in between) is ``None``.
     """
-    target = memo_path(state)
-    payload = cachefile.read(target, _header(caps, base))
+    target, head = memo_path(state), _header(caps, base)
+    kept = cachefile.held(target, head)
+    payload = None if isinstance(kept, SpecsMemo) else cachefile.read(target, head)
     with contextlib.suppress(OSError):
         target.unlink()
+    if isinstance(kept, SpecsMemo):
+        return kept
     return memo_from_bytes(payload) if payload is not None else None
 
 

@@ -268,3 +268,24 @@ def test_after_a_big_sync_the_heap_is_given_back() -> None:
     finally:
         gc.unfreeze()
         process.leave_fast = False
+
+
+def test_the_watcher_keeps_its_syncs_state_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While it watches, what a sync holds (its caches' values) is there for the next sync."""
+    from vaultsync.app import watch
+    from vaultsync.core import cachefile
+
+    path, head = tmp_path / "cache" / "value", cachefile.envelope("probe", 1, "")
+    found: list[object] = []
+
+    def one_sync(_self: watch.Watcher, _stop: object) -> None:
+        assert cachefile.write(path, head, b"x")
+        cachefile.hold(path, head, "kept")
+        found.append(cachefile.held(path, head))
+
+    monkeypatch.setattr(watch.Watcher, "_watch", one_sync)
+    watch.Watcher.run(object.__new__(watch.Watcher), stop=object())  # type: ignore[arg-type]
+    assert found == ["kept"]
+    assert cachefile.held(path, head) is None  # stopped: nothing held any more

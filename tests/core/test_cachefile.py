@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from vaultsync.core import cachefile
 
+HEAD = cachefile.envelope("held", 1, "key")
+
 
 @given(st.binary(max_size=200), st.text(max_size=20), st.integers(0, 9))
 def test_what_is_written_reads_back(payload: bytes, key: str, version: int) -> None:
@@ -42,3 +44,40 @@ def test_a_missing_file_is_no_cache(tmp_path: Path) -> None:
     head = cachefile.envelope("memo", 1, "k")
     assert cachefile.read(tmp_path / "none", head) is None
     assert not cachefile.holds(tmp_path / "none", head)
+
+
+def test_a_value_is_held_only_in_a_resident_process(tmp_path: Path) -> None:
+    """Outside ``resident``, hold keeps nothing; inside, held gives the very object back."""
+    path, value = tmp_path / "c.bin", {"a": 1}
+    assert cachefile.write(path, HEAD, b"x")
+    cachefile.hold(path, HEAD, value)
+    assert cachefile.held(path, HEAD) is None
+    with cachefile.resident():
+        cachefile.hold(path, HEAD, value)
+        assert cachefile.held(path, HEAD) is value
+        assert cachefile.held(path, b"another head\n") is None
+    assert cachefile.held(path, HEAD) is None  # leaving forgets
+
+
+def test_a_held_value_is_dropped_once_its_file_is_replaced(tmp_path: Path) -> None:
+    """Another write of the file (a new inode) or its removal: the held value is not given."""
+    path = tmp_path / "c.bin"
+    with cachefile.resident():
+        assert cachefile.write(path, HEAD, b"x")
+        cachefile.hold(path, HEAD, "mine")
+        assert cachefile.write(path, HEAD, b"x")
+        assert cachefile.held(path, HEAD) is None
+        cachefile.hold(path, HEAD, "mine")
+        path.unlink()
+        assert cachefile.held(path, HEAD) is None
+
+
+def test_only_one_cache_folder_is_held(tmp_path: Path) -> None:
+    """Holding a value of another cache folder forgets the first folder's."""
+    first, second = tmp_path / "a" / "c.bin", tmp_path / "b" / "c.bin"
+    with cachefile.resident():
+        for path in (first, second):
+            assert cachefile.write(path, HEAD, b"x")
+            cachefile.hold(path, HEAD, path.parent.name)
+        assert cachefile.held(first, HEAD) is None
+        assert cachefile.held(second, HEAD) == "b"

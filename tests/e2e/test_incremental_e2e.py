@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from helpers import invoke
+from vaultsync.core import cachefile
+from vaultsync.render import keycache
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "stores" / "demo"
 
@@ -125,3 +127,50 @@ def test_incremental_syncs_equal_a_fresh_sync_after_every_edit(tmp_path: Path) -
         fresh = tmp_path / f"fresh-{number}"
         run("sync", "--state", str(state), "--vault", str(fresh), cache=tmp_path / f"c{number}")
         assert files(kept) == files(fresh), f"after {step.__name__}"
+
+
+@pytest.mark.skipif(not DEMO.is_dir(), reason="the demo store is not in this checkout")
+def test_a_resident_process_keeps_a_vault_equal_to_a_fresh_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Syncs that start from the state held in memory (``watch``) == a sync from nothing."""
+    state = tmp_path / "state"
+    shutil.copytree(DEMO, state)
+    kept, cache = tmp_path / "kept", tmp_path / "cache"
+    loaded: list[str] = []
+    real = cachefile.load_pickle
+
+    def counted(path: Path, head: bytes) -> object:
+        loaded.append(path.name)
+        return real(path, head)
+
+    monkeypatch.setattr(cachefile, "load_pickle", counted)
+    unmarshalled: list[bytes] = []
+    real_memo = keycache.memo_from_bytes
+
+    def memo_counted(data: bytes) -> keycache.SpecsMemo | None:
+        unmarshalled.append(data)
+        return real_memo(data)
+
+    monkeypatch.setattr(keycache, "memo_from_bytes", memo_counted)
+    after: list[tuple[Path, dict[str, bytes]]] = []
+    with cachefile.resident():
+        run("sync", "--state", str(state), "--vault", str(kept), cache=cache)
+        loaded.clear()
+        unmarshalled.clear()
+        for number, step in enumerate(STEPS):
+            step(state)
+            if step is add_document:
+                run("graph", "map", "--state", str(state), cache=cache)
+                edit_json(state / "memory" / "memory_index.json", touch_last_fact)
+            run("sync", "--state", str(state), "--vault", str(kept), cache=cache)
+            snapshot = tmp_path / f"state-{number}"
+            shutil.copytree(state, snapshot)
+            after.append((snapshot, files(kept)))
+    assert "graph-patch.pickle" not in loaded  # each sync started from the state held
+    assert not [name for name in loaded if name.startswith("extract-memo-")]
+    assert not unmarshalled  # nor the notes' layout and keys
+    for number, (snapshot, kept_files) in enumerate(after):
+        fresh = tmp_path / f"fresh-{number}"
+        run("sync", "--state", str(snapshot), "--vault", str(fresh), cache=tmp_path / f"c{number}")
+        assert kept_files == files(fresh), f"after {STEPS[number].__name__}"

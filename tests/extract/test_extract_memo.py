@@ -15,10 +15,10 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from vaultsync.core import fsio
+from vaultsync.core import cachefile, fsio
 from vaultsync.core.errors import StoreError
 from vaultsync.core.settings import Caps
-from vaultsync.extract import jsonio, memocache
+from vaultsync.extract import jsonio
 from vaultsync.extract.memo import Memo, stamp
 from vaultsync.graph import cache
 from vaultsync.graph.load import _read
@@ -158,7 +158,8 @@ def racy_window(ns: int) -> Iterator[None]:
 @given(ops=st.lists(OPS, min_size=1, max_size=8), window=st.sampled_from((0, fsio.RACY_NS)))
 def test_memo_read_equals_full_read(ops: list[tuple[str, int, str | None]], window: int) -> None:
     """After every edit, addition, removal, corruption or touch, a memo read equals a full read."""
-    with tempfile.TemporaryDirectory() as folder, racy_window(window):
+    # resident, as ``watch`` is: a later read may start from the very memo held in memory
+    with tempfile.TemporaryDirectory() as folder, racy_window(window), cachefile.resident():
         root = Path(folder)
         with mock.patch.dict(os.environ, {"VAULTSYNC_CACHE_DIR": str(root / "cache")}):
             memo_state, full_state = root / "a", root / "b"
@@ -167,7 +168,7 @@ def test_memo_read_equals_full_read(ops: list[tuple[str, int, str | None]], wind
             assert read(memo_state, memo=True) == read(full_state, memo=False)
             for op in ops:
                 if op[0] == "forget":
-                    memocache._memo_loaded.clear()
+                    cachefile.forget()
                 for state in (memo_state, full_state):
                     apply(state, op)
                 assert read(memo_state, memo=True) == read(full_state, memo=False)
@@ -183,9 +184,10 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_unchanged_records_are_the_same_objects(state: Path) -> None:
-    """A second read in one process gives an unchanged file's very records."""
-    first = _read(state, CAPS)[0]
-    second = _read(state, CAPS)[0]
+    """A second read in a resident process gives an unchanged file's very records."""
+    with cachefile.resident():
+        first = _read(state, CAPS)[0]
+        second = _read(state, CAPS)[0]
     assert second.contexts[0] is first.contexts[0]
     assert second.sessions[0] is first.sessions[0]
 
@@ -193,7 +195,6 @@ def test_unchanged_records_are_the_same_objects(state: Path) -> None:
 def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A new process reading unchanged stores opens no unchanged context file."""
     _read(state, CAPS)
-    memocache._memo_loaded.clear()
     opened: list[Path] = []
     real = jsonio.load_json
 
@@ -209,10 +210,12 @@ def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.Mon
 
 
 def test_one_changed_fact_keeps_the_other_facts(state: Path) -> None:
-    """A fact edited: the store is read again, the unchanged facts are the same objects."""
-    first = _read(state, CAPS)[0]
-    write(state / "memory" / "memory_index.json", facts_json({0: "first fact", 1: "edited"}))
-    second = _read(state, CAPS)[0]
+    """A fact edited: the store is read again, the unchanged facts are the same objects (in a
+    resident process)."""
+    with cachefile.resident():
+        first = _read(state, CAPS)[0]
+        write(state / "memory" / "memory_index.json", facts_json({0: "first fact", 1: "edited"}))
+        second = _read(state, CAPS)[0]
     assert second.facts[0] is first.facts[0]
     assert second.facts[1].content == "edited"
 
@@ -265,7 +268,6 @@ def test_memo_holds_no_secret(state: Path) -> None:
 def test_corrupt_memo_reads_everything(state: Path) -> None:
     """A memo file that does not load is ignored: the read equals a full read."""
     _read(state, CAPS)
-    memocache._memo_loaded.clear()
     for memo in (state.parent / "cache").rglob("extract-memo-*.pickle"):
         memo.write_bytes(memo.read_bytes()[:60] + b"garbage")
     assert _read(state, CAPS)[0] == _read(state, CAPS, use_memo=False)[0]

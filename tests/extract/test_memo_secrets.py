@@ -15,7 +15,6 @@ import pytest
 from click.testing import CliRunner
 from vaultsync.cli.main import cli
 from vaultsync.core import fsio
-from vaultsync.extract import memocache
 
 SECRET = "Xq7vR2mPz9Lk"  # noqa: S105 - planted, not a credential
 
@@ -59,7 +58,6 @@ def test_a_fact_secret_reused_from_the_memo_is_masked_in_a_new_title(
     where = ["--state", str(demo_state), "--vault", str(vault)]
     run("sync", *where)
     assert holding(vault, SECRET) == []
-    memocache._memo_loaded.clear()  # as a new process would
     board = demo_state / "board.json"
     edit_json(board, lambda d: d["cards"][0].update(title=f"Rotate {SECRET} now"))
     run("sync", *where)
