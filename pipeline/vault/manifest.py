@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -511,28 +511,44 @@ def _columns(doc: dict[str, Any]) -> ColumnEntries:
 
 
 class ColumnEntries(Mapping[str, tuple[StatKey, str]]):
-    """Schema 2's columns read as the stat cache's mapping, a value made only when asked for.
+    """Schema 2's columns read as the stat cache's mapping, its values made when first needed.
 
     The no-op sync, ``check`` and ``status`` only compare every file's stat data
-    (:meth:`stat_rows`); a tuple and a blob id per file (0.1 s at 100,000 files) is made for
-    the files looked up, and the path index the first time one is.
+    (:meth:`stat_rows`) and never pay for a tuple and a blob id per file (0.1 s at 100,000
+    files); the first lookup makes them all, as one dict every later lookup uses (a sync's
+    scan looks every file up).
     """
 
-    __slots__ = ("_blobs", "_index", "_paths", "_stats")
+    __slots__ = ("_blobs", "_dict", "_paths", "_stats")
 
     def __init__(self, paths: list[str], stats: list[int], blobs: str) -> None:
         """Columns already checked (``_columns``): unique paths, 3 numbers and 40 hex each."""
         self._paths, self._stats, self._blobs = paths, stats, blobs
-        self._index: dict[str, int] | None = None
+        self._dict: dict[str, tuple[StatKey, str]] | None = None
+
+    def _entries(self) -> dict[str, tuple[StatKey, str]]:
+        if self._dict is None:
+            blobs = self._blobs
+            ids = map(
+                blobs.__getitem__,
+                map(slice, range(0, len(blobs), 40), range(40, len(blobs) + 40, 40)),
+            )
+            self._dict = dict(
+                zip(self._paths, zip(self.stat_keys(), ids, strict=True), strict=True)
+            )
+        return self._dict
 
     def __getitem__(self, path: str) -> tuple[StatKey, str]:
-        if self._index is None:
-            self._index = dict(zip(self._paths, range(len(self._paths)), strict=True))
-        at = self._index[path]
-        stats = self._stats
-        return (stats[3 * at], stats[3 * at + 1], stats[3 * at + 2]), self._blobs[
-            40 * at : 40 * at + 40
-        ]
+        return self._entries()[path]
+
+    def get(self, path: str, default: Any = None) -> Any:  # noqa: D102 - Mapping.get, in C
+        return self._entries().get(path, default)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._entries()
+
+    def items(self) -> ItemsView[str, tuple[StatKey, str]]:  # noqa: D102
+        return self._entries().items()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths)
@@ -540,10 +556,14 @@ class ColumnEntries(Mapping[str, tuple[StatKey, str]]):
     def __len__(self) -> int:
         return len(self._paths)
 
-    def stat_rows(self) -> Iterator[tuple[str, StatKey]]:
-        """``(path, stat data)`` of every file, in the file's order."""
+    def stat_keys(self) -> Iterator[StatKey]:
+        """Every file's stat data, in the files' order."""
         numbers = iter(self._stats)
-        return zip(self._paths, zip(numbers, numbers, numbers, strict=True), strict=True)
+        return zip(numbers, numbers, numbers, strict=True)
+
+    def stat_rows(self) -> Iterator[tuple[str, StatKey]]:
+        """``(path, stat data)`` of every file, in the files' order."""
+        return zip(self._paths, self.stat_keys(), strict=True)
 
 
 def stat_rows(entries: Mapping[str, tuple[StatKey, str]]) -> Iterator[tuple[str, StatKey]]:
