@@ -281,20 +281,43 @@ def _view(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
     return MappingProxyType(mapping)
 
 
-@functools.cache
+MASKS_FILE = "masked-texts.json"
+_MASKS_HEAD = b""  # a JSON file, its version inside it
+
+
 def load_masks(state: Path) -> tuple[bytes, dict[str, str | None]]:
-    """The salt and the masked texts by digest (``core.scrub.Scrubber``); a new salt if none."""
+    """The salt and the masked texts by digest (``core.scrub.Scrubber``); a new salt if none.
+
+    A resident process takes back what its last sync saved (``cachefile.held``), never the
+    masks it loaded before that sync.
+    """
+    path = cache_dir(state) / MASKS_FILE
+    kept = cachefile.held(path, _MASKS_HEAD)
+    if isinstance(kept, tuple):
+        return kept
+    found = _read_masks(path)
+    if found is None:
+        return _first_salt(path), {}
+    cachefile.hold(path, _MASKS_HEAD, found)
+    return found
+
+
+def _read_masks(path: Path) -> tuple[bytes, dict[str, str | None]] | None:
     try:
-        raw = json.loads((cache_dir(state) / "masked-texts.json").read_bytes())
+        raw = json.loads(path.read_bytes())
         version = f"{code_fingerprint()}:{rules_version()}"
         if raw.get("schema") == MASKS_SCHEMA and raw.get("version") == version:
             texts = raw["texts"]
-            if isinstance(texts, dict):
-                return bytes.fromhex(raw["salt"]), texts
-            return bytes.fromhex(raw["salt"]), {}
+            return bytes.fromhex(raw["salt"]), texts if isinstance(texts, dict) else {}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    return os.urandom(16), {}
+    return None
+
+
+@functools.cache
+def _first_salt(path: Path) -> bytes:
+    """A new salt, the same for every read of this process until a sync saves one."""
+    return os.urandom(16)
 
 
 def save_masks(
@@ -303,13 +326,18 @@ def save_masks(
     """Keep what this run masked; nothing is written when it equals what was loaded."""
     if learned == known:
         return True
+    texts = dict(sorted(learned.items()))
     data = {
         "schema": MASKS_SCHEMA,
         "version": f"{code_fingerprint()}:{rules_version()}",
         "salt": salt.hex(),
-        "texts": dict(sorted(learned.items())),
+        "texts": texts,
     }
-    return _replace(cache_dir(state) / "masked-texts.json", json.dumps(data).encode())
+    path = cache_dir(state) / MASKS_FILE
+    if not _replace(path, json.dumps(data).encode()):
+        return False
+    cachefile.hold(path, _MASKS_HEAD, (salt, texts))
+    return True
 
 
 HISTORY_CHECK = "history-check-due"

@@ -202,3 +202,26 @@ class TestLastGood:
         assert loads == []
         assert len(LastGood(demo_state)) > 0
         assert loads == [demo_state]
+
+
+def test_a_resident_process_reads_the_masks_its_last_sync_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret masked by one read is known to the next read of the same process (watch): it
+    asks for no second history check."""
+    from vaultsync.core import cachefile
+    from vaultsync.graph.load import _read
+
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    state = tmp_path / "state"
+    facts = state / "memory" / "memory_index.json"
+    facts.parent.mkdir(parents=True)
+    secret = "staging db PGPASSWORD: Xq7vR2mPz9Lk"  # noqa: S105 - planted, not a credential
+    facts.write_text(json.dumps([{"id": "f0", "content": secret}]))
+    with cachefile.resident():
+        _read(state, Caps())
+        assert cache.take_history_check(state)  # masked for the first time: look once
+        topics = state / "memory" / "topics.json"
+        topics.write_text(json.dumps([{"name": "auth", "summary": "unrelated"}]))
+        _read(state, Caps())
+        assert not cache.take_history_check(state)
