@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from graphdelta import graph_delta
+from vaultsync.core import process
 from vaultsync.core.config import resolve
 from vaultsync.graph.load import build
 from vaultsync.render import keycache, specs
@@ -37,7 +38,7 @@ def main() -> None:
     caps = resolve({}, vault=root / "vault").caps
     env = specs.make_environment()
     records, built = build(state, caps)
-    with keycache.paused_gc():
+    with process.paused_gc():
         start = time.perf_counter()
         before = specs.note_specs(records, built.graph, built.resolver, env, zone=caps.zone)
         print(f"full, {len(before.specs)} notes: {time.perf_counter() - start:.2f} s")
@@ -45,7 +46,7 @@ def main() -> None:
     edit_one_fact(state, token)
     records2, built2 = build(state, caps)
     delta = graph_delta(records, built.graph, records2, built2.graph)
-    with keycache.paused_gc():
+    with process.paused_gc():
         start = time.perf_counter()
         memo = keycache.load_specs_memo(state, caps)
         loaded = time.perf_counter()

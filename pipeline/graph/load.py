@@ -14,6 +14,7 @@ directory except that move and the fresh ``links.json`` it leaves.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -23,6 +24,7 @@ from typing import Any
 
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
+from vaultsync.core.process import paused_gc
 from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
 from vaultsync.drawn.store import LinkStore, links_path, read_links
@@ -232,18 +234,22 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     """
     moved = repair_links(state) if repair else None
     fingerprint = graph_fingerprint(state, caps)
-    records, good = _read(state, caps)
-    if moved is not None:
-        records = replace(records, skipped=(moved, *records.skipped))
     # Patched from the last build's state when there is a usable one (graph.patch), else full.
     previous = load_patch_state(state, caps)
-    known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
-    built, patch = patch_graph(records, caps, previous, fingerprint=fingerprint, known=known)
-    # by its delta: a one-fact change rewrites a few rows
-    save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
-    save_parsed_texts(state, built.documents, known)
-    save_patch_state(state, caps, patch)
-    save_last_good(state, good)
+    # Patched, the read and the build parse next to nothing new and make no cycles: the
+    # collector would only walk their millions of objects again and again (1.7 s of a one-fact
+    # sync at 100,000 notes).  A full build parses every document: the collector stays on.
+    with paused_gc() if previous is not None else contextlib.nullcontext():
+        records, good = _read(state, caps)
+        if moved is not None:
+            records = replace(records, skipped=(moved, *records.skipped))
+        known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
+        built, patch = patch_graph(records, caps, previous, fingerprint=fingerprint, known=known)
+        # by its delta: a one-fact change rewrites a few rows
+        save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
+        save_parsed_texts(state, built.documents, known)
+        save_patch_state(state, caps, patch)
+        save_last_good(state, good)
     return records, built
 
 

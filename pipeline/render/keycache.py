@@ -18,9 +18,8 @@ or pickle, and executes nothing.
 from __future__ import annotations
 
 import contextlib
-import gc
 import marshal
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +28,7 @@ from typing import Any
 from vaultsync.core import cachefile
 from vaultsync.core.cachefile import cache_dir
 from vaultsync.core.digest import code_fingerprint, inputs_digest
+from vaultsync.core.process import paused_gc
 from vaultsync.core.settings import Caps
 from vaultsync.render.layout import Place, Placement
 
@@ -39,7 +39,6 @@ __all__ = [
     "memo_bytes",
     "memo_from_bytes",
     "memo_path",
-    "paused_gc",
     "save_specs_memo",
 ]
 
@@ -117,21 +116,6 @@ def memo_from_bytes(data: bytes) -> SpecsMemo | None:
             return _memo(marshal.loads(data))  # noqa: S302
     except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
         return None
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic collector off while ~100,000 acyclic objects are made, then as it was.
-
-    Left on, it would walk the whole heap several times over for nothing.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo, *, build: str = "") -> bool:

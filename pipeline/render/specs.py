@@ -42,6 +42,7 @@ from vaultsync.core.digest import inputs_digest
 from vaultsync.core.errors import ConfigError, TemplateError
 from vaultsync.core.model import Context, Graph, Kind, Node, NoteSpec, Records, Skipped
 from vaultsync.core.parallel import split_map
+from vaultsync.core.process import paused_gc
 from vaultsync.core.settings import Caps
 from vaultsync.graph.build import GraphDelta
 from vaultsync.graph.load import build
@@ -51,7 +52,6 @@ from vaultsync.render.keycache import (
     NoteMemo,
     SpecsMemo,
     load_specs_memo,
-    paused_gc,
     save_specs_memo,
 )
 from vaultsync.render.layout import HOME_PATH, vault_layout

@@ -225,3 +225,29 @@ def test_a_resident_process_reads_the_masks_its_last_sync_saved(
         topics.write_text(json.dumps([{"name": "auth", "summary": "unrelated"}]))
         _read(state, Caps())
         assert not cache.take_history_check(state)
+
+
+def test_the_collector_rests_only_while_a_build_is_patched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full build parses every document and collects; a patched one makes no cycles."""
+    import gc
+
+    from vaultsync.graph import load
+
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    state = tmp_path / "state"
+    (state / "memory").mkdir(parents=True)
+    (state / "memory" / "topics.json").write_text(json.dumps([{"name": "auth", "summary": "s"}]))
+    collecting: list[bool] = []
+    real = load.patch_graph
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        collecting.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(load, "patch_graph", watched)
+    build(state, Caps())
+    build(state, Caps())
+    assert collecting == [True, False]
+    assert gc.isenabled()
