@@ -233,6 +233,7 @@ def test_the_collector_rests_only_while_a_build_is_patched(
     """A full build parses every document and collects; a patched one makes no cycles."""
     import gc
 
+    from vaultsync.graph import build as graph_build
     from vaultsync.graph import load
 
     monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
@@ -240,7 +241,7 @@ def test_the_collector_rests_only_while_a_build_is_patched(
     (state / "memory").mkdir(parents=True)
     (state / "memory" / "topics.json").write_text(json.dumps([{"name": "auth", "summary": "s"}]))
     collecting: list[bool] = []
-    real = load.patch_graph
+    real = graph_build.patch_graph
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         collecting.append(gc.isenabled())
