@@ -24,7 +24,7 @@ import contextlib
 import hashlib
 import os
 import pickle
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from vaultsync.core.environment import read_environment
@@ -139,6 +139,16 @@ def held(path: Path, head: bytes) -> object | None:
     if found is None or found[1] != head or _file_key(path) != found[0]:
         return None
     return found[2]
+
+
+def load_held(path: Path, head: bytes, load: Callable[[], object]) -> object:
+    """The value held for ``path`` under ``head``, else ``load()``, held unless it is ``None``."""
+    found = held(path, head)
+    if found is None:
+        found = load()
+        if found is not None:
+            hold(path, head, found)
+    return found
 
 
 def forget() -> None:

@@ -72,14 +72,13 @@ def _load_memo_part(path: Path, version: str) -> tuple[dict[str, Any], int]:
     except OSError:
         return {}, 0
     head = _memo_head(version)
-    entries = cachefile.held(path, head)
-    if entries is None:
-        entries = cachefile.load_pickle(path, head)
-        if not isinstance(entries, dict):
-            return {}, 0
-        cachefile.hold(path, head, entries)
-    assert isinstance(entries, dict)  # noqa: S101 - held only as loaded or saved: a dict
-    return entries, written
+    entries = cachefile.load_held(path, head, lambda: _dict_or_none(path, head))
+    return (entries, written) if isinstance(entries, dict) else ({}, 0)
+
+
+def _dict_or_none(path: Path, head: bytes) -> dict[str, Any] | None:
+    loaded = cachefile.load_pickle(path, head)
+    return loaded if isinstance(loaded, dict) else None
 
 
 def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, Any]) -> bool:

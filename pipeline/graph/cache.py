@@ -216,11 +216,13 @@ def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
     the build derives that context's documents again.
     """
     head = _patch_head(caps)
-    path = patch_state_path(state)
-    kept = cachefile.held(path, head)
-    if isinstance(kept, PatchState):
-        return kept  # a resident process (watch): the state its last build saved
-    loaded = cachefile.load_pickle(path, head)
+    # a resident process (watch): the state its last build saved, or it loaded, from memory
+    kept = cachefile.load_held(patch_state_path(state), head, lambda: _load_patch(state, head))
+    return kept if isinstance(kept, PatchState) else None
+
+
+def _load_patch(state: Path, head: bytes) -> PatchState | None:
+    loaded = cachefile.load_pickle(patch_state_path(state), head)
     if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
         return None
     folder = _contexts_folder(state)
@@ -292,14 +294,8 @@ def load_masks(state: Path) -> tuple[bytes, dict[str, str | None]]:
     masks it loaded before that sync.
     """
     path = cache_dir(state) / MASKS_FILE
-    kept = cachefile.held(path, _MASKS_HEAD)
-    if isinstance(kept, tuple):
-        return kept
-    found = _read_masks(path)
-    if found is None:
-        return _first_salt(path), {}
-    cachefile.hold(path, _MASKS_HEAD, found)
-    return found
+    found = cachefile.load_held(path, _MASKS_HEAD, lambda: _read_masks(path))
+    return found if isinstance(found, tuple) else (_first_salt(path), {})
 
 
 def _read_masks(path: Path) -> tuple[bytes, dict[str, str | None]] | None:

@@ -137,13 +137,13 @@ def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | N
     from any other build (a command that built the graph without a sync in between) is ``None``.
     """
     target, head = memo_path(state), _header(caps, base)
-    kept = cachefile.held(target, head)
-    payload = None if isinstance(kept, SpecsMemo) else cachefile.read(target, head)
+    kept = cachefile.held(target, head)  # a resident process (watch): from memory
+    if not isinstance(kept, SpecsMemo):
+        payload = cachefile.read(target, head)
+        kept = memo_from_bytes(payload) if payload is not None else None
     with contextlib.suppress(OSError):
         target.unlink()
-    if isinstance(kept, SpecsMemo):
-        return kept
-    return memo_from_bytes(payload) if payload is not None else None
+    return kept
 
 
 def _memo(raw: Any) -> SpecsMemo:

@@ -81,3 +81,19 @@ def test_only_one_cache_folder_is_held(tmp_path: Path) -> None:
             cachefile.hold(path, HEAD, path.parent.name)
         assert cachefile.held(first, HEAD) is None
         assert cachefile.held(second, HEAD) == "b"
+
+
+def test_load_held_loads_once_and_never_holds_nothing(tmp_path: Path) -> None:
+    """The first call loads and holds; the next takes the held value; ``None`` is not held."""
+    path, loads = tmp_path / "c.bin", []
+    assert cachefile.write(path, HEAD, b"x")
+
+    def load() -> object:
+        loads.append(1)
+        return None if len(loads) == 1 else "loaded"
+
+    with cachefile.resident():
+        assert cachefile.load_held(path, HEAD, load) is None
+        assert cachefile.load_held(path, HEAD, load) == "loaded"
+        assert cachefile.load_held(path, HEAD, load) == "loaded"
+    assert loads == [1, 1]
