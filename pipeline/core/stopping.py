@@ -7,30 +7,51 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from types import FrameType
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-@dataclass
 class Stop:
-    """Set by the first SIGINT or SIGTERM: the command ends after its current step."""
+    """Set by the first SIGINT or SIGTERM: the command ends after its current step.
 
-    event: threading.Event = field(default_factory=threading.Event)
-    signal_name: str = ""
+    The signal handler takes no lock: it sets a flag and writes a byte to a pipe that
+    :meth:`wait` selects on.  (A ``threading.Event`` set from a handler deadlocks when the
+    signal lands while the main thread holds the event's own lock inside ``Event.wait``.)
+    """
+
+    def __init__(self) -> None:
+        self.signal_name = ""
+        self._asked = False
+        self._wake_read, self._wake_write = os.pipe()
+        for fd in (self._wake_read, self._wake_write):
+            os.set_blocking(fd, False)
 
     def is_set(self) -> bool:
         """Whether a stop was asked for."""
-        return self.event.is_set()
+        return self._asked
+
+    def ask(self, signal_name: str) -> None:
+        """Ask for the stop (safe inside a signal handler: no lock, one non-blocking write)."""
+        self.signal_name = signal_name
+        self._asked = True
+        with contextlib.suppress(BlockingIOError):  # a full pipe already wakes the sleeper
+            os.write(self._wake_write, b"!")
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds``, waking at once when a stop is asked for."""
-        return self.event.wait(seconds)
+        if not self._asked:
+            select.select([self._wake_read], [], [], max(0.0, seconds))
+        return self._asked
+
+    def close(self) -> None:
+        """Let go of the wake-up pipe."""
+        for fd in (self._wake_read, self._wake_write):
+            os.close(fd)
 
 
 @contextlib.contextmanager
@@ -49,11 +70,9 @@ def stop_on_signals(*, second_ends_now: bool = False, say: str = "") -> Iterator
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
-        stop.signal_name = signal.Signals(signum).name
-        stop.event.set()
+        stop.ask(signal.Signals(signum).name)
         if say:
-            sys.stderr.write(say.format(signal=stop.signal_name) + "\n")
-            sys.stderr.flush()
+            _say_at_once(say.format(signal=stop.signal_name) + "\n")
 
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:
@@ -61,6 +80,17 @@ def stop_on_signals(*, second_ends_now: bool = False, say: str = "") -> Iterator
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        stop.close()
+
+
+def _say_at_once(line: str) -> None:
+    """Write to stderr's file itself: the buffered stream may be mid-write in the main thread."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a replaced stream without a file
+        fd = 2
+    with contextlib.suppress(OSError):
+        os.write(fd, line.encode())
 
 
 def ignore_stop_signals() -> None:
