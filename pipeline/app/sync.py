@@ -280,10 +280,11 @@ def vault_notes(
 
     moves = session.moves()
     deleted = frozenset() if restored is None else moves.deleted - restored
-    specs, skipped = vault_specs_skipped(
-        ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
-    )
-    process.big_run(len(specs))
+    with process.collector_resumes_at_end():  # after big_run froze what the build made
+        specs, skipped = vault_specs_skipped(
+            ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
+        )
+        process.big_run(len(specs))
     warnings = tuple(f"warning: {source.line()}" for source in skipped if source.new)
     return VaultNotes(specs=specs, skipped=skipped, moves=moves, warnings=warnings)
 

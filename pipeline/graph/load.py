@@ -235,7 +235,8 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     moved = repair_links(state) if repair else None
     fingerprint = graph_fingerprint(state, caps)
     # Patched from the last build's state when there is a usable one (graph.patch), else full.
-    previous = load_patch_state(state, caps)
+    with paused_gc():  # unpickling makes millions of objects and no cycles
+        previous = load_patch_state(state, caps)
     # Patched, the read and the build parse next to nothing new and make no cycles: the
     # collector would only walk their millions of objects again and again (1.7 s of a one-fact
     # sync at 100,000 notes).  A full build parses every document: the collector stays on.

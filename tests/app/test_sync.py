@@ -192,3 +192,27 @@ def test_skipped_store_files_survive_the_record(demo_state: Path, tmp_path: Path
     assert [s.source for s in synced.skipped] == ["sessions/broken.json"]
     assert [s.source for s in check(ws).skipped] == ["sessions/broken.json"]
     assert [s.source for s in status(ws).skipped] == ["sessions/broken.json"]
+
+
+def test_a_sync_freezes_its_notes_before_the_collector_resumes(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync's notes reach ``big_run`` with the collector still paused, full or patched."""
+    import gc
+
+    from vaultsync.core import process
+
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    seen: list[bool] = []
+    real = process.big_run
+
+    def watched(notes: int) -> None:
+        seen.append(gc.isenabled())
+        real(notes)
+
+    monkeypatch.setattr(process, "big_run", watched)
+    sync(ws, SyncRequest())  # a full build
+    (demo_state / "memory" / "topics.json").write_text("[]")
+    sync(ws, SyncRequest())  # patched
+    assert seen == [False, False]
+    assert gc.isenabled()

@@ -252,3 +252,28 @@ def test_the_collector_rests_only_while_a_build_is_patched(
     build(state, Caps())
     assert collecting == [True, False]
     assert gc.isenabled()
+
+
+def test_the_patch_state_loads_with_the_collector_resting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unpickling the last build's state makes no cycles: no collection walks it."""
+    import gc
+
+    from vaultsync.graph import load
+
+    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+    state = tmp_path / "state"
+    (state / "memory").mkdir(parents=True)
+    (state / "memory" / "topics.json").write_text(json.dumps([{"name": "auth", "summary": "s"}]))
+    collecting: list[bool] = []
+    real = cache.load_patch_state
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        collecting.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(load, "load_patch_state", watched)
+    build(state, Caps())
+    assert collecting == [False]
+    assert gc.isenabled()

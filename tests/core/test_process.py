@@ -1,0 +1,48 @@
+"""``core.process``: the collector's pauses around the state a command builds."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+from vaultsync.core import process
+
+
+@pytest.fixture(autouse=True)
+def collecting() -> Iterator[None]:
+    """Every test starts and ends with the collector on."""
+    gc.enable()
+    yield
+    gc.enable()
+
+
+def test_a_pause_ends_with_its_block() -> None:
+    """Outside a deferring block, the collector resumes when the pause ends."""
+    with process.paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_pause_inside_a_deferring_block_lasts_to_the_blocks_end() -> None:
+    """Inside ``collector_resumes_at_end``, a pause outlives its block until that one ends."""
+    with process.collector_resumes_at_end():
+        with process.paused_gc():
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_deferring_block_without_a_pause_leaves_the_collector_on() -> None:
+    """No pause inside: the collector runs all along (a full build keeps it on)."""
+    with process.collector_resumes_at_end():
+        assert gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_collector_off_before_stays_off() -> None:
+    """Neither block turns on a collector that was off when it began."""
+    gc.disable()
+    with process.collector_resumes_at_end(), process.paused_gc():
+        pass
+    assert not gc.isenabled()
