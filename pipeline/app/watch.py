@@ -10,6 +10,7 @@ outcome as a ``sync``.  A sync that fails is reported and retried with back-off.
 is resident (``core.cachefile.resident``): what a sync leaves for the next one (the extract
 memo, the graph's patch state, the notes' layout and keys) stays in memory, and the next sync
 starts from it instead of loading it again, while the cache files are the ones it wrote.
+Those files are written once the sync is committed and said, not before it.
 """
 
 from __future__ import annotations
@@ -101,21 +102,27 @@ class Watcher:
             return ""
 
     def sync_once(self) -> bool:
-        """One sync; a failure is one warning (and ``False``)."""
+        """One sync, said; then the caches it saved are written (``cachefile.save``)."""
+        try:
+            outcome = self._sync()
+            if outcome is not None:
+                self.synced(outcome)
+            return outcome is not None
+        finally:
+            cachefile.flush()  # off the path from the store change to its commit
+            _after_big_run()
+
+    def _sync(self) -> SyncOutcome | None:
+        """The sync's outcome; a failure is one warning (and ``None``)."""
         from vaultsync.app.sync import sync
 
         try:
-            outcome = sync(self.ws, SyncRequest())
+            return sync(self.ws, SyncRequest())
         except VaultsyncError as error:
             self.warn(f"warning: sync failed, will retry: {error.message}")
-            return False
         except Exception as error:  # a long-running watcher outlives any one sync
             self.warn(f"warning: sync failed, will retry: {type(error).__name__}: {error}")
-            return False
-        finally:
-            _after_big_run()
-        self.synced(outcome)
-        return True
+        return None
 
 
 class _IndexKeeper:

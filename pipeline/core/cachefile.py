@@ -15,7 +15,9 @@ A process that runs sync after sync (``watch``) keeps what it loaded or saved in
 (:func:`resident`): a stage :func:`hold`\ s the value it wrote or read, and finds it again
 (:func:`held`) while the file is that very file — same size, mtime, inode and ctime; every
 write replaces the file by a rename, so another process's write is a new inode.  Only the
-values of one cache folder are held at a time.
+values of one cache folder are held at a time.  There a stage's :func:`save` is held at once
+and written at the next :func:`flush`, once the sync is committed: serialising 100,000 notes'
+memos is off the path from a store change to its commit.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ from vaultsync.core.fsio import atomic_write
 ENVELOPE = b"vaultsync-cache"
 
 FileKey = tuple[int, int, int, int]
-_held: dict[Path, tuple[FileKey, bytes, object]] = {}
+_held: dict[Path, tuple[FileKey | None, bytes, object]] = {}
+"""Per file: its key when held (``None``: saved, not written yet), its head, its value."""
+_pending: dict[Path, Callable[[], bool]] = {}
+"""The writes :func:`save` left for :func:`flush`, in the order they were asked for."""
 _resident = 0
 
 
@@ -113,6 +118,7 @@ def resident() -> Iterator[None]:
     finally:
         _resident -= 1
         if not _resident:
+            flush()
             forget()
 
 
@@ -128,15 +134,51 @@ def hold(path: Path, head: bytes, value: object) -> None:
     if key is None:
         _held.pop(path, None)
         return
-    for other in [other for other in _held if other.parent != path.parent]:
-        del _held[other]  # one cache folder at a time (``sync --each`` runs through many)
+    _keep_one_folder(path.parent)
     _held[path] = (key, head, value)
 
 
+def save(path: Path, head: bytes, value: object, write: Callable[[], bool]) -> bool:
+    """Save ``value`` as what ``path`` holds under ``head``: ``write()`` writes the file.
+
+    A one-shot process writes now (``write()``'s answer).  A resident one holds ``value`` at
+    once, for its next sync, and writes at the next :func:`flush`: a process killed before
+    then leaves the earlier file, an earlier build's cache, as valid as it was.  The caller
+    hands ``value`` over, as to :func:`hold`.
+    """
+    if not _resident:
+        return write()
+    _pending.pop(path, None)  # a newer save of the file is written in its own turn
+    _keep_one_folder(path.parent)
+    _held[path] = (None, head, value)
+    _pending[path] = write
+    return True
+
+
+def flush() -> None:
+    """Write what :func:`save` left for later, in order; a file not written is not held."""
+    while _pending:
+        path = next(iter(_pending))
+        write = _pending.pop(path)
+        found = _held.get(path)
+        key = _file_key(path) if write() else None
+        if found is not None and found[0] is None:  # still that save's value
+            if key is None:
+                del _held[path]
+            else:
+                _held[path] = (key, found[1], found[2])
+
+
 def held(path: Path, head: bytes) -> object | None:
-    """The value :func:`hold` kept for ``path`` under ``head`` while the file is still that one."""
+    """The value :func:`hold` or :func:`save` kept for ``path`` under ``head``.
+
+    Held from a file: while the file is still that one.  Saved and not written yet: newer
+    than the file, whatever it is.
+    """
     found = _held.get(path)
-    if found is None or found[1] != head or _file_key(path) != found[0]:
+    if found is None or found[1] != head:
+        return None
+    if found[0] is not None and _file_key(path) != found[0]:
         return None
     return found[2]
 
@@ -152,8 +194,17 @@ def load_held(path: Path, head: bytes, load: Callable[[], object]) -> object:
 
 
 def forget() -> None:
-    """Drop every held value (as a new process would start)."""
+    """Drop every held value and every write left for later (as a new process would start)."""
     _held.clear()
+    _pending.clear()
+
+
+def _keep_one_folder(folder: Path) -> None:
+    """Let go of the values of every other cache folder (``sync --each`` runs through many)."""
+    if any(path.parent != folder for path in _pending):
+        flush()
+    for other in [other for other in _held if other.parent != folder]:
+        del _held[other]
 
 
 def _file_key(path: Path) -> FileKey | None:

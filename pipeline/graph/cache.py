@@ -237,9 +237,15 @@ def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
     """Keep the incremental build's state (0600); ``False`` when it cannot be written.
 
     Only the contexts' entries not written before are written; those no build uses now are
-    deleted.
+    deleted.  A resident process writes it after its sync (``cachefile.save``).
     """
     head = _patch_head(caps)
+    return cachefile.save(
+        patch_state_path(state), head, patch, lambda: _write_patch_state(state, head, patch)
+    )
+
+
+def _write_patch_state(state: Path, head: bytes, patch: PatchState) -> bool:
     folder = _contexts_folder(state)
     names = {key.hex(): entry for key, entry in patch.contexts.items()}
     with contextlib.suppress(OSError):
@@ -252,12 +258,8 @@ def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
         if not cachefile.holds(path, head):
             ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
     main = replace(patch, contexts={}, context_keys=tuple(sorted(patch.contexts)))
-    path = patch_state_path(state)
-    if not cachefile.write(path, head, pickle_patch_state(main)):
-        return False
-    if ok:  # all of it on disk: the next build of a resident process may start from it
-        cachefile.hold(path, head, patch)
-    return ok
+    # all of it on disk, or the next build of a resident process does not start from it
+    return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
 
 
 def _contexts_folder(state: Path) -> Path:

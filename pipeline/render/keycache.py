@@ -124,10 +124,10 @@ def save_specs_memo(state: Path, caps: Caps, memo: SpecsMemo, *, build: str = ""
     ``build``: the ``Build.build_id`` the memo was made from.
     """
     path, head = memo_path(state), _header(caps, build)
-    if not cachefile.write(path, head, memo_bytes(memo), durable=False):
-        return False
-    cachefile.hold(path, head, memo)  # a resident process (watch) takes it back from memory
-    return True
+    # a resident process (watch) takes it back from memory, and writes it after its sync
+    return cachefile.save(
+        path, head, memo, lambda: cachefile.write(path, head, memo_bytes(memo), durable=False)
+    )
 
 
 def load_specs_memo(state: Path, caps: Caps, *, base: str = "") -> SpecsMemo | None:

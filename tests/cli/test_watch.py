@@ -289,3 +289,27 @@ def test_the_watcher_keeps_its_syncs_state_in_memory(
     watch.Watcher.run(object.__new__(watch.Watcher), stop=object())  # type: ignore[arg-type]
     assert found == ["kept"]
     assert cachefile.held(path, head) is None  # stopped: nothing held any more
+
+
+def test_a_watchers_caches_are_written_once_its_sync_is_said(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """The patch state and the notes' keys a sync saves reach disk after its outcome is told."""
+    from vaultsync.app import watch
+    from vaultsync.app.workspace import open_workspace
+    from vaultsync.core import cachefile
+    from vaultsync.graph.cache import patch_state_path
+    from vaultsync.render.keycache import memo_path
+
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    files = (patch_state_path(ws.state), memo_path(ws.state))
+    on_disk: list[tuple[bool, ...]] = []
+    watcher = watch.Watcher(
+        ws,
+        synced=lambda _: on_disk.append(tuple(path.exists() for path in files)),
+        warn=lambda line: pytest.fail(line),
+    )
+    with cachefile.resident():
+        assert watcher.sync_once()
+        assert on_disk == [(False, False)]
+        assert all(path.exists() for path in files)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given
@@ -97,3 +98,70 @@ def test_load_held_loads_once_and_never_holds_nothing(tmp_path: Path) -> None:
         assert cachefile.load_held(path, HEAD, load) == "loaded"
         assert cachefile.load_held(path, HEAD, load) == "loaded"
     assert loads == [1, 1]
+
+
+def _writer(path: Path, body: bytes, *, ok: bool = True) -> Callable[[], bool]:
+    def write() -> bool:
+        return ok and cachefile.write(path, HEAD, body)
+
+    return write
+
+
+def test_a_one_shot_save_writes_at_once(tmp_path: Path) -> None:
+    """Outside ``resident``, ``save`` is the write itself."""
+    path = tmp_path / "c.bin"
+    assert cachefile.save(path, HEAD, "v", _writer(path, b"now"))
+    assert cachefile.read(path, HEAD) == b"now"
+    assert not cachefile.save(path, HEAD, "v", _writer(path, b"no", ok=False))
+
+
+def test_a_resident_save_is_held_at_once_and_written_at_the_flush(tmp_path: Path) -> None:
+    """Resident: the value is there for the next sync before the file is; the flush writes it."""
+    path = tmp_path / "c.bin"
+    assert cachefile.write(path, HEAD, b"old")
+    with cachefile.resident():
+        assert cachefile.save(path, HEAD, "new", _writer(path, b"new"))
+        assert cachefile.read(path, HEAD) == b"old"
+        assert cachefile.held(path, HEAD) == "new"
+        cachefile.flush()
+        assert cachefile.read(path, HEAD) == b"new"
+        assert cachefile.held(path, HEAD) == "new"
+        assert cachefile.write(path, HEAD, b"theirs")  # another process's write, after it
+        assert cachefile.held(path, HEAD) is None
+
+
+def test_leaving_the_resident_block_writes_what_is_left(tmp_path: Path) -> None:
+    """No save is lost when the watcher stops between its sync and the flush."""
+    path = tmp_path / "c.bin"
+    with cachefile.resident():
+        cachefile.save(path, HEAD, "v", _writer(path, b"kept"))
+    assert cachefile.read(path, HEAD) == b"kept"
+
+
+def test_a_save_not_written_is_not_held(tmp_path: Path) -> None:
+    """A flush whose write fails drops the value: the next sync reads what the file has."""
+    path = tmp_path / "c.bin"
+    with cachefile.resident():
+        cachefile.save(path, HEAD, "v", _writer(path, b"x", ok=False))
+        cachefile.flush()
+        assert cachefile.held(path, HEAD) is None
+
+
+def test_a_later_save_of_a_file_is_the_one_written(tmp_path: Path) -> None:
+    """Two saves before a flush: the second's bytes and value."""
+    path = tmp_path / "c.bin"
+    with cachefile.resident():
+        cachefile.save(path, HEAD, "first", _writer(path, b"first"))
+        cachefile.save(path, HEAD, "second", _writer(path, b"second"))
+        cachefile.flush()
+        assert (cachefile.read(path, HEAD), cachefile.held(path, HEAD)) == (b"second", "second")
+
+
+def test_another_folders_save_writes_the_first_folders_saves(tmp_path: Path) -> None:
+    """Moving to another cache folder (``sync --each``) writes what the first one left."""
+    first, second = tmp_path / "a" / "c.bin", tmp_path / "b" / "c.bin"
+    with cachefile.resident():
+        cachefile.save(first, HEAD, "a", _writer(first, b"a"))
+        cachefile.save(second, HEAD, "b", _writer(second, b"b"))
+        assert cachefile.read(first, HEAD) == b"a"
+        assert cachefile.held(first, HEAD) is None
