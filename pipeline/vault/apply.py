@@ -40,7 +40,7 @@ from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import is_racy
 from vaultsync.core.model import Skipped
 from vaultsync.render import RENDER_FORMAT
-from vaultsync.vault.decide import Decision, Rendered
+from vaultsync.vault.decide import Decision, Rendered, know_written_manifest
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
@@ -311,6 +311,7 @@ def write_manifest(
     )
     if data != decision.controls.manifest_bytes:
         fs.write_control(MANIFEST, data)
+        know_written_manifest(data, entries, deleted, decision.plan.released)
     return NewManifest(entries=entries, deleted=deleted, data=data)
 
 

@@ -19,7 +19,6 @@ next merge base) and the three sides libgit2 merges.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -35,6 +34,7 @@ from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
     MANIFEST,
+    Entry,
     Journal,
     Manifest,
     StatCache,
@@ -112,13 +112,46 @@ def read_manifest(fs: VaultFS | None) -> tuple[bytes | None, Manifest]:
     return data, _parsed(data) if data is not None else load_manifest(None)
 
 
-@functools.lru_cache(maxsize=2)
+_KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
+"""The last manifests parsed or written in this process, by their bytes (two at most)."""
+
+
 def _parsed(data: bytes) -> Manifest:
     """The manifest parsed once per process for the same bytes.
 
-    The moves search and the plan both read it; a 100,000-note manifest takes most of a second.
+    The moves search and the plan both read it; a 100,000-note manifest takes half a second.
     """
-    return load_manifest(data, fingerprint=blob_id(data))
+    found = _KNOWN_MANIFESTS.get(data)
+    if found is None:
+        found = load_manifest(data, fingerprint=blob_id(data))
+        _know(data, found)
+    return found
+
+
+def know_written_manifest(
+    data: bytes,
+    entries: Mapping[str, Entry],
+    deleted: frozenset[str],
+    released: frozenset[str],
+) -> None:
+    """Take a manifest just written as ``data`` (its dump) as the parse of those bytes.
+
+    The next sync of a process that runs sync after sync (``watch``) does not parse it again.
+    """
+    manifest = Manifest(
+        entries=MappingProxyType(dict(sorted(entries.items()))),  # in the order a parse gives
+        deleted=deleted,
+        released=released,
+        fingerprint=blob_id(data),
+        render_format=RENDER_FORMAT,
+    )
+    _know(data, manifest)
+
+
+def _know(data: bytes, manifest: Manifest) -> None:
+    while len(_KNOWN_MANIFESTS) >= 2:
+        del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
+    _KNOWN_MANIFESTS[data] = manifest
 
 
 def _refuse_newer(manifest: Manifest) -> None:

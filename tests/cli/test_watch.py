@@ -307,7 +307,7 @@ def test_a_watchers_caches_are_written_once_its_sync_is_said(
     watcher = watch.Watcher(
         ws,
         synced=lambda _: on_disk.append(tuple(path.exists() for path in files)),
-        warn=lambda line: pytest.fail(line),
+        warn=pytest.fail,
     )
     with cachefile.resident():
         assert watcher.sync_once()

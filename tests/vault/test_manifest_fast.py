@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -145,3 +146,22 @@ def test_patch_refuses_another_layout() -> None:
     compact = json.dumps(json.loads(dump_manifest(before, frozenset()))).encode()
     after = {"a.md": Entry(node="n", key="j", blob="a" * 40)}
     assert patch_manifest(compact, before, after) is None
+
+
+def test_a_written_manifest_is_known_as_its_own_parse(tmp_path: Path) -> None:
+    """Each manifest a sync writes, whole or patched, is taken as what parsing it gives."""
+    from syncdriver import make_spec
+    from vaultsync.vault import decide
+    from vaultsync.vault.manifest import MANIFEST, blob_id
+    from vaultsync.vault.sync import sync_vault
+
+    vault = tmp_path / "vault"
+    notes = {f"Topics/t{n}.md": f"# t{n}\n" for n in range(5)}
+    for round_ in range(4):
+        notes[f"Topics/t{round_}.md"] = f"# t{round_} changed\n"  # a few entries: patched
+        if round_ == 3:
+            del notes["Topics/t4.md"]
+        specs = [make_spec(path, text) for path, text in sorted(notes.items())]
+        sync_vault(vault, specs)
+        data = (vault / MANIFEST).read_bytes()
+        assert decide._KNOWN_MANIFESTS[data] == load_manifest(data, fingerprint=blob_id(data))

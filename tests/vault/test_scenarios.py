@@ -37,7 +37,8 @@ import pytest
 from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core import errors
 from vaultsync.core.model import NoteSpec
-from vaultsync.vault.manifest import MANIFEST, load_manifest
+from vaultsync.vault import decide
+from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 from vaultsync.vault.report import EditOrigin
 from vaultsync.vault.resolve import Choice, release, resolve
 from vaultsync.vault.sync import SyncReport, sync_vault, vault_moves, vault_status
@@ -158,8 +159,11 @@ def _expect_head_content(step: Step, sandbox: Path, _vault: Path) -> None:
 
 
 def _expect_manifest(step: Step, _sandbox: Path, vault: Path) -> None:
-    loaded = load_manifest((vault / MANIFEST).read_bytes())
+    data = (vault / MANIFEST).read_bytes()
+    loaded = load_manifest(data, fingerprint=blob_id(data))
     assert not loaded.corrupt
+    known = decide._KNOWN_MANIFESTS.get(data)  # what a sync wrote, taken as its own parse
+    assert known is None or known == loaded
     if "entries" in step:
         assert sorted(loaded.entries) == sorted(step["entries"])
     if "deleted" in step:
