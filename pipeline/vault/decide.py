@@ -113,18 +113,23 @@ def read_manifest(fs: VaultFS | None) -> tuple[bytes | None, Manifest]:
 
 
 _KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
-"""The last manifests parsed or written in this process, by their bytes (two at most)."""
+"""The last manifests parsed in this process, by their bytes (two at most)."""
+_written: tuple[bytes, Mapping[str, Entry], frozenset[str], frozenset[str]] | None = None
+"""The last manifest a sync of this process wrote: its bytes and what they record."""
 
 
 def _parsed(data: bytes) -> Manifest:
     """The manifest parsed once per process for the same bytes.
 
     The moves search and the plan both read it; a 100,000-note manifest takes half a second.
+    The bytes a sync of this process wrote are not parsed: they are what it recorded.
     """
     found = _KNOWN_MANIFESTS.get(data)
     if found is None:
-        found = load_manifest(data, fingerprint=blob_id(data))
-        _know(data, found)
+        found = _as_written(data) or load_manifest(data, fingerprint=blob_id(data))
+        while len(_KNOWN_MANIFESTS) >= 2:
+            del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
+        _KNOWN_MANIFESTS[data] = found
     return found
 
 
@@ -136,22 +141,25 @@ def know_written_manifest(
 ) -> None:
     """Take a manifest just written as ``data`` (its dump) as the parse of those bytes.
 
-    The next sync of a process that runs sync after sync (``watch``) does not parse it again.
+    The next sync of a process that runs sync after sync (``watch``) does not parse it again;
+    nothing is done until then (a one-shot sync never needs it).
     """
-    manifest = Manifest(
+    global _written  # noqa: PLW0603 - one per process, like the parses it stands for
+    _written = (data, entries, deleted, released)
+
+
+def _as_written(data: bytes) -> Manifest | None:
+    """The manifest a sync of this process wrote as ``data``, as a parse gives it."""
+    if _written is None or _written[0] != data:
+        return None
+    _, entries, deleted, released = _written
+    return Manifest(
         entries=MappingProxyType(dict(sorted(entries.items()))),  # in the order a parse gives
         deleted=deleted,
         released=released,
         fingerprint=blob_id(data),
         render_format=RENDER_FORMAT,
     )
-    _know(data, manifest)
-
-
-def _know(data: bytes, manifest: Manifest) -> None:
-    while len(_KNOWN_MANIFESTS) >= 2:
-        del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
-    _KNOWN_MANIFESTS[data] = manifest
 
 
 def _refuse_newer(manifest: Manifest) -> None:
