@@ -287,3 +287,21 @@ def test_a_document_sharing_its_source_is_a_changed_record_when_its_text_changes
     edited = replace(context, documents=(first, replace(second, content="z")))
     delta = patch_graph(Records(contexts=(edited,)), caps, state)[0].delta
     assert delta is not None and delta.records == {"doc:c1:a.md"}
+
+
+def test_a_sources_links_digest_is_by_value() -> None:
+    """Equal links digest alike whatever objects hold them; any field changed digests apart."""
+    from vaultsync.core.model import Link, Origin
+    from vaultsync.graph.patch import _links_digest
+
+    def link(**changed: Any) -> Link:
+        fields: dict[str, Any] = {"source": "fact:a", "target": "topic:" + "b" * 3}
+        fields |= {"rel": "tagged", "origin": Origin.STRUCTURAL, "weight": 1.0, "note": ""}
+        return Link(**(fields | changed))
+
+    base = _links_digest([link(), link(target="topic:c")])
+    assert _links_digest([link(), link(target="".join(["topic:", "c"]))]) == base
+    for changed in ({"target": "topic:x"}, {"rel": "about"}, {"origin": Origin.MENTION},
+                    {"weight": 2.0}, {"note": "n"}):  # fmt: skip
+        assert _links_digest([link(**changed), link(target="topic:c")]) != base
+    assert _links_digest([link(target="topic:c"), link()]) != base
