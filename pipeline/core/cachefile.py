@@ -161,12 +161,19 @@ def flush() -> None:
         path = next(iter(_pending))
         write = _pending.pop(path)
         found = _held.get(path)
-        key = _file_key(path) if write() else None
+        key = _file_key(path) if _written(write) else None
         if found is not None and found[0] is None:  # still that save's value
             if key is None:
                 del _held[path]
             else:
                 _held[path] = (key, found[1], found[2])
+
+
+def _written(write: Callable[[], bool]) -> bool:
+    try:
+        return write()
+    except Exception:  # a cache that cannot be written is no cache: the watcher goes on
+        return False
 
 
 def held(path: Path, head: bytes) -> object | None:

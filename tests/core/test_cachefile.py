@@ -165,3 +165,18 @@ def test_another_folders_save_writes_the_first_folders_saves(tmp_path: Path) -> 
         cachefile.save(second, HEAD, "b", _writer(second, b"b"))
         assert cachefile.read(first, HEAD) == b"a"
         assert cachefile.held(first, HEAD) is None
+
+
+def test_a_write_that_fails_at_the_flush_is_no_cache(tmp_path: Path) -> None:
+    """A write raising at the flush leaves no file and no held value, and the flush goes on."""
+    first, second = tmp_path / "c.bin", tmp_path / "d.bin"
+
+    def broken() -> bool:
+        raise RecursionError("too deep to pickle")
+
+    with cachefile.resident():
+        cachefile.save(first, HEAD, "v", broken)
+        cachefile.save(second, HEAD, "w", _writer(second, b"w"))
+        cachefile.flush()
+        assert cachefile.held(first, HEAD) is None and not first.exists()
+        assert cachefile.read(second, HEAD) == b"w"
