@@ -48,6 +48,7 @@ from vaultsync.vault.manifest import (
     StatKey,
     blob_id,
     load_cache,
+    recorded_blob,
     stat_rows,
 )
 
@@ -124,9 +125,9 @@ def _verified(root: str, cache: StatCache, absent: Iterable[str]) -> list[StatKe
     """
     racy_from = cache.written_ns - RACY_NS
     racy: list[tuple[str, StatKey, str]] = []
-    for path, recorded in stat_rows(cache.entries):
+    for index, (path, recorded) in enumerate(stat_rows(cache.entries)):
         if recorded[1] >= racy_from:
-            racy.append((path, recorded, cache.entries[path][1]))
+            racy.append((path, recorded, recorded_blob(cache.entries, index, path)))
         elif _stat(f"{root}/{path}") != recorded:
             return None
     if not all(_same_bytes(f"{root}/{path}", recorded, blob) for path, recorded, blob in racy):

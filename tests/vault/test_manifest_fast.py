@@ -17,6 +17,7 @@ from vaultsync.vault.manifest import (
     load_cache,
     load_manifest,
     patch_manifest,
+    recorded_blob,
     stat_rows,
 )
 from vaultsync.vault.plan import _fold, _fold_all
@@ -165,3 +166,18 @@ def test_a_written_manifest_is_known_as_its_own_parse(tmp_path: Path) -> None:
         sync_vault(vault, specs)
         data = (vault / MANIFEST).read_bytes()
         assert decide._as_written(data) == load_manifest(data, fingerprint=blob_id(data))
+
+
+@given(
+    st.dictionaries(
+        st.text(alphabet="ab/", min_size=1, max_size=4),
+        st.text(alphabet="0123456789abcdef", min_size=40, max_size=40),
+    )
+)
+def test_a_rows_recorded_blob_is_its_entrys(blobs: dict[str, str]) -> None:
+    """By row number, from the columns or a schema 1 mapping: the blob the path's entry holds."""
+    entries = {path: ((len(path), 7, 9), blob) for path, blob in blobs.items()}
+    columns = load_cache(dump_cache(entries)).entries
+    for mapping in (entries, columns):
+        for index, (path, _) in enumerate(stat_rows(mapping)):
+            assert recorded_blob(mapping, index, path) == blobs[path]

@@ -22,6 +22,7 @@ from vaultsync.vault.manifest import (
     JOURNAL,
     LOCK,
     MANIFEST,
+    ColumnEntries,
     blob_id,
     dump_cache,
     load_cache,
@@ -91,6 +92,14 @@ class TestUnchangedSinceLastSync:
         vault = tmp_path / "vault"
         sync_vault(vault, specs(), inputs=INPUTS)
         assert unchanged_since_last_sync(vault, INPUTS)
+
+    def test_racy_files_are_proven_without_every_files_values(self, tmp_path: Path) -> None:
+        """The racy notes' blob ids come from the columns: no value is made for the others."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        cache = quick.last_sync_if_unchanged(vault, INPUTS)
+        assert cache is not None and isinstance(cache.entries, ColumnEntries)
+        assert cache.entries._dict is None
 
     def test_the_cache_is_not_touched_inside_the_racy_window(self, tmp_path: Path) -> None:
         """While the notes are as new as the cache, its mtime stays: a later edit may hide."""
