@@ -467,12 +467,16 @@ GOALS = (
          floor="noop_floor_s"),
     Goal(key="status_s", label="status, in sync", notes=100_000, limit=2.0,
          floor="noop_floor_s"),
+    Goal(key="noop_sync_s", label="no-op sync, steady", notes=100_000, limit=2.0,
+         floor="noop_floor_s"),
     Goal(key="first_sync_s", label="first sync", notes=100_000, limit=30.0,
          also=("durable_floor_s", "git_floor_s")),
+    Goal(key="first_sync_s", label="first sync", notes=100_000, limit=2.0,
+         floor="durable_floor_s", also=("git_floor_s",)),
     Goal(key="peak_memory_mib", label="peak memory, all processes", notes=100_000,
          limit=1024.0, unit="MiB"),
     Goal(key="watch_over_quiet_s", label="watch: store change → commit, past the quiet period",
-         notes=100_000, limit=3.0),
+         notes=100_000, limit=1.0),
 )  # fmt: skip
 FLOOR_NAMES = {
     "durable_floor_s": "`git add -A && git commit && sync`",
