@@ -313,22 +313,26 @@ def dump_manifest(
     """Serialize deterministically: sorted, one entry per line, UTF-8, trailing newline.
 
     ``released`` is written only when some note was released, and ``render_format`` only
-    when it is not 1, so older manifests keep their bytes.
+    when it is not 1, so older manifests keep their bytes.  The entries are encoded line by
+    line and joined once: at 100,000 notes they are 20 MB, and each whole copy (joined as
+    text, concatenated, encoded) was one more at a first sync's peak memory.
     """
-    rows = [f"    {_quote(p)}: {_entry_json(e)}" for p, e in sorted(entries.items())]
-    gone = ["    " + _quote(p) for p in sorted(deleted)]
-    body = ",\n".join(rows)
-    listed = ",\n".join(gone)
+    rows = b",\n".join(
+        f"    {_quote(p)}: {_entry_json(e)}".encode() for p, e in sorted(entries.items())
+    )
+    gone = ",\n".join("    " + _quote(p) for p in sorted(deleted))
     freed = ",\n".join("    " + _quote(p) for p in sorted(released))
-    text = (
-        f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n"
-        + (f"  {_line('render_format', render_format)},\n" if render_format != 1 else "")
-        + ('  "entries": {\n' + body + "\n  },\n" if rows else '  "entries": {},\n')
-        + ('  "deleted": [\n' + listed + "\n  ]" if gone else '  "deleted": []')
+    head = f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n" + (
+        f"  {_line('render_format', render_format)},\n" if render_format != 1 else ""
+    )
+    tail = (
+        ('  "deleted": [\n' + gone + "\n  ]" if deleted else '  "deleted": []')
         + (',\n  "released": [\n' + freed + "\n  ]\n" if released else "\n")
         + "}\n"
     )
-    return text.encode("utf-8")
+    if not entries:
+        return (head + '  "entries": {},\n' + tail).encode()
+    return b"".join((head.encode(), b'  "entries": {\n', rows, b"\n  },\n", tail.encode()))
 
 
 PATCH_AT_MOST = 2000

@@ -181,3 +181,48 @@ def test_a_rows_recorded_blob_is_its_entrys(blobs: dict[str, str]) -> None:
     for mapping in (entries, columns):
         for index, (path, _) in enumerate(stat_rows(mapping)):
             assert recorded_blob(mapping, index, path) == blobs[path]
+
+
+def _dump_as_text(
+    entries: dict[str, Entry], deleted: frozenset[str], released: frozenset[str], form: int
+) -> bytes:
+    """The manifest as one text, encoded at the end: the bytes ``dump_manifest`` must give."""
+    from vaultsync.vault.manifest import ENGINE, SCHEMA, _entry_json, _line, _quote
+
+    rows = [f"    {_quote(p)}: {_entry_json(e)}" for p, e in sorted(entries.items())]
+    gone = ["    " + _quote(p) for p in sorted(deleted)]
+    freed = ",\n".join("    " + _quote(p) for p in sorted(released))
+    text = (
+        f"{{\n  {_line('schema', SCHEMA)},\n  {_line('engine', ENGINE)},\n"
+        + (f"  {_line('render_format', form)},\n" if form != 1 else "")
+        + ('  "entries": {\n' + ",\n".join(rows) + "\n  },\n" if rows else '  "entries": {},\n')
+        + ('  "deleted": [\n' + ",\n".join(gone) + "\n  ]" if gone else '  "deleted": []')
+        + (',\n  "released": [\n' + freed + "\n  ]\n" if released else "\n")
+        + "}\n"
+    )
+    return text.encode("utf-8")
+
+
+_PATHS = st.text(alphabet='ab/é"\\\n', min_size=1, max_size=5)
+_ONE_ENTRY = st.builds(
+    Entry,
+    node=st.text(max_size=4),
+    key=st.text(max_size=4),
+    blob=st.just("a" * 40),
+    theirs=st.sampled_from(["", "b" * 40]),
+    chosen=st.booleans(),
+)
+
+
+@given(
+    st.dictionaries(_PATHS, _ONE_ENTRY, max_size=5),
+    st.frozensets(_PATHS, max_size=3),
+    st.frozensets(_PATHS, max_size=3),
+    st.integers(1, 3),
+)
+def test_the_dump_is_the_manifest_as_one_text(
+    entries: dict[str, Entry], deleted: frozenset[str], released: frozenset[str], form: int
+) -> None:
+    """Encoded line by line, the manifest has the bytes of its whole text encoded at once."""
+    dumped = dump_manifest(entries, deleted, released, render_format=form)
+    assert dumped == _dump_as_text(entries, deleted, released, form)
