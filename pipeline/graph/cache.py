@@ -22,9 +22,10 @@ this shape, so other tools can read it::
 
 nodes sorted by id, links by (from, to, rel).
 
-Two more files keep what one bad store file must not lose (``extract.skips``):
-``last-good.pickle``, the last good record of every per-item source (a skipped source answers
-it, so its note stays as it was), and ``warned.json``, the skipped sources already warned
+Two more things keep what one bad store file must not lose (``extract.skips``):
+``last-good-NN.pickle``, the last good record of every per-item source (a skipped source
+answers it, so its note stays as it was) in 16 files by a digest of the source's path (a
+one-fact change rewrites one), and ``warned.json``, the skipped sources already warned
 about (by path and content digest), so each warning is shown once.
 
 ``masked-texts.json`` keeps what masking each store text gave (``core.scrub``), by a salted
@@ -70,7 +71,10 @@ DOCUMENTS_SCHEMA = 1
 MASKS_SCHEMA = 1
 
 
-LAST_GOOD_VERSION = 2
+LAST_GOOD_VERSION = 3
+LAST_GOOD_PARTS = 16
+"""The last good records are kept in this many files, each source's by a digest of its path."""
+LAST_GOOD_FILE = "last-good-{:02d}.pickle"
 PATCH_VERSION = 1
 
 
@@ -134,16 +138,25 @@ def documents_path(state: Path) -> Path:
 def load_last_good(state: Path) -> dict[str, Any]:
     """The last good record of each per-item source (relative path → record); ``{}`` if none.
 
-    Written by this module only, in the user's own cache folder (0700, the file 0600); a file
-    of another code version, or one that does not load, is ignored.
+    Written by this module only, in the user's own cache folder (0700, the files 0600); a part
+    of another code version, or one that does not load, is left out.
     """
-    payload = cachefile.read(last_good_path(state), _last_good_head())
+    found: dict[str, Any] = {}
+    head = _last_good_head()
+    for path in _last_good_parts(state):
+        found.update(_last_good_part(path, head))
+    return found
+
+
+def _last_good_part(path: Path, head: bytes) -> dict[str, Any]:
+    """One part's records; ``{}`` when it is of another version or does not load."""
+    payload = cachefile.read(path, head)
     if payload is None:
         return {}
     body = payload.partition(b"\n")[2]  # after the digest line
     try:
         loaded = pickle.loads(body)  # noqa: S301 - our own file, 0600 in a 0700 folder
-    except Exception:
+    except Exception:  # a cache that does not load is no cache
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -176,20 +189,55 @@ class LastGood(Mapping[str, Any]):
 
 
 def save_last_good(state: Path, good: Mapping[str, Any]) -> bool:
-    """Keep ``good`` as the last good records; nothing is written when the file holds them.
+    """Keep ``good`` as the last good records; a part that holds its records is not written.
 
-    The file's second line is a digest of the pickle that follows, so an unchanged set of
-    records is told from its first bytes, without loading the records it holds.
+    Each part's second line is a digest of the pickle that follows, so unchanged records are
+    told from the file's first bytes, without loading it.  A resident process (``watch``)
+    does not even pickle a part whose records are the very objects it saved last time.
     """
-    body = pickle.dumps(dict(sorted(good.items())), protocol=pickle.HIGHEST_PROTOCOL)
-    head = _last_good_head() + hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n"
-    path = last_good_path(state)
-    return cachefile.holds(path, head) or cachefile.write(path, head, body)
+    parts: dict[str, dict[str, Any]] = {}
+    for rel, value in sorted(good.items()):
+        parts.setdefault(_part_of(rel), {})[rel] = value
+    for stale in _last_good_parts(state):
+        if stale.name not in parts:
+            with contextlib.suppress(OSError):
+                stale.unlink()
+    with contextlib.suppress(OSError):
+        (cache_dir(state) / "last-good.pickle").unlink()  # one file, before the parts
+    saved = True
+    for name, records in sorted(parts.items()):
+        saved = _save_last_good_part(cache_dir(state) / name, records) and saved
+    return saved
 
 
-def last_good_path(state: Path) -> Path:
-    """Where the last good records are kept: ``last-good.pickle`` in :func:`cache_dir`."""
-    return cache_dir(state) / "last-good.pickle"
+def _save_last_good_part(path: Path, records: dict[str, Any]) -> bool:
+    base = _last_good_head()
+    kept = cachefile.held(path, base)
+    if isinstance(kept, dict) and _same_objects(kept, records):
+        return True
+    body = pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+    head = base + hashlib.blake2b(body, digest_size=16).hexdigest().encode() + b"\n"
+    if not (cachefile.holds(path, head) or cachefile.write(path, head, body)):
+        return False
+    cachefile.hold(path, base, records)
+    return True
+
+
+def _same_objects(kept: Mapping[str, Any], records: Mapping[str, Any]) -> bool:
+    return kept.keys() == records.keys() and all(kept[rel] is records[rel] for rel in records)
+
+
+def _part_of(rel: str) -> str:
+    digest = hashlib.blake2b(rel.encode("utf-8", "surrogatepass"), digest_size=2).digest()
+    return LAST_GOOD_FILE.format(int.from_bytes(digest, "big") % LAST_GOOD_PARTS)
+
+
+def _last_good_parts(state: Path) -> list[Path]:
+    """The files the last good records are kept in (``last-good-NN.pickle`` in the cache)."""
+    try:
+        return sorted(cache_dir(state).glob(LAST_GOOD_FILE.replace("{:02d}", "[0-9][0-9]")))
+    except OSError:
+        return []
 
 
 def _last_good_head() -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from vaultsync.graph.cache import (
     documents_path,
     graph_fingerprint,
     graph_to_json,
-    last_good_path,
     load_last_good,
     load_parsed_texts,
     save_last_good,
@@ -169,19 +169,62 @@ class TestLastGood:
         assert load_last_good(tmp_path) == good
 
     def test_the_same_records_are_not_written_again(self, tmp_path: Path) -> None:
-        """Unchanged records leave the file as it is (told by the digest in its head)."""
+        """Unchanged records leave their part as it is (told by the digest in its head)."""
         assert save_last_good(tmp_path, {"a.json": 1})
-        before = last_good_path(tmp_path).stat()
+        (path,) = cache._last_good_parts(tmp_path)
+        before = path.stat()
         assert save_last_good(tmp_path, {"a.json": 1})
-        assert last_good_path(tmp_path).stat().st_ino == before.st_ino
+        assert path.stat().st_ino == before.st_ino
         assert save_last_good(tmp_path, {"a.json": 2})
-        assert last_good_path(tmp_path).stat().st_ino != before.st_ino
+        assert path.stat().st_ino != before.st_ino
         assert load_last_good(tmp_path) == {"a.json": 2}
+
+    def test_one_changed_record_rewrites_one_part(self, tmp_path: Path) -> None:
+        """The records live in parts by path: a changed one rewrites its part only."""
+        good = {f"sessions/{n}.json": n for n in range(64)}
+        assert save_last_good(tmp_path, good)
+        parts = cache._last_good_parts(tmp_path)
+        assert 1 < len(parts) <= cache.LAST_GOOD_PARTS
+        before = {path.name: path.stat().st_ino for path in parts}
+        assert save_last_good(tmp_path, {**good, "sessions/7.json": "changed"})
+        after = {path.name: path.stat().st_ino for path in cache._last_good_parts(tmp_path)}
+        assert len([name for name in before if before[name] != after[name]]) == 1
+        assert load_last_good(tmp_path) == {**good, "sessions/7.json": "changed"}
+
+    def test_a_part_left_empty_is_removed(self, tmp_path: Path) -> None:
+        """A source gone from every part: no file keeps its record."""
+        assert save_last_good(tmp_path, {"a.json": 1, "b.json": 2})
+        assert save_last_good(tmp_path, {"a.json": 1})
+        assert load_last_good(tmp_path) == {"a.json": 1}
+        assert len(cache._last_good_parts(tmp_path)) == 1
+
+    def test_a_resident_process_does_not_pickle_the_records_it_saved(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """In ``watch``, a part whose records are the very objects saved last time is skipped."""
+        from vaultsync.core import cachefile
+
+        records = {"sessions/a.json": ["x"], "sessions/b.json": ["y"]}
+        dumped: list[object] = []
+        real = pickle.dumps
+
+        def counted(value: object, *args: Any, **kwargs: Any) -> bytes:
+            dumped.append(value)
+            return real(value, *args, **kwargs)
+
+        with cachefile.resident():
+            assert save_last_good(tmp_path, records)
+            monkeypatch.setattr(pickle, "dumps", counted)
+            assert save_last_good(tmp_path, dict(records))
+            assert dumped == []
+            assert save_last_good(tmp_path, {**records, "sessions/a.json": ["x"]})  # equal, new
+            assert len(dumped) == 1
+        assert load_last_good(tmp_path) == records
 
     def test_a_damaged_body_reads_as_none(self, tmp_path: Path) -> None:
         """Bytes after a valid head that do not unpickle are no last good records."""
         assert save_last_good(tmp_path, {"a.json": 1})
-        path = last_good_path(tmp_path)
+        (path,) = cache._last_good_parts(tmp_path)
         path.write_bytes(path.read_bytes()[:-5])
         assert load_last_good(tmp_path) == {}
 
