@@ -75,6 +75,7 @@ LAST_GOOD_VERSION = 3
 LAST_GOOD_PARTS = 16
 """The last good records are kept in this many files, each source's by a digest of its path."""
 LAST_GOOD_FILE = "last-good-{:02d}.pickle"
+LAST_GOOD_GLOB = "last-good-[0-9][0-9].pickle"
 PATCH_VERSION = 1
 
 
@@ -235,7 +236,7 @@ def _part_of(rel: str) -> str:
 def _last_good_parts(state: Path) -> list[Path]:
     """The files the last good records are kept in (``last-good-NN.pickle`` in the cache)."""
     try:
-        return sorted(cache_dir(state).glob(LAST_GOOD_FILE.replace("{:02d}", "[0-9][0-9]")))
+        return sorted(cache_dir(state).glob(LAST_GOOD_GLOB))
     except OSError:
         return []
 

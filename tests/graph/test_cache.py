@@ -270,13 +270,12 @@ def test_a_resident_process_reads_the_masks_its_last_sync_saved(
         assert not cache.take_history_check(state)
 
 
-def test_the_collector_rests_only_while_a_build_is_patched(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A full build parses every document and collects; a patched one makes no cycles."""
+def _collector_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, real: Any, builds: int
+) -> list[bool]:
+    """Whether the collector ran at each call of ``graph.load``'s ``name`` over ``builds``."""
     import gc
 
-    from vaultsync.graph import build as graph_build
     from vaultsync.graph import load
 
     monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
@@ -284,39 +283,31 @@ def test_the_collector_rests_only_while_a_build_is_patched(
     (state / "memory").mkdir(parents=True)
     (state / "memory" / "topics.json").write_text(json.dumps([{"name": "auth", "summary": "s"}]))
     collecting: list[bool] = []
-    real = graph_build.patch_graph
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         collecting.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(load, "patch_graph", watched)
-    build(state, Caps())
-    build(state, Caps())
-    assert collecting == [True, False]
+    monkeypatch.setattr(load, name, watched)
+    for _ in range(builds):
+        build(state, Caps())
     assert gc.isenabled()
+    return collecting
+
+
+def test_the_collector_rests_only_while_a_build_is_patched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full build parses every document and collects; a patched one makes no cycles."""
+    from vaultsync.graph import build as graph_build
+
+    seen = _collector_seen(tmp_path, monkeypatch, "patch_graph", graph_build.patch_graph, 2)
+    assert seen == [True, False]
 
 
 def test_the_patch_state_loads_with_the_collector_resting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Unpickling the last build's state makes no cycles: no collection walks it."""
-    import gc
-
-    from vaultsync.graph import load
-
-    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
-    state = tmp_path / "state"
-    (state / "memory").mkdir(parents=True)
-    (state / "memory" / "topics.json").write_text(json.dumps([{"name": "auth", "summary": "s"}]))
-    collecting: list[bool] = []
-    real = cache.load_patch_state
-
-    def watched(*args: Any, **kwargs: Any) -> Any:
-        collecting.append(gc.isenabled())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(load, "load_patch_state", watched)
-    build(state, Caps())
-    assert collecting == [False]
-    assert gc.isenabled()
+    seen = _collector_seen(tmp_path, monkeypatch, "load_patch_state", cache.load_patch_state, 1)
+    assert seen == [False]
