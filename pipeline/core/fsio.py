@@ -235,16 +235,17 @@ def discard_at(dir_fd: int, name: str) -> None:
 
 def atomic_write_at(
     dir_fd: int, name: str, data: bytes, *, prefix: str, mode: int = 0o600, durable: bool = True
-) -> None:
-    """Replace ``name`` in the folder ``dir_fd`` with ``data`` atomically.
+) -> os.stat_result:
+    """Replace ``name`` in the folder ``dir_fd`` with ``data`` atomically; its stat data.
 
     A temp file (see :func:`write_temp_at`) renamed over ``name``; ``durable`` fsyncs the file
-    before the rename and the folder after it.
+    before the rename and the folder after it.  The stat data are the written file's, taken
+    before the rename (which keeps its size, mtime and inode).
 
     Raises:
         OSError: the file cannot be written; ``name`` is unchanged and the temp file removed.
     """
-    temp, _found = write_temp_at(dir_fd, data, prefix=prefix, mode=mode, durable=durable)
+    temp, found = write_temp_at(dir_fd, data, prefix=prefix, mode=mode, durable=durable)
     try:
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
@@ -252,6 +253,7 @@ def atomic_write_at(
         raise
     if durable:
         os.fsync(dir_fd)
+    return found
 
 
 # -- locks --------------------------------------------------------------------------------------

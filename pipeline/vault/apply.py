@@ -30,6 +30,7 @@ Crash windows (SIGKILL at any point loses nothing the user owns and the next syn
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -52,6 +53,7 @@ from vaultsync.vault.manifest import (
     Entry,
     Journal,
     LastSync,
+    StatCache,
     StatKey,
     blob_id,
     dump_cache,
@@ -90,6 +92,10 @@ class NewManifest:
     entries: Mapping[str, Entry]
     deleted: frozenset[str]
     data: bytes
+    blob: str
+    """The blob id of ``data``."""
+    stat: StatKey | None = None
+    """The stat data of the manifest file that holds ``data`` (``None``: not known)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,6 +138,8 @@ def run(
                 entries=kept.manifest.entries,
                 deleted=kept.manifest.deleted,
                 data=kept.manifest_bytes,
+                blob=kept.manifest.fingerprint,
+                stat=kept.manifest_stat,
             )
         save_cache(
             fs,
@@ -177,7 +185,7 @@ def run(
         skipped=skipped,
         waiting=waiting,
         manifest=manifest,
-        dumped=blob_id(manifest.data),
+        dumped=manifest.blob,
     )
     if synced:
         drop_journal(fs)
@@ -309,10 +317,11 @@ def write_manifest(
     data = _patched(decision, entries, deleted) or dump_manifest(
         entries, deleted, decision.plan.released, render_format=RENDER_FORMAT
     )
+    stat = decision.controls.manifest_stat
     if data != decision.controls.manifest_bytes:
-        fs.write_control(MANIFEST, data)
+        stat = fs.write_control(MANIFEST, data)
         know_written_manifest(data, entries, deleted, decision.plan.released)
-    return NewManifest(entries=entries, deleted=deleted, data=data)
+    return NewManifest(entries=entries, deleted=deleted, data=data, blob=blob_id(data), stat=stat)
 
 
 def _patched(
@@ -370,9 +379,7 @@ def commit_changes(
         skipped=applied.skipped,
     )  # the counts the terminal and --json give, for the subject
     subject = format_change_subject(decision, changes) or f"sync ({counts_text(done)})"
-    sha = found.commit(
-        changes, fingerprint=blob_id(manifest.data), when=when, known=known, subject=subject
-    )
+    sha = found.commit(changes, fingerprint=manifest.blob, when=when, known=known, subject=subject)
     return Committed(repo=found, sha=sha or "", changes=changes, known=known)
 
 
@@ -490,22 +497,48 @@ def save_cache(
     }
     entries.update({p: (key, blobs[p]) for p, key in written.items()})
     recorded = "" if conflicts(decision.plan) or waiting else inputs
-    summary, absent = _manifest_summary(manifest, entries) if recorded else ("", ())
-    last = _last_sync(manifest, entries, skipped) if summary else None
+    after = _next_cache(entries, recorded, manifest, skipped, dumped)
     cache = decision.controls.cache
     # Files hashed only because they were racy are trusted once a cache written out of their
     # racy window records them.
     stale = decision.racy and not is_racy(cache.written_ns, time.time_ns())
-    if (
-        stale
-        or entries != cache.entries
-        or (recorded, summary, absent, dumped, last or LastSync())
-        != (cache.inputs, cache.manifest, cache.absent, cache.dumped, cache.last)
-    ):
+    if stale or entries != cache.entries or _RECORDS(after) != _RECORDS(cache):
         data = dump_cache(
-            entries, recorded, manifest=summary, absent=absent, dumped=dumped, last=last
+            entries,
+            after.inputs,
+            manifest=after.manifest,
+            manifest_stat=after.manifest_stat,
+            absent=after.absent,
+            dumped=after.dumped,
+            last=after.last if after.manifest else None,
         )
         fs.write_control(CACHE, data, durable=False)
+
+
+_RECORDS = operator.attrgetter("inputs", "manifest", "manifest_stat", "absent", "dumped", "last")
+"""What a stat cache records besides its entries (and its own mtime)."""
+
+
+def _next_cache(
+    entries: dict[str, tuple[StatKey, str]],
+    inputs: str,
+    manifest: NewManifest | None,
+    skipped: tuple[Skipped, ...],
+    dumped: str,
+) -> StatCache:
+    """The stat cache a sync leaves: the manifest and the last sync recorded with ``inputs``."""
+    summary, absent = _manifest_summary(manifest, entries) if inputs else ("", ())
+    if manifest is None or not summary:
+        return StatCache(entries=entries, inputs=inputs, dumped=dumped)
+    return StatCache(
+        entries=entries,
+        inputs=inputs,
+        manifest=summary,
+        manifest_stat=manifest.stat,
+        absent=absent,
+        dumped=dumped,
+        last=_last_sync(manifest, entries, skipped),
+    )
 
 
 def _manifest_summary(
@@ -514,7 +547,7 @@ def _manifest_summary(
     """The manifest's blob id and its entry paths without a file (``""``: none to record)."""
     if manifest is None:
         return "", ()
-    return blob_id(manifest.data), tuple(sorted(p for p in manifest.entries if p not in entries))
+    return manifest.blob, tuple(sorted(p for p in manifest.entries if p not in entries))
 
 
 def _last_sync(

@@ -38,6 +38,7 @@ from vaultsync.vault.manifest import (
     Journal,
     Manifest,
     StatCache,
+    StatKey,
     blob_id,
     load_cache,
     load_journal,
@@ -60,7 +61,7 @@ from vaultsync.vault.plan import (
     reconcile,
 )
 from vaultsync.vault.vcs import VaultRepo, scratch_merger
-from vaultsync.vault.write import VaultFS
+from vaultsync.vault.write import ControlFile, VaultFS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +70,8 @@ class ControlFiles:
 
     manifest_bytes: bytes | None
     """The manifest file's bytes (``None``: missing); a sync rewrites it only if they differ."""
+    manifest_stat: StatKey | None = None
+    """The stat data of the manifest file read (``None``: missing)."""
     manifest: Manifest
     journal: Journal | None
     """The intents of an interrupted sync (``None``: the last sync finished)."""
@@ -102,14 +105,13 @@ class Rendered:
     """What each merge step gave (:func:`merge`); a clean one's bytes are in ``writes``/``same``."""
 
 
-def read_manifest(fs: VaultFS | None) -> tuple[bytes | None, Manifest]:
-    """The manifest's bytes and their parse (``None``: missing).
+def read_manifest(fs: VaultFS | None) -> tuple[ControlFile | None, Manifest]:
+    """The manifest file as read and its parse (``None``: missing).
 
     Raises ``VaultWriteError`` when it is there but cannot be read.
     """
     raw = fs.read_control_file(MANIFEST) if fs is not None else None
-    data = raw.data if raw is not None else None
-    return data, _parsed(data) if data is not None else load_manifest(None)
+    return raw, _parsed(raw.data) if raw is not None else load_manifest(None)
 
 
 _KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
@@ -257,7 +259,7 @@ def read_controls(fs: VaultFS | None, repo: LazyRepo | None = None) -> ControlFi
     Raises ``VaultWriteError`` when one is there but cannot be read, was written by a newer
     vaultsync, or is not this vault's.
     """
-    data, manifest = read_manifest(fs)
+    raw, manifest = read_manifest(fs)
     _refuse_newer(manifest)
     journal = fs.read_control_file(JOURNAL) if fs is not None else None
     raw_cache = fs.read_control_file(CACHE) if fs is not None else None
@@ -267,7 +269,8 @@ def read_controls(fs: VaultFS | None, repo: LazyRepo | None = None) -> ControlFi
         found = repo if repo is not None else LazyRepo(fs.root)
         _refuse_foreign(manifest, found, trusted=left or journal is not None)
     return ControlFiles(
-        manifest_bytes=data,
+        manifest_bytes=raw.data if raw is not None else None,
+        manifest_stat=raw.stat if raw is not None else None,
         manifest=manifest,
         journal=load_journal(journal.data if journal is not None else None),
         cache=cache,

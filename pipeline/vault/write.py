@@ -95,10 +95,15 @@ class Applied:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ControlFile:
-    """An engine file as read: its bytes and its mtime (``mtime_ns``, for the racy rule)."""
+    """An engine file as read: its bytes and the stat data of the very file read."""
 
     data: bytes
-    mtime_ns: int
+    stat: StatKey
+
+    @property
+    def mtime_ns(self) -> int:
+        """Its mtime (for the racy rule)."""
+        return self.stat[1]
 
 
 def _split(rel: str, *, control: bool = False) -> tuple[tuple[str, ...], str]:
@@ -381,15 +386,20 @@ class VaultFS:
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot read: {err}") from err
         with os.fdopen(handle, "rb") as src:
-            return ControlFile(data=src.read(), mtime_ns=os.fstat(src.fileno()).st_mtime_ns)
+            return ControlFile(data=src.read(), stat=stat_key(os.fstat(src.fileno())))
 
-    def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> None:
-        """Atomically replace an engine file; ``durable`` fsyncs it and its folder."""
+    def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> StatKey:
+        """Atomically replace an engine file; ``durable`` fsyncs it and its folder.
+
+        Returns the stat data of the file written.
+        """
         folder, name = _split(rel, control=True)
         try:
             fd = self._dir(folder, create=True)
             assert fd is not None  # noqa: S101 - create=True returns a folder or raises
-            fsio.atomic_write_at(fd, name, data, prefix=TEMP_PREFIX, durable=durable)
+            return stat_key(
+                fsio.atomic_write_at(fd, name, data, prefix=TEMP_PREFIX, durable=durable)
+            )
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot write: {err}") from err
 

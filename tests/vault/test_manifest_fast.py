@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from hypothesis import given
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from vaultsync.vault.manifest import (
     Entry,
     _entry,
+    _lower_hex,
     all_safe,
     dump_cache,
     dump_manifest,
@@ -226,3 +228,10 @@ def test_the_dump_is_the_manifest_as_one_text(
     """Encoded line by line, the manifest has the bytes of its whole text encoded at once."""
     dumped = dump_manifest(entries, deleted, released, render_format=form)
     assert dumped == _dump_as_text(entries, deleted, released, form)
+
+
+@given(st.text(alphabet="0123456789abcdefABCDEF \t\ng\u00e9\u0663", max_size=30))
+def test_lower_hex_is_an_even_run_of_lower_case_hex_digits(text: str) -> None:
+    """The C-speed check of blob columns says what the regex of before said."""
+    expected = len(text) % 2 == 0 and re.fullmatch("[0-9a-f]*", text) is not None
+    assert _lower_hex(text) == expected

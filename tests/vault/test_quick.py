@@ -42,7 +42,7 @@ def synced_and_aged(tmp_path: Path) -> Path:
     vault = tmp_path / "vault"
     sync_vault(vault, specs(), inputs=INPUTS)
     past = time.time_ns() - 10 * RACY_NS
-    for path in vault.rglob("*.md"):
+    for path in [*vault.rglob("*.md"), vault / MANIFEST]:
         os.utime(path, ns=(past, past))
     sync_vault(vault, specs(), inputs=INPUTS)  # hashes the aged files, records their stat data
     return vault
@@ -138,6 +138,70 @@ class TestUnchangedSinceLastSync:
         (vault / MANIFEST).write_text(json.dumps(doc))
         (vault / "F" / "extra.md").write_text("a file the manifest now claims\n")
         assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_the_manifests_stat_data_vouch_for_it_out_of_its_racy_window(
+        self, tmp_path: Path
+    ) -> None:
+        """Out of its racy window the manifest is known by its stat data: its bytes are not read."""
+        vault = synced_and_aged(tmp_path)
+        with mock.patch.object(quick, "blob_id", side_effect=AssertionError("read")):
+            assert unchanged_since_last_sync(vault, INPUTS)
+
+    def test_a_racy_manifest_is_read(self, tmp_path: Path) -> None:
+        """A manifest inside its racy window is read and its blob id compared."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        with mock.patch.object(quick, "blob_id", wraps=blob_id) as hashed:
+            assert unchanged_since_last_sync(vault, INPUTS)
+        assert (vault / MANIFEST).read_bytes() in [call.args[0] for call in hashed.call_args_list]
+
+    def test_a_racy_manifest_edit_that_keeps_its_stat_data_does_not_skip(
+        self, tmp_path: Path
+    ) -> None:
+        """A manifest edited in its racy window with size, mtime and inode kept is seen."""
+        vault = synced_and_aged(tmp_path)
+        manifest = vault / MANIFEST
+        before = manifest.stat()
+        data = manifest.read_bytes()
+        with manifest.open("r+b") as handle:  # the same size, in place: the same inode
+            handle.write(data.replace(b'"node"', b'"nodf"', 1))
+        os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
+        racy_ns = before.st_mtime_ns + RACY_NS // 2
+        os.utime(vault / CACHE, ns=(racy_ns, racy_ns))
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_a_manifest_moved_out_of_its_stat_data_does_not_skip(self, tmp_path: Path) -> None:
+        """A manifest whose stat data are not the recorded ones gives no quick answer."""
+        vault = synced_and_aged(tmp_path)
+        os.utime(vault / MANIFEST)
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_a_cache_without_the_manifests_stat_data_reads_its_bytes(self, tmp_path: Path) -> None:
+        """A cache written before the stat data were kept still vouches by the blob id."""
+        vault = synced_and_aged(tmp_path)
+        cache = load_cache((vault / CACHE).read_bytes())
+        written = (vault / CACHE).stat().st_mtime_ns
+        (vault / CACHE).write_bytes(dump_cache(cache.entries, INPUTS, manifest=cache.manifest))
+        os.utime(vault / CACHE, ns=(written, written))
+        assert load_cache((vault / CACHE).read_bytes()).manifest_stat is None
+        assert unchanged_since_last_sync(vault, INPUTS)
+        (vault / MANIFEST).write_bytes((vault / MANIFEST).read_bytes() + b" ")
+        assert not unchanged_since_last_sync(vault, INPUTS)
+
+    def test_malformed_manifest_stat_data_are_not_recorded(self) -> None:
+        """Stat data that are not three integers read as none (its bytes are then read)."""
+        good = json.loads(dump_cache({}, INPUTS, manifest="a" * 40, manifest_stat=(1, 2, 3)))
+        for bad in (["1", 2, 3], [1, 2], [1, 2, True], "123", None):
+            doc = good | {"manifest_stat": bad}
+            assert load_cache(json.dumps(doc).encode()).manifest_stat is None
+        assert load_cache(json.dumps(good).encode()).manifest_stat == (1, 2, 3)
+
+    def test_the_cache_records_the_manifest_files_stat_data(self, tmp_path: Path) -> None:
+        """The manifest's stat data recorded are those of its file as the sync left it."""
+        vault = synced_and_aged(tmp_path)
+        found = (vault / MANIFEST).stat()
+        cache = load_cache((vault / CACHE).read_bytes())
+        assert cache.manifest_stat == (found.st_size, found.st_mtime_ns, found.st_ino)
 
     def test_a_recorded_absent_path_that_reappears_does_not_skip(self, tmp_path: Path) -> None:
         """A manifest entry that had no file at the sync and has one now means a full sync."""
