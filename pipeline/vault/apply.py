@@ -406,7 +406,7 @@ def _change_set(
     """
     outcome, entries = written.outcome, manifest.entries
     changes: dict[str, bytes | None] = {MANIFEST: manifest.data, GITIGNORE: GITIGNORE_BYTES}
-    known: dict[str, str] = {}
+    known: dict[str, str] = {MANIFEST: manifest.blob}
     # The saved config travels with the vault: each sync commits it as it is on disk.
     config = fs.read_control_file(CONFIG)
     changes[CONFIG] = config.data if config is not None else None

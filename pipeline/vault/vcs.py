@@ -552,29 +552,29 @@ class VaultRepo:
         changes: Mapping[str, bytes | None],
         ids: Mapping[str, str],
     ) -> _Tree:
-        """``head``'s tree with ``changes`` applied, in an in-memory index (blobs stored)."""
-        index = pygit2.Index()
-        if head is not None:
-            index.read_tree(head.tree)
+        """``head``'s tree with ``changes`` applied (blobs stored), and what they changed."""
+        base = head.tree if head is not None else None
+        edits: dict[str, tuple[pygit2.Oid, int] | None] = {}
         tally: dict[tuple[str, str], int] = {}
         for rel, data in sorted(changes.items()):
-            path, present = self.prefix + rel, self.prefix + rel in index
+            path = self.prefix + rel
+            old = _file_at(base, path)
             if data is None:
-                if not present:
+                if old is None:
                     continue
-                index.remove(path)
-                change = "removed"
+                edits[path], change = None, "removed"
             else:
                 blob = pygit2.Oid(hex=ids[rel])
-                if present and index[path].id == blob:
+                if old is not None and old.id == blob:
                     continue
-                mode = index[path].mode if present else FileMode.BLOB
-                index.add(IndexEntry(path, blob, mode if mode in _FILE_MODES else FileMode.BLOB))
-                change = "updated" if present else "created"
+                mode = old.filemode if old is not None else FileMode.BLOB
+                edits[path] = (blob, mode if mode in _FILE_MODES else FileMode.BLOB)
+                change = "updated" if old is not None else "created"
             if not rel.startswith(f"{CONTROL_DIR}/"):
                 tally[_kind_of(rel), change] = tally.get((_kind_of(rel), change), 0) + 1
         counts = {c: sum(n for (_, ch), n in tally.items() if ch == c) for c in _CHANGES}
-        return _Tree(id=index.write_tree(self.repo), **counts, by_kind=_by_kind(tally))
+        tree = patched_tree(self.repo, base, edits) or self.repo.TreeBuilder().write()
+        return _Tree(id=tree, **counts, by_kind=_by_kind(tally))
 
     def _create_commit(
         self, head: pygit2.Commit | None, tree: pygit2.Oid, message: str, who: pygit2.Signature
@@ -694,6 +694,56 @@ class VaultRepo:
             add_written(index, path, blob, mode, found)
         else:
             index.add(IndexEntry(path, blob, mode))
+
+
+def _file_at(tree: pygit2.Tree | None, path: str) -> pygit2.Object | None:
+    """The file (not a folder) at ``path`` of ``tree``, as an index read from it would hold it."""
+    if tree is None:
+        return None
+    try:
+        found = tree[path]
+    except KeyError:
+        return None
+    return None if found.filemode == FileMode.TREE else found
+
+
+def patched_tree(
+    repo: pygit2.Repository,
+    base: pygit2.Tree | None,
+    edits: Mapping[str, tuple[pygit2.Oid, int] | None],
+) -> pygit2.Oid | None:
+    """``base`` with each path set to ``(blob, mode)`` or removed (``None``); ``None``: empty.
+
+    Only the folders an edit reaches are built again (git's own trees are reused for the
+    rest), so a commit costs what it changes: reading the whole tree into an index and
+    writing it back took 0.14 s at 100,000 notes.  The tree is the one an index holding
+    ``base``'s files with the edits applied writes, and a folder left empty disappears.  A file
+    set where a folder is replaces the folder, and a file set below a file replaces that file,
+    as on disk (libgit2's index keeps both, then writes one or the other).
+    """
+    files: dict[str, tuple[pygit2.Oid, int] | None] = {}
+    folders: dict[str, dict[str, tuple[pygit2.Oid, int] | None]] = {}
+    for path, edit in edits.items():
+        name, sep, rest = path.partition("/")
+        if sep:
+            folders.setdefault(name, {})[rest] = edit
+        else:
+            files[name] = edit
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, edit in files.items():  # before the folders: a later path wins, as in an index
+        if edit is not None:
+            builder.insert(name, *edit)
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    for name, inner in folders.items():
+        old = builder.get(name)
+        subtree = old if isinstance(old, pygit2.Tree) else None
+        new = patched_tree(repo, subtree, inner)
+        if new is not None:
+            builder.insert(name, new, FileMode.TREE)
+        elif subtree is not None:  # every file of the folder removed
+            builder.remove(name)
+    return builder.write() if len(builder) else None
 
 
 def _pack_file(
