@@ -64,7 +64,13 @@ from vaultsync.core.redact import rules_version
 from vaultsync.core.settings import Caps
 from vaultsync.extract.sources import store_fingerprint
 from vaultsync.graph.documents import DocumentNote, ParsedText
-from vaultsync.graph.patch import STATE_VERSION, ContextEntry, PatchState
+from vaultsync.graph.patch import (
+    STATE_VERSION,
+    ContextEntry,
+    PatchState,
+    entry_file,
+    entry_key,
+)
 
 GRAPH_SCHEMA = 2
 DOCUMENTS_SCHEMA = 1
@@ -260,8 +266,9 @@ def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
 
     Its header holds a digest of the code version, the secret rules' version, the state's
     version and the caps: any difference, an unreadable or corrupt file, means a full build.
-    A context's entry lives in its own file (``graph-patch/<its key>``, written once, since
-    the key is a digest of its inputs); one that is missing or does not load is left out, and
+    A context's entry lives in its own file (``graph-patch/<its key>-<tag>``, written once,
+    since the key is a digest of its inputs and the tag one of the answers its links were made
+    under: ``graph.patch.entry_file``); one that is missing or does not load is left out, and
     the build derives that context's documents again.
     """
     head = _patch_head(caps)
@@ -275,9 +282,10 @@ def _load_patch(state: Path, head: bytes) -> PatchState | None:
     if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
         return None
     folder = _contexts_folder(state)
-    for key in loaded.context_keys:
-        entry = cachefile.load_pickle(folder / key.hex(), head)
-        if isinstance(entry, ContextEntry):
+    for name in loaded.context_files:
+        key = entry_key(name)
+        entry = cachefile.load_pickle(folder / name, head) if key is not None else None
+        if key is not None and isinstance(entry, ContextEntry):
             loaded.contexts[key] = entry
     return loaded
 
@@ -296,7 +304,7 @@ def save_patch_state(state: Path, caps: Caps, patch: PatchState) -> bool:
 
 def _write_patch_state(state: Path, head: bytes, patch: PatchState) -> bool:
     folder = _contexts_folder(state)
-    names = {key.hex(): entry for key, entry in patch.contexts.items()}
+    names = {entry_file(key, entry): entry for key, entry in patch.contexts.items()}
     with contextlib.suppress(OSError):
         for stale in folder.iterdir():
             if stale.name not in names:
@@ -306,7 +314,7 @@ def _write_patch_state(state: Path, head: bytes, patch: PatchState) -> bool:
         path = folder / name
         if not cachefile.holds(path, head):
             ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
-    main = replace(patch, contexts={}, context_keys=tuple(sorted(patch.contexts)))
+    main = replace(patch, contexts={}, context_files=tuple(sorted(names)))
     # all of it on disk, or the next build of a resident process does not start from it
     return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
 

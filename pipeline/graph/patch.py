@@ -8,16 +8,21 @@ for byte (``tests/graph/test_graph_patch.py`` checks that for random edit sequen
 - a context's documents (titles, summaries, paths, parsed links), its path index and the
   Markdown links between its documents, by a digest of the context's id, its room under the
   caps and every kept document's source and text;
+- the links of a context's documents (wikilinks, Markdown links) and their unresolved
+  wikilinks, by the context's key while the graph's tables answer the keys its wikilinks are
+  looked up by (ids, case-folded ids, names: ``graph.resolve.lookup_keys``) as they did;
 - the wikilink targets written in a note's prose, by the text;
 - the mentions found in a note's prose, by the text, while the names that can be mentioned
   (every mention target's title and aliases, in rank order) are the ones the previous build
-  had; any change of those names finds every note's mentions again.
+  had; any change of those names finds every note's mentions again; and the automaton that
+  finds them, by those names.
 
 What depends on more than one item — caps, supersession, name resolution, the rule that a
 mention is dropped when another link joins the pair, the per-note caps, structural links — is
 recomputed by the build from the records every time, so no coupling between items can go
-stale.  Wikilinks are resolved again each time (dictionary lookups): a new title captures
-every link written with it, resolved or not.
+stale.  A note's wikilinks are resolved again each time (dictionary lookups): a new title
+captures every link written with it, resolved or not; a document's are when a key they are
+looked up by answers otherwise.
 
 :class:`PatchState` is what the next build needs: the memo tables and, to say what changed
 (``GraphDelta``), each node's (kind, title, aliases), a digest of its store record and of its
@@ -32,17 +37,31 @@ from __future__ import annotations
 import hashlib
 import marshal
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from vaultsync.core.model import Document, Graph, Link, Node, Records
 from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
 from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import parse_wikilinks
 
-STATE_VERSION = 4
+T = TypeVar("T")
+
+STATE_VERSION = 5
 """Bumped whenever :class:`PatchState`'s shape or meaning changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentLinks:
+    """The links a context's documents gave, and the graph-wide answers they were made under."""
+
+    answers: tuple[tuple[str | None, ...], ...]
+    """What the graph's tables answered for the context's lookups (``Resolver.answers``)."""
+    links: tuple[Link, ...]
+    unresolved: tuple[tuple[str, str], ...]
+    tag: str
+    """A digest of ``answers``: the entry's file is named by its key and this."""
 
 
 @dataclass(slots=True)
@@ -54,6 +73,10 @@ class ContextEntry:
     """The resolver's per-context index (``graph.resolve``), once built."""
     markdown: tuple[tuple[str, ...], ...] | None = None
     """Per document, the notes its Markdown links open, in order, once resolved."""
+    lookups: tuple[tuple[str, ...], ...] | None = None
+    """The keys the documents' wikilinks are looked up by across the graph, once listed."""
+    links: DocumentLinks | None = None
+    """The links the documents gave, once made (under the answers it holds)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -62,10 +85,13 @@ class PatchState:
 
     version: int = STATE_VERSION
     contexts: dict[bytes, ContextEntry] = field(default_factory=dict)
-    context_keys: tuple[bytes, ...] = ()
-    """The keys of :attr:`contexts` (which ``graph.cache`` keeps in files of their own)."""
+    context_files: tuple[str, ...] = ()
+    """The names of the files ``graph.cache`` keeps :attr:`contexts`' entries in
+    (:func:`entry_file`)."""
     wikilinks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     mention_names: bytes = b""
+    finder: Any = None
+    """The mention finder of those names (``graph.mentions.MentionFinder``), built or not."""
     mentions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     normalized: dict[str, str] = field(default_factory=dict)
     project_names: bytes = b""
@@ -123,6 +149,34 @@ class Memo:
             entry.markdown = compute()
         return entry.markdown
 
+    def document_links(
+        self,
+        context_id: str,
+        lookups: Callable[[tuple[DocumentNote, ...]], tuple[tuple[str, ...], ...]],
+        answers: Callable[[tuple[tuple[str, ...], ...]], tuple[tuple[str | None, ...], ...]],
+        compute: Callable[[], tuple[tuple[Link, ...], tuple[tuple[str, str], ...]]],
+    ) -> tuple[tuple[Link, ...], tuple[tuple[str, str], ...]]:
+        """The links of a context's documents and their unresolved wikilinks.
+
+        Those of the last build while the graph answers its lookups as then (within the
+        context, a wikilink resolves by the context's documents alone: the entry's key).
+        The entry is replaced, not changed: the last build's state keeps what it made.
+        """
+        key = self._context_keys.get(context_id)
+        if key is None:
+            return compute()
+        entry = self.fresh.contexts[key]
+        if entry.lookups is None:
+            entry.lookups = lookups(entry.documents)
+        found = answers(entry.lookups)
+        if entry.links is None or entry.links.answers != found:
+            links, unresolved = compute()
+            tag = hashlib.blake2b(repr(found).encode("utf-8", "surrogatepass"), digest_size=8)
+            made = DocumentLinks(found, links, unresolved, tag.hexdigest())
+            entry = self.fresh.contexts[key] = replace(self.fresh.contexts[key], links=made)
+        assert entry.links is not None  # noqa: S101 - made just above when missing
+        return entry.links.links, entry.links.unresolved
+
     def _entry(self, context_id: str) -> ContextEntry | None:
         key = self._context_keys.get(context_id)
         return None if key is None else self.fresh.contexts[key]
@@ -161,9 +215,18 @@ class Memo:
         self.fresh.session_projects[words] = found
         return found
 
-    def use_mention_names(self, names: Iterable[tuple[str, str]]) -> None:
-        """The ``(name, node id)`` pairs the mention finder is built from, in its order."""
+    def mention_finder(
+        self, names: Sequence[tuple[str, str]], make: Callable[[Sequence[tuple[str, str]]], T]
+    ) -> T:
+        """The finder ``make(names)`` gives for the ``(name, node id)`` pairs, in their order.
+
+        The last build's while the names are the same (its automaton built once, not per sync).
+        """
         self.fresh.mention_names = _digest(f"{name}\0{node_id}" for name, node_id in names)
+        same = self.fresh.mention_names == self._old.mention_names
+        found = self._old.finder if same and self._old.finder is not None else make(names)
+        self.fresh.finder = found
+        return found
 
     def mentions(self, text: str, compute: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
         """The notes ``text`` mentions, in text order (before any per-note rule)."""
@@ -175,6 +238,23 @@ class Memo:
             found = compute()
         self.fresh.mentions[text] = found
         return found
+
+
+def entry_file(key: bytes, entry: ContextEntry) -> str:
+    """The name of a context entry's file: its key, and the answers its links were made under.
+
+    So a file's bytes never change once written: an entry whose links are made again is
+    another file.
+    """
+    return key.hex() if entry.links is None else f"{key.hex()}-{entry.links.tag}"
+
+
+def entry_key(name: str) -> bytes | None:
+    """The key of the context entry an :func:`entry_file` name holds (``None``: not one)."""
+    try:
+        return bytes.fromhex(name.partition("-")[0])
+    except ValueError:
+        return None
 
 
 def _digest(parts: Iterable[str]) -> bytes:

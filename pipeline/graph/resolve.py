@@ -56,6 +56,19 @@ class Resolver:
             found = self._resolve(unquote(target), source_id)
         return found
 
+    def answers(self, lookups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str | None, ...], ...]:
+        """What the graph-wide tables hold for :func:`lookup_keys` ``(ids, folded, names)``.
+
+        Equal answers, and the same context, give the same resolutions: within its context a
+        wikilink resolves by the context's own documents.
+        """
+        ids, folded, names = lookups
+        return (
+            tuple(map(self.by_id.get, ids)),
+            tuple(map(self.by_id_folded.get, folded)),
+            tuple(map(self.by_name.get, names)),
+        )
+
     def _resolve(self, target: str, source_id: str) -> str | None:
         exact = self.by_id.get(target) or self.by_id_folded.get(target.casefold())
         if exact is not None:
@@ -73,6 +86,26 @@ class Resolver:
         if path is not None:
             return index.node_by_path[path]
         return index.by_name.get(wikilink_name_key(target))
+
+
+def lookup_keys(targets: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    """The keys :meth:`Resolver.resolve_wikilink` reads of the graph-wide tables for ``targets``.
+
+    ``(ids, case-folded ids, name keys)``: each target as written, then percent-decoded when
+    it holds ``%`` (its second try).
+    """
+    ids: list[str] = []
+    for written in targets:
+        target = written.strip()
+        if target:
+            ids.append(target)
+            if "%" in target:
+                ids.append(unquote(target))
+    return (
+        tuple(ids),
+        tuple(key.casefold() for key in ids),
+        tuple(map(wikilink_name_key, ids)),
+    )
 
 
 def build_resolver(

@@ -453,6 +453,14 @@ class TestMentions:
         rels = {l[2] for l in links_of(records) if l[1] == "project:orbital"}
         assert rels == {"in_project"}
 
+    def test_never_restates_a_link_the_other_way(self) -> None:
+        """A mention is dropped when the mentioned note already links to the mentioning one."""
+        about = Topic(name="ledger rules", related_fact_ids=("a" * 24,))
+        records = Records(topics=(about,), facts=(fact("a" * 24, "see the ledger rules"),))
+        pairs = {(l[0], l[1], l[2]) for l in links_of(records)}
+        assert ("topic:ledger rules", f"fact:{'a' * 24}", "about") in pairs
+        assert not any(rel == "mentions" for _, _, rel in pairs)
+
     def test_documents_and_tags_are_not_targets(self) -> None:
         """Document names and tag words never autolink."""
         records = Records(

@@ -174,6 +174,20 @@ def test_new_name_is_mentioned_by_existing_text() -> None:
     ]
 
 
+def test_the_mention_finder_is_kept_while_the_names_are_the_same() -> None:
+    """The automaton is built once for the same names, again when a name changes."""
+    fact = Fact(id="f1", content="the orbital rollout", category="")
+    records = Records(facts=(fact,), projects=(Project(name="orbital"),))
+    _, state = patch_graph(records, CAPS, None)
+    edited = replace(records, facts=(replace(fact, content="orbital again"),))
+    after, fresh = patch_graph(edited, CAPS, reloaded(state))
+    kept = patch_graph(edited, CAPS, fresh)[1]
+    assert kept.finder is fresh.finder
+    assert [link.target for link in after.graph.links_from("fact:f1")] == ["project:orbital"]
+    renamed = replace(edited, projects=(Project(name="gateway"),))
+    assert patch_graph(renamed, CAPS, kept)[1].finder is not kept.finder
+
+
 def test_a_document_added_to_one_context_leaves_the_later_ones_derived() -> None:
     """Adding a document shrinks later contexts' room, not what they keep: they are reused."""
 
@@ -191,6 +205,43 @@ def test_a_document_added_to_one_context_leaves_the_later_ones_derived() -> None
 
     assert entry(after, "c2") is entry(state, "c2")
     assert entry(after, "c1") is not entry(state, "c1")
+
+
+def _linking_handbook(*topics: str) -> Records:
+    """A context whose document links ``[[ledger]]``, beside a fact and ``topics``."""
+    document = Document(source="a.md", content="# A\n\nsee [[ledger]]")
+    return Records(
+        facts=(Fact(id="f1", content="plain", category=""),),
+        topics=tuple(Topic(name=name) for name in topics),
+        contexts=(Context(id="c1", name="handbook", mode="knowledge", documents=(document,)),),
+    )
+
+
+def _document_links_of(state: PatchState) -> Any:
+    (entry,) = state.contexts.values()
+    return entry.links
+
+
+def test_a_documents_links_are_kept_while_the_graph_answers_alike() -> None:
+    """An edit elsewhere keeps a context's links, the very objects, and its unresolved link."""
+    before, state = patch_graph(_linking_handbook(), CAPS, None)
+    assert before.unresolved == (("doc:c1:a.md", "ledger"),)
+    edited = replace(_linking_handbook(), facts=(Fact(id="f1", content="edited", category=""),))
+    after, fresh = patch_graph(edited, CAPS, reloaded(state))
+    assert after.unresolved == before.unresolved
+    assert _document_links_of(fresh) == _document_links_of(state)
+    kept = patch_graph(edited, CAPS, fresh)[1]
+    assert _document_links_of(kept) is _document_links_of(fresh)
+
+
+def test_a_new_title_a_document_links_makes_its_links_again() -> None:
+    """A note titled like a document's unresolved wikilink: the link resolves to it."""
+    _, state = patch_graph(_linking_handbook(), CAPS, None)
+    records = _linking_handbook("ledger")
+    after, fresh = patch_graph(records, CAPS, reloaded(state))
+    same(after, build_graph(records, CAPS))
+    assert ("doc:c1:a.md", "topic:ledger") in {(k.source, k.target) for k in after.graph.links}
+    assert _document_links_of(fresh).tag != _document_links_of(state).tag
 
 
 HANDBOOK = Records(
@@ -233,6 +284,21 @@ class TestPersisted:
         second = Records(contexts=(Context(id="c1", name="x", mode="full", documents=(edited,)),))
         cache.save_patch_state(tmp_path, CAPS, patch_graph(second, CAPS, None)[1])
         assert len(list((cachefile.cache_dir(tmp_path) / "graph-patch").iterdir())) == 1
+
+    def test_an_entry_whose_links_are_made_again_is_another_file(self, tmp_path: Path) -> None:
+        """Entry files never change: new links are a new file, the old one is deleted."""
+        folder = cachefile.cache_dir(tmp_path) / "graph-patch"
+        cache.save_patch_state(tmp_path, CAPS, patch_graph(_linking_handbook(), CAPS, None)[1])
+        (first,) = folder.iterdir()
+        loaded = cache.load_patch_state(tmp_path, CAPS)
+        records = _linking_handbook("ledger")
+        state = patch_graph(records, CAPS, loaded)[1]
+        cache.save_patch_state(tmp_path, CAPS, state)
+        (second,) = folder.iterdir()
+        assert second.name != first.name
+        assert second.name.partition("-")[0] == first.name.partition("-")[0]
+        again = cache.load_patch_state(tmp_path, CAPS)
+        same(patch_graph(records, CAPS, again)[0], build_graph(records, CAPS))
 
     def test_state_is_private(self, tmp_path: Path) -> None:
         """The state file is readable by its owner only."""
