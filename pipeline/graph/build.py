@@ -14,15 +14,15 @@ build's state (``graph.patch``): equal to :func:`build_graph` byte for byte, plu
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from vaultsync.core.model import KIND_PRIORITY, ZERO_TIME, Graph, Kind, Link, Origin, Records
+from vaultsync.core.model import KIND_PRIORITY, ZERO_TIME, Graph, Kind, Link, Node, Origin, Records
 from vaultsync.core.settings import Caps
 from vaultsync.drawn.rules import follow_supersession, supersession_map
 from vaultsync.graph.documents import DocumentNote, ParsedText, context_documents
 from vaultsync.graph.mentions import MentionFinder
-from vaultsync.graph.nodes import GraphNodes, build_nodes
+from vaultsync.graph.nodes import GraphNodes, build_nodes, document_node
 from vaultsync.graph.patch import (
     Memo,
     PatchState,
@@ -32,7 +32,7 @@ from vaultsync.graph.patch import (
     describe,
 )
 from vaultsync.graph.resolve import Resolver, build_resolver, lookup_keys
-from vaultsync.graph.structure import structural_links
+from vaultsync.graph.structure import context_note, part_of_links, structural_links
 from vaultsync.links.mdlinks import DocPathIndex, resolve_document_link
 
 ORIGIN_RANK = {
@@ -119,7 +119,9 @@ def patch_graph(
     memo = Memo(previous)
     built = _build(records, caps, fingerprint, known or {}, memo)
     state = memo.fresh
-    describe(state, records, built.graph, built.resolver.by_name, built.documents)
+    describe(
+        state, records, built.graph, built.resolver.by_name, built.documents, previous=previous
+    )
     if previous is None:
         state.build_id = build_identity(state, None, None)
         return replace(built, build_id=state.build_id), state
@@ -143,14 +145,21 @@ def _build(
     memo: Memo,
 ) -> Build:
     documents = _capped_documents(records, caps, known, memo)
-    nodes = build_nodes(records, caps, documents)
+    by_context = _by_context(documents)
+    document_nodes = [
+        node
+        for context_id, docs in by_context.items()
+        for node in memo.document_nodes(context_id, functools.partial(_document_nodes, docs))
+    ]
+    nodes = build_nodes(records, caps, documents, document_nodes=document_nodes)
     resolver = build_resolver(
         nodes.nodes, documents, context_index=memo.context_index, normalize=memo.normalize
     )
     links: dict[tuple[str, str, str], Link] = {}
     _add(links, structural_links(records, nodes, caps, memo))
+    _add(links, _part_of_links(records, by_context, memo))
     unresolved: list[tuple[str, str]] = []
-    _add(links, _document_links(documents, caps, resolver, unresolved, memo))
+    _add(links, _document_links(by_context, caps, resolver, unresolved, memo))
     _add(links, _wikilinks(nodes, resolver, unresolved, memo))
     _add(links, _mentions(nodes, caps, links, memo))
     _add(links, _explicit_links(records, nodes))
@@ -199,16 +208,36 @@ def _add(links: dict[tuple[str, str, str], Link], new: Iterable[Link]) -> None:
             links[link.key] = link
 
 
+def _by_context(documents: Iterable[DocumentNote]) -> dict[str, tuple[DocumentNote, ...]]:
+    """The documents of each context, in order (``_capped_documents`` keeps them together)."""
+    grouped: dict[str, list[DocumentNote]] = {}
+    for doc in documents:
+        grouped.setdefault(doc.context_id, []).append(doc)
+    return {context_id: tuple(docs) for context_id, docs in grouped.items()}
+
+
+def _document_nodes(docs: tuple[DocumentNote, ...]) -> tuple[Node, ...]:
+    return tuple(map(document_node, docs))
+
+
+def _part_of_links(
+    records: Records, by_context: Mapping[str, tuple[DocumentNote, ...]], memo: Memo
+) -> Iterable[Link]:
+    """Every document's link to its context's note (structural: the stores record it)."""
+    notes = {context.id: context_note(context) for context in records.contexts}
+    for context_id, docs in by_context.items():
+        note = notes[context_id]
+        compute = functools.partial(part_of_links, note, docs)
+        yield from memo.part_of_links(context_id, note, compute)
+
+
 def _document_links(
-    documents: tuple[DocumentNote, ...],
+    by_context: Mapping[str, tuple[DocumentNote, ...]],
     caps: Caps,
     resolver: Resolver,
     unresolved: list[tuple[str, str]],
     memo: Memo,
 ) -> Iterable[Link]:
-    by_context: dict[str, list[DocumentNote]] = {}
-    for doc in documents:
-        by_context.setdefault(doc.context_id, []).append(doc)
     for context_id, docs in by_context.items():
         compute = functools.partial(_context_links, context_id, docs, caps, resolver, memo)
         links, missing = memo.document_links(context_id, _lookups, resolver.answers, compute)
@@ -221,7 +250,7 @@ def _lookups(documents: Iterable[DocumentNote]) -> tuple[tuple[str, ...], ...]:
 
 
 def _context_links(
-    context_id: str, docs: list[DocumentNote], caps: Caps, resolver: Resolver, memo: Memo
+    context_id: str, docs: tuple[DocumentNote, ...], caps: Caps, resolver: Resolver, memo: Memo
 ) -> tuple[tuple[Link, ...], tuple[tuple[str, str], ...]]:
     """The links of one context's documents, and their wikilinks that name no note."""
     links: list[Link] = []
@@ -249,7 +278,7 @@ def _context_links(
     return tuple(links), tuple(unresolved)
 
 
-def _markdown_targets(docs: list[DocumentNote]) -> tuple[tuple[str, ...], ...]:
+def _markdown_targets(docs: Sequence[DocumentNote]) -> tuple[tuple[str, ...], ...]:
     """Per document, the other documents of its context its Markdown links open, in order."""
     index = DocPathIndex.build(doc.path for doc in docs)
     node_of = {doc.path: doc.node_id for doc in docs}

@@ -74,15 +74,27 @@ def kept_sessions(records: Records, caps: Caps) -> tuple[Session, ...]:
     return tuple(sorted(ranked[: caps.sessions], key=lambda s: s.name))
 
 
-def build_nodes(records: Records, caps: Caps, documents: tuple[DocumentNote, ...]) -> GraphNodes:
-    """Every note of the graph, one per store item kept under the caps, plus the tags."""
+def build_nodes(
+    records: Records,
+    caps: Caps,
+    documents: tuple[DocumentNote, ...],
+    *,
+    document_nodes: Iterable[Node] | None = None,
+) -> GraphNodes:
+    """Every note of the graph, one per store item kept under the caps, plus the tags.
+
+    ``document_nodes``: the documents' notes (:func:`document_node` of each) when the caller
+    has them already.
+    """
     episodes = kept_episodes(records, caps)
     sessions = kept_sessions(records, caps)
+    if document_nodes is None:
+        document_nodes = map(document_node, documents)
     nodes: dict[str, Node] = {}
     texts: list[tuple[str, str]] = []
     for node, text in (
         *_memory_nodes(records, episodes),
-        *_workspace_nodes(records, sessions, documents),
+        *_workspace_nodes(records, sessions, document_nodes),
     ):
         nodes.setdefault(node.id, node)
         if text:
@@ -126,8 +138,14 @@ def _memory_nodes(records: Records, episodes: tuple[Episode, ...]) -> Iterator[N
         yield Node(id=node_id, kind=Kind.NOTE, title=note.label), note.text
 
 
+def document_node(doc: DocumentNote) -> Node:
+    """A document's note: its title, and its file name's stem as an alias when they differ."""
+    aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
+    return Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases)
+
+
 def _workspace_nodes(
-    records: Records, sessions: tuple[Session, ...], documents: tuple[DocumentNote, ...]
+    records: Records, sessions: tuple[Session, ...], document_nodes: Iterable[Node]
 ) -> Iterator[NodeText]:
     """Sessions, skills, cards, contexts, their documents, and every tag."""
     for session in sessions:
@@ -144,9 +162,8 @@ def _workspace_nodes(
     for context in records.contexts:
         kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
         yield Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name), ""
-    for doc in documents:
-        aliases = (doc.stem,) if doc.stem and doc.stem != doc.title else ()
-        yield Node(id=doc.node_id, kind=Kind.DOC, title=doc.title, aliases=aliases), ""
+    for node in document_nodes:
+        yield node, ""
     for label in _tag_labels(records):
         if label.strip():
             yield Node(id=tag_id(label), kind=Kind.TAG, title=label.strip().lower()), ""

@@ -77,6 +77,22 @@ class ContextEntry:
     """The keys the documents' wikilinks are looked up by across the graph, once listed."""
     links: DocumentLinks | None = None
     """The links the documents gave, once made (under the answers it holds)."""
+    nodes: tuple[Node, ...] | None = None
+    """The documents' notes, once made; kept in memory only, like :attr:`part_of`."""
+    part_of: tuple[str, tuple[Link, ...]] | None = None
+    """The context's note, and each document's ``part_of`` link to it, once made (the note's
+    id is not the key's: a context's mode names it).
+
+    Both are cheaper to make again than to read back, so only a resident process keeps them
+    (its next build is handed this very entry): they are not pickled.
+    """
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.documents, self.index, self.markdown, self.lookups, self.links)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.documents, self.index, self.markdown, self.lookups, self.links = state
+        self.nodes = self.part_of = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -102,6 +118,10 @@ class PatchState:
     names: dict[str, str] = field(default_factory=dict)
     build_id: str = ""
     """Which build this is (:func:`build_identity`): what the notes' key memo was made from."""
+    digested: dict[int, tuple[Any, bytes]] = field(default_factory=dict)
+    """Each record this build digested, by ``id()``, with the record and its digest: a
+    resident process's next build is handed the very objects of unchanged stores (the
+    extract memo) and digests only the others.  Never written (``graph.cache``)."""
 
 
 class Memo:
@@ -176,6 +196,28 @@ class Memo:
             entry = self.fresh.contexts[key] = replace(self.fresh.contexts[key], links=made)
         assert entry.links is not None  # noqa: S101 - made just above when missing
         return entry.links.links, entry.links.unresolved
+
+    def document_nodes(
+        self, context_id: str, compute: Callable[[], tuple[Node, ...]]
+    ) -> tuple[Node, ...]:
+        """The notes of a context's documents."""
+        entry = self._entry(context_id)
+        if entry is None:
+            return compute()
+        if entry.nodes is None:
+            entry.nodes = compute()
+        return entry.nodes
+
+    def part_of_links(
+        self, context_id: str, note: str, compute: Callable[[], tuple[Link, ...]]
+    ) -> tuple[Link, ...]:
+        """The ``part_of`` links of a context's documents to its note ``note``."""
+        entry = self._entry(context_id)
+        if entry is None:
+            return compute()
+        if entry.part_of is None or entry.part_of[0] != note:
+            entry.part_of = (note, compute())
+        return entry.part_of[1]
 
     def _entry(self, context_id: str) -> ContextEntry | None:
         key = self._context_keys.get(context_id)
@@ -303,10 +345,16 @@ def describe(
     graph: Graph,
     names: Mapping[str, str],
     documents: Iterable[DocumentNote],
+    *,
+    previous: PatchState | None = None,
 ) -> None:
-    """Fill ``state``'s node, record, source and name tables from a finished build."""
+    """Fill ``state``'s node, record, source and name tables from a finished build.
+
+    ``previous``: the state the build was patched from (its records' digests are reused for
+    the very same record objects).
+    """
     state.nodes = {node.id: _node_value(node) for node in graph.nodes}
-    state.records = dict(record_digests(records, documents))
+    state.records = dict(record_digests(records, documents, state.digested, previous))
     state.sources = {source: _links_digest(links) for source, links in graph.outgoing.items()}
     state.names = dict(names)
 
@@ -364,7 +412,10 @@ def _links_digest(links: Iterable[Link]) -> bytes:
 
 
 def record_digests(
-    records: Records, documents: Iterable[DocumentNote]
+    records: Records,
+    documents: Iterable[DocumentNote],
+    digested: dict[int, tuple[Any, bytes]] | None = None,
+    previous: PatchState | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """``(node id, digest of the store record it comes from)`` for every kind of record.
 
@@ -378,19 +429,30 @@ def record_digests(
     documents = tuple(documents)
     text_of = _text_digests(records, documents)
     getters: dict[type, Callable[[Any], Any]] = {}
+    known = previous.digested if previous is not None else {}
     for node_id, record in _records_by_node(records, documents):
-        kind = type(record)
-        if kind is Document and (digest := text_of.get(node_id)):
-            text = repr(("Document#", record.source, record.type, digest))
+        found = known.get(id(record))
+        if found is not None and found[0] is record:  # the very object: the same value
+            digest = found[1]
         else:
-            getter = getters.get(kind)
-            if getter is None:
-                getter = getters[kind] = operator.attrgetter(*(f.name for f in fields(record)))
-            text = repr((kind.__name__, getter(record)))
-        yield (
-            node_id,
-            hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
-        )
+            digest = _record_digest(node_id, record, text_of, getters)
+        if digested is not None:
+            digested[id(record)] = (record, digest)
+        yield node_id, digest
+
+
+def _record_digest(
+    node_id: str, record: Any, text_of: Mapping[str, str], getters: dict[type, Callable[[Any], Any]]
+) -> bytes:
+    kind = type(record)
+    if kind is Document and (digest := text_of.get(node_id)):
+        text = repr(("Document#", record.source, record.type, digest))
+    else:
+        getter = getters.get(kind)
+        if getter is None:
+            getter = getters[kind] = operator.attrgetter(*(f.name for f in fields(record)))
+        text = repr((kind.__name__, getter(record)))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _text_digests(records: Records, documents: Iterable[DocumentNote]) -> dict[str, str]:

@@ -22,8 +22,9 @@ from datetime import date, timedelta, tzinfo
 from pathlib import PurePosixPath
 from typing import Protocol
 
-from vaultsync.core.model import Link, Origin, Records
+from vaultsync.core.model import Context, Link, Origin, Records
 from vaultsync.core.settings import Caps
+from vaultsync.graph.documents import DocumentNote
 from vaultsync.graph.nodes import GraphNodes, day_of, session_day, tag_id
 from vaultsync.links.names import normalize_name
 
@@ -75,14 +76,14 @@ def _all(records: Records, nodes: GraphNodes, caps: Caps, memo: SessionMemo) -> 
         episodes_by_day.setdefault(day, []).append(f"episode:{episode.id}")
     yield from _session_links(records, nodes, episodes_by_day, memo)
     yield from _journal_links(records, caps, episodes_by_day)
-    yield from _workspace_links(records, nodes)
+    yield from _workspace_links(records)
 
 
 def _memory_links(records: Records, project_of: _ProjectPaths) -> Iterator[Link]:
     """Facts, topics, projects, the profile and contexts: tags, categories, projects, about."""
     yield from _fact_links(records, project_of)
     for context in records.contexts:
-        cid = f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
+        cid = context_note(context)
         for tag in context.tags:
             yield _link(cid, tag_id(tag), "tagged", 1)
     for topic in records.topics:
@@ -119,8 +120,8 @@ def _profile_links(records: Records) -> Iterator[Link]:
         yield _link("profile:user", tag_id(label), "has", 1)
 
 
-def _workspace_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
-    """Skills and their triggers, cards and their assignees, documents and their context."""
+def _workspace_links(records: Records) -> Iterator[Link]:
+    """Skills and their triggers, cards and their assignees (documents: :func:`part_of_links`)."""
     # Sorted in reverse so the first name in sort order wins a normalized-name clash.
     topics = {
         normalize_name(t.name): f"topic:{t.name}"
@@ -135,10 +136,16 @@ def _workspace_links(records: Records, nodes: GraphNodes) -> Iterator[Link]:
     for card in records.cards:
         if card.assignee:
             yield _link(f"card:{card.id}", tag_id(card.assignee), "assigned", 1)
-    context_node = {c.id: f"{'kb' if c.is_knowledge else 'ctx'}:{c.id}" for c in records.contexts}
-    for node in nodes.nodes:
-        if node.id.startswith("doc:"):
-            yield _link(node.id, context_node[node.id.split(":", 2)[1]], "part_of", 1)
+
+
+def context_note(context: Context) -> str:
+    """The id of a context's note: ``kb:`` for a knowledge base, else ``ctx:``."""
+    return f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
+
+
+def part_of_links(note: str, documents: Iterable[DocumentNote]) -> tuple[Link, ...]:
+    """Each document's ``part_of`` link to its context's note ``note``."""
+    return tuple(_link(doc.node_id, note, "part_of", 1) for doc in documents)
 
 
 class _ProjectPaths:

@@ -48,6 +48,21 @@ def test_patched_build_equals_full_build_after_every_edit(steps: list[Any]) -> N
         same(patched, build_graph(records, CAPS))
 
 
+@settings(max_examples=200)
+@given(st.lists(edits, min_size=1, max_size=12))
+def test_a_resident_patched_build_equals_full_build_after_every_edit(steps: list[Any]) -> None:
+    """Patched from the state in memory (the same record objects reused), equal to a full build."""
+    items: dict[str, dict[Any, Any]] = {}
+    state: PatchState | None = None
+    for edit in steps:
+        apply(items, edit)
+        records = records_of(items)
+        patched, fresh = patch_graph(records, CAPS, state)
+        same(patched, build_graph(records, CAPS))
+        assert fresh.records == patch_graph(records, CAPS, None)[1].records
+        state = fresh
+
+
 _GONE = object()
 
 
@@ -172,6 +187,28 @@ def test_new_name_is_mentioned_by_existing_text() -> None:
     assert [(link.target, link.rel) for link in after.graph.links_from("fact:f1")] == [
         ("project:orbital", "mentions")
     ]
+
+
+def test_a_context_whose_mode_changes_links_its_documents_to_its_new_note() -> None:
+    """The same documents, another mode: the kept part_of links follow the context's note."""
+    knowledge = _linking_handbook()
+    _, state = patch_graph(knowledge, CAPS, None)
+    (context,) = knowledge.contexts
+    full = replace(knowledge, contexts=(replace(context, mode="full"),))
+    after, _ = patch_graph(full, CAPS, state)  # in memory, as a resident process keeps it
+    same(after, build_graph(full, CAPS))
+    assert ("doc:c1:a.md", "ctx:c1", "part_of") in {k.key for k in after.graph.links}
+
+
+def test_documents_notes_and_part_of_links_are_kept_in_memory_only() -> None:
+    """A resident build reuses them; the pickled entry holds neither."""
+    _, state = patch_graph(_linking_handbook(), CAPS, None)
+    (entry,) = state.contexts.values()
+    assert entry.nodes is not None and entry.part_of is not None
+    again = patch_graph(_linking_handbook(), CAPS, state)[1]
+    assert next(iter(again.contexts.values())).nodes is entry.nodes
+    (loaded,) = reloaded(state).contexts.values()  # type: ignore[union-attr]
+    assert loaded.nodes is None and loaded.part_of is None and loaded.links == entry.links
 
 
 def test_the_mention_finder_is_kept_while_the_names_are_the_same() -> None:
@@ -299,6 +336,14 @@ class TestPersisted:
         assert second.name.partition("-")[0] == first.name.partition("-")[0]
         again = cache.load_patch_state(tmp_path, CAPS)
         same(patch_graph(records, CAPS, again)[0], build_graph(records, CAPS))
+
+    def test_the_digested_records_are_never_written(self, tmp_path: Path) -> None:
+        """The records a build digested stay in memory: the saved state holds none."""
+        state = patch_graph(HANDBOOK, CAPS, None)[1]
+        assert state.digested
+        cache.save_patch_state(tmp_path, CAPS, state)
+        loaded = cache.load_patch_state(tmp_path, CAPS)
+        assert loaded is not None and loaded.digested == {}
 
     def test_state_is_private(self, tmp_path: Path) -> None:
         """The state file is readable by its owner only."""
