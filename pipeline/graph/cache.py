@@ -314,7 +314,9 @@ def _write_patch_state(state: Path, head: bytes, patch: PatchState) -> bool:
         path = folder / name
         if not cachefile.holds(path, head):
             ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
-    main = replace(patch, contexts={}, context_files=tuple(sorted(names)), digested={})
+    main = replace(
+        patch, contexts={}, context_files=tuple(sorted(names)), digested={}, described={}
+    )
     # all of it on disk, or the next build of a resident process does not start from it
     return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
 

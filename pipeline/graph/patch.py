@@ -39,6 +39,7 @@ import marshal
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from operator import is_
 from typing import Any, TypeVar
 
 from vaultsync.core.model import Document, Graph, Link, Node, Records
@@ -118,6 +119,10 @@ class PatchState:
     names: dict[str, str] = field(default_factory=dict)
     build_id: str = ""
     """Which build this is (:func:`build_identity`): what the notes' key memo was made from."""
+    described: dict[str, tuple[tuple[Link, ...], bytes]] = field(default_factory=dict)
+    """Each source's links in this build, with their digest: the next build of a resident
+    process digests only the sources whose links are not these very objects (a context's
+    kept links and part_of links are).  Never written (``graph.cache``)."""
     digested: dict[int, tuple[Any, bytes]] = field(default_factory=dict)
     """Each record this build digested, by ``id()``, with the record and its digest: a
     resident process's next build is handed the very objects of unchanged stores (the
@@ -355,7 +360,14 @@ def describe(
     """
     state.nodes = {node.id: _node_value(node) for node in graph.nodes}
     state.records = dict(record_digests(records, documents, state.digested, previous))
-    state.sources = {source: _links_digest(links) for source, links in graph.outgoing.items()}
+    known = previous.described if previous is not None else {}
+    described = state.described
+    for source, links in graph.outgoing.items():
+        found = known.get(source)
+        if found is None or len(found[0]) != len(links) or not all(map(is_, found[0], links)):
+            found = (links, _links_digest(links))
+        described[source] = found
+    state.sources = {source: digest for source, (_, digest) in described.items()}
     state.names = dict(names)
 
 
