@@ -122,6 +122,11 @@ def resident() -> Iterator[None]:
             forget()
 
 
+def is_resident() -> bool:
+    """Whether this process keeps values between its runs (inside :func:`resident`)."""
+    return _resident > 0
+
+
 def hold(path: Path, head: bytes, value: object) -> None:
     """Keep ``value`` as what ``path`` holds under ``head``, just written or read (resident only).
 

@@ -109,19 +109,21 @@ def patch_graph(
     *,
     fingerprint: str = "",
     known: Mapping[str, ParsedText] | None = None,
+    remember: bool = False,
 ) -> tuple[Build, PatchState]:
     """The graph of ``records`` patched from an earlier build's state, and the state to keep.
 
     Equal to :func:`build_graph` of the same records byte for byte (``graph.patch``); with a
     ``previous`` state the build's ``delta`` says what changed since, else it is ``None``.
     ``previous`` must come from a build with the same caps and code (``graph.cache`` checks).
+    ``remember``: the state also keeps, in memory only, what lets this process's next build
+    reuse the very objects of this one (a resident process: ``watch``).
     """
     memo = Memo(previous)
     built = _build(records, caps, fingerprint, known or {}, memo)
     state = memo.fresh
-    describe(
-        state, records, built.graph, built.resolver.by_name, built.documents, previous=previous
-    )
+    graph, names, documents = built.graph, built.resolver.by_name, built.documents
+    describe(state, records, graph, names, documents, previous=previous, remember=remember)
     if previous is None:
         state.build_id = build_identity(state, None, None)
         return replace(built, build_id=state.build_id), state

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vaultsync.core import cachefile
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
 from vaultsync.core.process import paused_gc
@@ -245,7 +246,14 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
         if moved is not None:
             records = replace(records, skipped=(moved, *records.skipped))
         known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
-        built, patch = patch_graph(records, caps, previous, fingerprint=fingerprint, known=known)
+        built, patch = patch_graph(
+            records,
+            caps,
+            previous,
+            fingerprint=fingerprint,
+            known=known,
+            remember=cachefile.is_resident(),
+        )
         # by its delta: a one-fact change rewrites a few rows
         save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
         save_parsed_texts(state, built.documents, known)

@@ -352,22 +352,27 @@ def describe(
     documents: Iterable[DocumentNote],
     *,
     previous: PatchState | None = None,
+    remember: bool = False,
 ) -> None:
     """Fill ``state``'s node, record, source and name tables from a finished build.
 
-    ``previous``: the state the build was patched from (its records' digests are reused for
-    the very same record objects).
+    ``previous``: the state the build was patched from (the digests it remembered are reused
+    for the very same objects); ``remember``: keep the objects digested and their digests for
+    the next build of this process (a resident one; 30 MB at 100,000 notes, so not otherwise).
     """
     state.nodes = {node.id: _node_value(node) for node in graph.nodes}
-    state.records = dict(record_digests(records, documents, state.digested, previous))
+    digested = state.digested if remember else None
+    state.records = dict(record_digests(records, documents, digested, previous))
     known = previous.described if previous is not None else {}
-    described = state.described
+    sources: dict[str, bytes] = {}
     for source, links in graph.outgoing.items():
         found = known.get(source)
         if found is None or len(found[0]) != len(links) or not all(map(is_, found[0], links)):
             found = (links, _links_digest(links))
-        described[source] = found
-    state.sources = {source: digest for source, (_, digest) in described.items()}
+        if remember:
+            state.described[source] = found
+        sources[source] = found[1]
+    state.sources = sources
     state.names = dict(names)
 
 

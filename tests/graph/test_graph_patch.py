@@ -57,7 +57,7 @@ def test_a_resident_patched_build_equals_full_build_after_every_edit(steps: list
     for edit in steps:
         apply(items, edit)
         records = records_of(items)
-        patched, fresh = patch_graph(records, CAPS, state)
+        patched, fresh = patch_graph(records, CAPS, state, remember=True)
         same(patched, build_graph(records, CAPS))
         full = patch_graph(records, CAPS, None)[1]
         assert (fresh.records, fresh.sources) == (full.records, full.sources)
@@ -188,6 +188,14 @@ def test_new_name_is_mentioned_by_existing_text() -> None:
     assert [(link.target, link.rel) for link in after.graph.links_from("fact:f1")] == [
         ("project:orbital", "mentions")
     ]
+
+
+def test_a_build_remembers_the_objects_it_digested_only_when_asked() -> None:
+    """Not asked (a one-shot command), the state keeps no records and no links besides."""
+    state = patch_graph(HANDBOOK, CAPS, None)[1]
+    assert (state.digested, state.described) == ({}, {})
+    remembered = patch_graph(HANDBOOK, CAPS, None, remember=True)[1]
+    assert (remembered.records, remembered.sources) == (state.records, state.sources)
 
 
 def test_a_context_whose_mode_changes_links_its_documents_to_its_new_note() -> None:
@@ -340,8 +348,8 @@ class TestPersisted:
 
     def test_the_digested_records_are_never_written(self, tmp_path: Path) -> None:
         """The records a build digested stay in memory: the saved state holds none."""
-        state = patch_graph(HANDBOOK, CAPS, None)[1]
-        assert state.digested
+        state = patch_graph(HANDBOOK, CAPS, None, remember=True)[1]
+        assert state.digested and state.described
         cache.save_patch_state(tmp_path, CAPS, state)
         loaded = cache.load_patch_state(tmp_path, CAPS)
         assert loaded is not None and loaded.digested == {}
@@ -373,6 +381,16 @@ class TestPersisted:
 
 
 class TestThroughLoad:
+    def test_a_resident_process_remembers_what_its_build_digested(
+        self, demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Inside ``cachefile.resident`` the held state keeps the objects digested."""
+        monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
+        with cachefile.resident():
+            load.build(demo_state, Caps())
+            held = cache.load_patch_state(demo_state, Caps())
+            assert held is not None and held.digested and held.described
+
     def test_second_read_is_patched_and_equals_a_full_build(
         self, demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
