@@ -40,7 +40,7 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import is_
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from vaultsync.core.model import Document, Graph, Link, Node, Records
 from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
@@ -156,23 +156,24 @@ class Memo:
 
     def context_index(self, context_id: str, compute: Callable[[], Any]) -> Any:
         """The resolver's index of a context's documents, computed when unknown."""
-        entry = self._entry(context_id)
-        if entry is None:
-            return compute()
-        if entry.index is None:
-            entry.index = compute()
-        return entry.index
+        return self._kept(context_id, "index", compute)
 
     def markdown_targets(
         self, context_id: str, compute: Callable[[], tuple[tuple[str, ...], ...]]
     ) -> tuple[tuple[str, ...], ...]:
         """Per document of a context, the notes its Markdown links open."""
+        return self._kept(context_id, "markdown", compute)
+
+    def _kept(self, context_id: str, name: str, compute: Callable[[], T]) -> T:
+        """``compute()``, kept on the context's entry as ``name``: a value of its key alone."""
         entry = self._entry(context_id)
         if entry is None:
             return compute()
-        if entry.markdown is None:
-            entry.markdown = compute()
-        return entry.markdown
+        found = getattr(entry, name)
+        if found is None:
+            found = compute()
+            setattr(entry, name, found)
+        return cast("T", found)
 
     def document_links(
         self,
@@ -206,12 +207,7 @@ class Memo:
         self, context_id: str, compute: Callable[[], tuple[Node, ...]]
     ) -> tuple[Node, ...]:
         """The notes of a context's documents."""
-        entry = self._entry(context_id)
-        if entry is None:
-            return compute()
-        if entry.nodes is None:
-            entry.nodes = compute()
-        return entry.nodes
+        return self._kept(context_id, "nodes", compute)
 
     def part_of_links(
         self, context_id: str, note: str, compute: Callable[[], tuple[Link, ...]]

@@ -17,9 +17,8 @@ from pathlib import Path
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import LastSync, StatCache
 from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
+from vaultsync.vault.quick import read_regular
 from vaultsync.vault.report import Conflict, EditOrigin, StatusReport
-
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def still_known(vault: Path, cache: StatCache) -> LastSync | None:
@@ -63,14 +62,5 @@ def known_status(vault: Path, cache: StatCache, last: LastSync) -> StatusReport:
 
 def known_conflicts(vault: Path, last: LastSync) -> tuple[Conflict, ...]:
     """The recorded edited notes that hold git's conflict markers now."""
-    return marked_conflicts(last.edited, lambda path: _read(vault / path))
-
-
-def _read(path: Path) -> bytes | None:
-    """A note's bytes (``None`` when it cannot be read: the next full plan says why)."""
-    try:
-        fd = os.open(path, _READ)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    # a note that cannot be read as a file: the next full plan says why
+    return marked_conflicts(last.edited, lambda path: read_regular(vault / path))

@@ -170,12 +170,18 @@ def _stat(path: str) -> StatKey | None:
 
 def _blob_of(path: str) -> str | None:
     """The blob id of the regular file at ``path`` (not followed), or ``None``."""
+    data = read_regular(path)
+    return None if data is None else blob_id(data)
+
+
+def read_regular(path: str | Path) -> bytes | None:
+    """The bytes of the regular file at ``path``, a symlink not followed; ``None`` otherwise."""
     try:
         fd = os.open(path, _READ)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
-        return blob_id(handle.read()) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
 def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
