@@ -54,7 +54,9 @@ from vaultsync.vault.manifest import (
     stat_rows,
 )
 
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: opening a FIFO put where a note was must not wait for a writer (no effect on
+# a regular file's reads)
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 def templates_digest(folder: Path | None) -> str:
