@@ -22,7 +22,7 @@ from vaultsync.core.settings import Caps
 from vaultsync.drawn.rules import follow_supersession, supersession_map
 from vaultsync.graph.documents import DocumentNote, ParsedText, context_documents
 from vaultsync.graph.mentions import MentionFinder
-from vaultsync.graph.nodes import GraphNodes, build_nodes, document_node
+from vaultsync.graph.nodes import GraphNodes, build_nodes, context_note, document_node
 from vaultsync.graph.patch import (
     Memo,
     PatchState,
@@ -32,7 +32,7 @@ from vaultsync.graph.patch import (
     describe,
 )
 from vaultsync.graph.resolve import Resolver, build_resolver, lookup_keys
-from vaultsync.graph.structure import context_note, part_of_links, structural_links
+from vaultsync.graph.structure import part_of_links, structural_links
 from vaultsync.links.mdlinks import DocPathIndex, resolve_document_link
 
 ORIGIN_RANK = {

@@ -16,7 +16,7 @@ from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
-from vaultsync.core.model import Episode, Kind, Node, Records, Session, in_zone
+from vaultsync.core.model import Context, Episode, Kind, Node, Records, Session, in_zone
 from vaultsync.core.settings import Caps
 from vaultsync.core.text import first_line, shorten
 from vaultsync.graph.documents import DocumentNote
@@ -45,6 +45,11 @@ class GraphNodes:
 def tag_id(label: str) -> str:
     """``tag:<label>``, the label trimmed and lowercased so ``Go`` and ``go`` are one tag."""
     return f"tag:{label.strip().lower()}"
+
+
+def context_note(context: Context) -> str:
+    """The id of a context's note: ``kb:`` for a knowledge base, else ``ctx:``."""
+    return f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
 
 
 def prose_title(text: str, fallback: str) -> str:
@@ -160,8 +165,8 @@ def _workspace_nodes(
         yield Node(id=f"card:{card.id}", kind=Kind.CARD, title=f"[{card.column}] {card.name}",
                    aliases=(card.name,)), text.strip()  # fmt: skip
     for context in records.contexts:
-        kind, prefix = (Kind.KBCONTEXT, "kb") if context.is_knowledge else (Kind.CONTEXT, "ctx")
-        yield Node(id=f"{prefix}:{context.id}", kind=kind, title=context.name), ""
+        kind = Kind.KBCONTEXT if context.is_knowledge else Kind.CONTEXT
+        yield Node(id=context_note(context), kind=kind, title=context.name), ""
     for node in document_nodes:
         yield node, ""
     for label in _tag_labels(records):

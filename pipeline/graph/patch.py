@@ -44,6 +44,7 @@ from typing import Any, TypeVar, cast
 
 from vaultsync.core.model import Document, Graph, Link, Node, Records
 from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
+from vaultsync.graph.nodes import context_note
 from vaultsync.links.names import normalize_name
 from vaultsync.links.wikilinks import parse_wikilinks
 
@@ -199,7 +200,7 @@ class Memo:
             links, unresolved = compute()
             tag = hashlib.blake2b(repr(found).encode("utf-8", "surrogatepass"), digest_size=8)
             made = DocumentLinks(found, links, unresolved, tag.hexdigest())
-            entry = self.fresh.contexts[key] = replace(self.fresh.contexts[key], links=made)
+            entry = self.fresh.contexts[key] = replace(entry, links=made)
         assert entry.links is not None  # noqa: S101 - made just above when missing
         return entry.links.links, entry.links.unresolved
 
@@ -497,8 +498,7 @@ def _records_by_node(
     yield from ((f"card:{c.id}", c) for c in records.cards)
     kept = {doc.node_id for doc in documents}
     for context in records.contexts:
-        prefix = "kb" if context.is_knowledge else "ctx"
-        yield f"{prefix}:{context.id}", replace(context, documents=())
+        yield context_note(context), replace(context, documents=())
         for doc in context.documents:
             node_id = document_node_id(context.id, doc.source)
             if node_id in kept:

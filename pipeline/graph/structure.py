@@ -22,10 +22,10 @@ from datetime import date, timedelta, tzinfo
 from pathlib import PurePosixPath
 from typing import Protocol
 
-from vaultsync.core.model import Context, Link, Origin, Records
+from vaultsync.core.model import Link, Origin, Records
 from vaultsync.core.settings import Caps
 from vaultsync.graph.documents import DocumentNote
-from vaultsync.graph.nodes import GraphNodes, day_of, session_day, tag_id
+from vaultsync.graph.nodes import GraphNodes, context_note, day_of, session_day, tag_id
 from vaultsync.links.names import normalize_name
 
 
@@ -136,11 +136,6 @@ def _workspace_links(records: Records) -> Iterator[Link]:
     for card in records.cards:
         if card.assignee:
             yield _link(f"card:{card.id}", tag_id(card.assignee), "assigned", 1)
-
-
-def context_note(context: Context) -> str:
-    """The id of a context's note: ``kb:`` for a knowledge base, else ``ctx:``."""
-    return f"{'kb' if context.is_knowledge else 'ctx'}:{context.id}"
 
 
 def part_of_links(note: str, documents: Iterable[DocumentNote]) -> tuple[Link, ...]:

@@ -317,11 +317,13 @@ def write_manifest(
     data = _patched(decision, entries, deleted) or dump_manifest(
         entries, deleted, decision.plan.released, render_format=RENDER_FORMAT
     )
-    stat = decision.controls.manifest_stat
-    if data != decision.controls.manifest_bytes:
-        stat = fs.write_control(MANIFEST, data)
-        know_written_manifest(data, entries, deleted, decision.plan.released)
-    return NewManifest(entries=entries, deleted=deleted, data=data, blob=blob_id(data), stat=stat)
+    controls = decision.controls
+    if data == controls.manifest_bytes:  # the bytes read: their parse holds their blob id
+        blob, stat = controls.manifest.fingerprint, controls.manifest_stat
+    else:
+        blob, stat = blob_id(data), fs.write_control(MANIFEST, data)
+        know_written_manifest(data, blob, entries, deleted, decision.plan.released)
+    return NewManifest(entries=entries, deleted=deleted, data=data, blob=blob, stat=stat)
 
 
 def _patched(

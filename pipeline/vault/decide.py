@@ -116,8 +116,8 @@ def read_manifest(fs: VaultFS | None) -> tuple[ControlFile | None, Manifest]:
 
 _KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
 """The last manifests parsed in this process, by their bytes (two at most)."""
-_written: tuple[bytes, Mapping[str, Entry], frozenset[str], frozenset[str]] | None = None
-"""The last manifest a sync of this process wrote: its bytes and what they record."""
+_written: tuple[bytes, str, Mapping[str, Entry], frozenset[str], frozenset[str]] | None = None
+"""The last manifest a sync of this process wrote: its bytes, their blob id, what they record."""
 
 
 def _parsed(data: bytes) -> Manifest:
@@ -137,29 +137,30 @@ def _parsed(data: bytes) -> Manifest:
 
 def know_written_manifest(
     data: bytes,
+    blob: str,
     entries: Mapping[str, Entry],
     deleted: frozenset[str],
     released: frozenset[str],
 ) -> None:
-    """Take a manifest just written as ``data`` (its dump) as the parse of those bytes.
+    """Take a manifest just written as ``data`` (its dump; ``blob`` its id) as their parse.
 
     The next sync of a process that runs sync after sync (``watch``) does not parse it again;
     nothing is done until then (a one-shot sync never needs it).
     """
     global _written  # noqa: PLW0603 - one per process, like the parses it stands for
-    _written = (data, entries, deleted, released)
+    _written = (data, blob, entries, deleted, released)
 
 
 def _as_written(data: bytes) -> Manifest | None:
     """The manifest a sync of this process wrote as ``data``, as a parse gives it."""
     if _written is None or _written[0] != data:
         return None
-    _, entries, deleted, released = _written
+    _, blob, entries, deleted, released = _written
     return Manifest(
         entries=MappingProxyType(dict(sorted(entries.items()))),  # in the order a parse gives
         deleted=deleted,
         released=released,
-        fingerprint=blob_id(data),
+        fingerprint=blob,
         render_format=RENDER_FORMAT,
     )
 
