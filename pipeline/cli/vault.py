@@ -166,7 +166,7 @@ def print_sync(outcome: SyncOutcome, *, as_json: bool, verbose: bool, quiet: boo
         click.echo(json.dumps(_sync_data(outcome), ensure_ascii=False, indent=2))
         return
     if outcome.report is not None:  # a quick no-op has none, and loads no report code
-        from vaultsync.cli.views import sync_lines
+        from vaultsync.cli.reports import sync_lines
 
         for line in sync_lines(outcome.report, outcome.vault, verbose=verbose, quiet=quiet):
             click.echo(line)
@@ -180,7 +180,7 @@ def _sync_data(outcome: SyncOutcome) -> dict[str, object]:
     if outcome.report is None:
         quick = {"vault": str(outcome.vault), "changed": False, "quick": True}
         return {"schema_version": SCHEMA_VERSION, **quick, "remote": remote}
-    from vaultsync.cli.views import sync_json
+    from vaultsync.cli.reports import sync_json
 
     return {
         **sync_json(outcome.report, outcome.vault),
@@ -234,7 +234,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
     from vaultsync.app.history import exposure_text
     from vaultsync.app.remote import remote_state
     from vaultsync.app.sync import status as vault_status
-    from vaultsync.cli.views import status_json, status_text
+    from vaultsync.cli.reports import status_json, status_text
     from vaultsync.vault.hooks import hooks_json, hooks_text
 
     ws = workspace(state, vault, templates=templates)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import pickle
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -95,6 +94,8 @@ def holds(path: Path, head: bytes) -> bool:
 
 def load_pickle(path: Path, head: bytes) -> object:
     """The object pickled after ``head`` in ``path``; ``None`` when anything is off."""
+    import pickle  # noqa: PLC0415 - status reads caches that are not pickles (~7 ms saved)
+
     payload = read(path, head)
     if payload is None:
         return None

@@ -144,7 +144,7 @@ def test_the_terminal_and_the_commit_count_a_merge_alike(demo_state: Path, tmp_p
     import os
     import time
 
-    from vaultsync.cli.views import sync_lines
+    from vaultsync.cli.reports import sync_lines
 
     vault = tmp_path / "vault"
     ws = open_workspace(str(demo_state), str(vault))
