@@ -7,6 +7,8 @@ import signal
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vaultsync.core import parallel
 from vaultsync.core.errors import ConfigError, TemplateError
 
@@ -23,12 +25,31 @@ def test_results_in_order() -> None:
     assert parallel.split_map(lambda n: n * n, items) == [n * n for n in items]
 
 
-def test_helper_does_every_other_item() -> None:
-    """A list of at least ``min_items`` is shared: the odd items run in another process."""
-    pids = parallel.split_map(lambda _n: os.getpid(), range(400), min_items=10)
-    assert set(pids[0::2]) == {os.getpid()}
-    assert len(set(pids[1::2])) == 1
-    assert pids[1] != os.getpid()
+def test_helper_does_every_other_block() -> None:
+    """A long list is shared by blocks of ``BLOCK``: the odd blocks run in another process."""
+    size = parallel.BLOCK
+    pids = parallel.split_map(lambda _n: os.getpid(), range(16 * size + 5), min_items=10)
+    blocks = [set(pids[start : start + size]) for start in range(0, len(pids), size)]
+    assert blocks[0::2] == [{os.getpid()}] * 9
+    helpers = set().union(*blocks[1::2])
+    assert len(helpers) == 1
+    assert os.getpid() not in helpers
+
+
+def test_short_list_shared_in_smaller_blocks() -> None:
+    """A list shorter than sixteen blocks still gives the helper work (blocks of a sixteenth)."""
+    pids = parallel.split_map(lambda _n: os.getpid(), range(64), min_items=10)
+    assert set(pids[0:4]) == {os.getpid()}
+    assert os.getpid() not in set(pids[4:8])
+
+
+@settings(max_examples=25, deadline=None)
+@given(count=st.integers(min_value=2, max_value=3 * parallel.BLOCK + 7))
+def test_any_length_in_order(count: int) -> None:
+    """Whatever the length (a last block short or missing), each result is at its item's place."""
+    assert parallel.split_map(lambda n: n * 3, range(count), min_items=2) == [
+        n * 3 for n in range(count)
+    ]
 
 
 def test_short_lists_stay_in_process() -> None:
@@ -132,11 +153,11 @@ class TestJobs:
         }
 
     def test_two_jobs_fork_the_helper(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """``VAULTSYNC_JOBS=2`` on Linux: the odd items run in the helper."""
+        """``VAULTSYNC_JOBS=2`` on Linux: the second block runs in the helper."""
         monkeypatch.setenv("VAULTSYNC_JOBS", "2")
         pids = parallel.split_map(lambda _n: os.getpid(), range(400), min_items=10)
-        assert set(pids[0::2]) == {os.getpid()}
-        assert os.getpid() not in set(pids[1::2])
+        assert set(pids[0:25]) == {os.getpid()}
+        assert os.getpid() not in set(pids[25:50])
 
     @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
     def test_other_values_are_a_config_error(
