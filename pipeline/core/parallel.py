@@ -7,7 +7,7 @@ So the parent forks one helper, which takes every other block of items while the
 rest, and sends its results back pickled through a pipe.  Blocks, not single items: the objects an
 item reads lie near each other in memory, in item order, so each process touches (and so copies,
 once the fork's pages are no longer shared) mostly pages of its own: at 100,000 notes, every other
-item had both processes copy most pages, 34 MiB more at the sync's peak.
+item had both processes copy most pages, about 25 MiB more at the first sync's peak.
 
 The helper is best effort, never load-bearing:
 
