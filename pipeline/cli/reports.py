@@ -1,6 +1,7 @@
 """A sync's and a status's reports → the text and JSON the CLI prints; pure.
 
-Kept apart from the query views so ``sync`` and ``status`` load no graph code.
+Kept apart from the query views: printing a report loads no graph code, so a ``status``
+answered from the last sync's record loads none at all.
 """
 
 from __future__ import annotations

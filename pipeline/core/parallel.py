@@ -5,9 +5,10 @@ vaultsync runs on have at least two cores.  Threads do not help (the work holds 
 process pool would have to pickle the graph and the templates; a ``fork`` shares them for free.
 So the parent forks one helper, which takes every other block of items while the parent does the
 rest, and sends its results back pickled through a pipe.  Blocks, not single items: the objects an
-item reads lie near each other in memory, in item order, so each process touches (and so copies,
-once the fork's pages are no longer shared) mostly pages of its own: at 100,000 notes, every other
-item had both processes copy most pages, about 25 MiB more at the first sync's peak.
+item reads lie near each other in memory, in item order, and a page that holds items of both
+processes is copied by both once either writes to it (a reference count is a write).  At 100,000
+notes the peak of a first sync's processes went from 1,038-1,043 MiB (every other item) to
+1,009-1,021 MiB (blocks of 256 or 2,048; 1,021 in ``make bench-large`` with blocks of 1,024).
 
 The helper is best effort, never load-bearing:
 
@@ -98,7 +99,7 @@ def helper_allowed(
 
 
 def split_map(work: Callable[[T], R], items: Sequence[T], *, min_items: int = MIN_ITEMS) -> list[R]:
-    """``[work(item) for item in items]``, with every other item done in a forked helper.
+    """``[work(item) for item in items]``, every other block of items done in a forked helper.
 
     The result, and the error raised if an item fails, are those of the plain loop.  Each
     item done, here or in the helper, is counted in ``core.progress``.
@@ -135,7 +136,7 @@ def _shared(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
     if mine is None:  # an item failed: the plain loop raises the first failure in item order
         return [work(item) for item in items]
     complete = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    theirs = received if complete and len(received) == len(_blocks(items, 1)) else []
+    theirs = received if complete and len(received) == len(items) - len(mine) else []
     return _in_order(work, items, mine, theirs)
 
 
@@ -146,7 +147,9 @@ def _in_order(
     size = _block_size(len(items))
     out: list[R] = []
     for start in range(0, len(items), size):
-        block, done = items[start : start + size], start // (2 * size) * size
+        block = items[start : start + size]
+        # only a list's last block is short: each earlier pair of blocks gave a share `size`
+        done = start // (2 * size) * size
         if start % (2 * size) == 0:
             out.extend(mine[done : done + len(block)])
             continue

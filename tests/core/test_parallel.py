@@ -43,13 +43,37 @@ def test_short_list_shared_in_smaller_blocks() -> None:
     assert os.getpid() not in set(pids[4:8])
 
 
-@settings(max_examples=25, deadline=None)
-@given(count=st.integers(min_value=2, max_value=3 * parallel.BLOCK + 7))
+@settings(max_examples=25)
+@given(count=st.integers(min_value=2, max_value=600))
 def test_any_length_in_order(count: int) -> None:
-    """Whatever the length (a last block short or missing), each result is at its item's place."""
+    """Through a real helper, whatever the length, each result is at its item's place."""
     assert parallel.split_map(lambda n: n * 3, range(count), min_items=2) == [
         n * 3 for n in range(count)
     ]
+
+
+_LENGTHS = [
+    *range(2, 300),
+    *(k * parallel.BLOCK + r for k in range(15, 20) for r in (0, 1, parallel.BLOCK - 1)),
+]
+
+
+@pytest.mark.parametrize("count", _LENGTHS)
+def test_blocks_put_back_in_order(count: int) -> None:
+    """The two shares hold each item once, and merged they give each result at its place."""
+    items = list(range(count))
+    mine, theirs = parallel._blocks(items, 0), parallel._blocks(items, 1)
+    assert sorted(mine + theirs) == items
+    merged = parallel._in_order(lambda n: -n, items, [-n for n in mine], [-n for n in theirs])
+    assert merged == [-n for n in items]
+
+
+@pytest.mark.parametrize("count", [2, 35, 17 * parallel.BLOCK + 5])
+def test_helper_share_lost_is_done_here(count: int) -> None:
+    """With none of the helper's results, the parent's own merge does its share."""
+    items = list(range(count))
+    mine = [-n for n in parallel._blocks(items, 0)]
+    assert parallel._in_order(lambda n: -n, items, mine, []) == [-n for n in items]
 
 
 def test_short_lists_stay_in_process() -> None:
@@ -63,11 +87,11 @@ def test_error_in_helper_is_raised_by_parent() -> None:
     """An item failing in the helper is redone by the parent, which raises its own error."""
 
     def work(n: int) -> int:
-        if n == 301:
+        if n == 330:  # blocks of 25: items 325-349 are the helper's
             raise TemplateError(f"template failed for note {n}")
         return n
 
-    with pytest.raises(TemplateError, match="note 301"):
+    with pytest.raises(TemplateError, match="note 330"):
         parallel.split_map(work, range(400), min_items=10)
 
 
@@ -123,11 +147,11 @@ def test_first_failure_in_item_order_is_raised() -> None:
     """When items of both shares fail, the error is the plain loop's: the first in order."""
 
     def work(n: int) -> int:
-        if n in (7, 10):
+        if n in (20, 40):  # blocks of 18: 20 is the helper's, 40 the parent's
             raise ValueError(f"item {n}")
         return n
 
-    with pytest.raises(ValueError, match="item 7"):
+    with pytest.raises(ValueError, match="item 20"):
         parallel.split_map(work, range(300), min_items=2)
 
 
