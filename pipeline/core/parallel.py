@@ -48,6 +48,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from vaultsync.core import progress
@@ -71,6 +72,15 @@ _PR_SET_PDEATHSIG = 1
 
 class _Failed:
     """Stands for an item the helper could not do."""
+
+
+@dataclass(slots=True)
+class _Inbox:
+    """The helper's results as they arrive (each counted in ``core.progress`` on arrival)."""
+
+    results: list[object] = field(default_factory=list)
+    damaged: bool = False
+    """A frame did not load: the results are not to be used, but they were counted."""
 
 
 _FAILED = _Failed()
@@ -129,15 +139,18 @@ def _shared(work: Callable[[T], R], items: Sequence[T]) -> list[R]:
     if pid == 0:  # pragma: no cover - runs in the helper, which leaves through os._exit
         _helper(work, _blocks(items, 1), read_end, write_end, parent)
     os.close(write_end)
-    received: list[object] = []
-    reader = threading.Thread(target=_receive, args=(read_end, received), daemon=True)
+    inbox = _Inbox()
+    reader = threading.Thread(target=_receive, args=(read_end, inbox), daemon=True)
     reader.start()  # read while working: the helper would block on a full pipe otherwise
     mine, status = _parent_share(work, items, pid, reader)
     if mine is None:  # an item failed: the plain loop raises the first failure in item order
         return [work(item) for item in items]
     complete = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    theirs = received if complete and len(received) == len(items) - len(mine) else []
-    return _in_order(work, items, mine, theirs)
+    expected = len(items) - len(mine)
+    usable = complete and not inbox.damaged and len(inbox.results) == expected
+    out = _in_order(work, items, mine, inbox.results if usable else [])
+    progress.advance(max(0, expected - len(inbox.results)))  # items done here, never counted
+    return out
 
 
 def _in_order(
@@ -244,7 +257,7 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _receive(fd: int, into: list[object]) -> None:
+def _receive(fd: int, inbox: _Inbox) -> None:
     """Read the helper's frames until it closes the pipe; stop at the first damaged one."""
     with os.fdopen(fd, "rb") as pipe:
         while len(head := pipe.read(_FRAME.size)) == _FRAME.size:
@@ -253,10 +266,10 @@ def _receive(fd: int, into: list[object]) -> None:
             try:
                 batch = pickle.loads(data)  # noqa: S301 - our own child wrote it, through a pipe
             except Exception:  # any damage: the parent does the helper's whole share
-                into.clear()
+                inbox.damaged = True
                 return
             if not isinstance(batch, list):
-                into.clear()
+                inbox.damaged = True
                 return
-            into.extend(batch)
+            inbox.results.extend(batch)
             progress.advance(len(batch))

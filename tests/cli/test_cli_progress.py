@@ -6,10 +6,12 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from vaultsync.core import parallel, progress
 
 BIN = Path(sys.executable).parent
@@ -50,6 +52,45 @@ def test_split_map_counts_the_helpers_items_too() -> None:
         progress.phase("render", 600)
         parallel.split_map(lambda n: n + 1, range(600), min_items=10)
     assert seen.done == {"render": 600} and seen.closed
+
+
+def test_items_redone_after_the_helper_died_are_counted_once() -> None:
+    """A helper killed after sending some results: every item still counted exactly once."""
+    parent = os.getpid()
+
+    def work(n: int) -> int:
+        if os.getpid() != parent and n > 500:  # past its first frames of 256 results
+            os.kill(os.getpid(), signal.SIGKILL)
+        return n + 1
+
+    seen = Recorder()
+    with progress.listening(seen):
+        progress.phase("render", 2000)
+        assert parallel.split_map(work, range(2000), min_items=10) == list(range(1, 2001))
+    assert seen.done == {"render": 2000}
+
+
+def test_items_redone_after_a_damaged_frame_are_counted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame that does not load: the helper's share is redone and counted once in all."""
+    real = parallel.pickle.loads
+    calls = []
+
+    def loads(data: bytes) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("damaged")
+        return real(data)
+
+    monkeypatch.setattr(parallel.pickle, "loads", loads)
+    seen = Recorder()
+    with progress.listening(seen):
+        progress.phase("render", 2000)
+        assert parallel.split_map(lambda n: n * 2, range(2000), min_items=10) == [
+            n * 2 for n in range(2000)
+        ]
+    assert seen.done == {"render": 2000}
 
 
 def test_nothing_is_told_without_a_listener() -> None:
