@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import pty
 import re
 import select
@@ -74,7 +75,7 @@ def test_items_redone_after_a_damaged_frame_are_counted_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A frame that does not load: the helper's share is redone and counted once in all."""
-    real = parallel.pickle.loads
+    real = pickle.loads
     calls = []
 
     def loads(data: bytes) -> object:
@@ -83,7 +84,7 @@ def test_items_redone_after_a_damaged_frame_are_counted_once(
             raise ValueError("damaged")
         return real(data)
 
-    monkeypatch.setattr(parallel.pickle, "loads", loads)
+    monkeypatch.setattr(pickle, "loads", loads)  # the parent reads the frames with it
     seen = Recorder()
     with progress.listening(seen):
         progress.phase("render", 2000)
