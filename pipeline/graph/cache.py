@@ -391,10 +391,10 @@ def save_masks(
         "texts": texts,
     }
     path = cache_dir(state) / MASKS_FILE
-    if not _replace(path, json.dumps(data).encode()):
-        return False
-    cachefile.hold(path, _MASKS_HEAD, (salt, texts))
-    return True
+    # a resident process (watch) writes it after its sync: the earlier file is a smaller cache
+    return cachefile.save(
+        path, _MASKS_HEAD, (salt, texts), lambda: _replace(path, json.dumps(data).encode())
+    )
 
 
 HISTORY_CHECK = "history-check-due"

@@ -71,7 +71,8 @@ OPS = st.one_of(
     st.tuples(st.just("profile"), st.integers(0, 1), st.sampled_from((NAME, "Bo Lund"))),
     st.tuples(st.just("touch"), st.integers(0, 50), st.just("")),
     st.tuples(st.just("same-size"), st.integers(0, 50), st.just("")),
-    st.tuples(st.just("forget"), st.just(0), st.just("")),
+    st.tuples(st.just("forget"), st.just(0), st.just("")),  # a new process: only files remain
+    st.tuples(st.just("flush"), st.just(0), st.just("")),  # what a resident one left is written
 )
 
 
@@ -169,6 +170,8 @@ def test_memo_read_equals_full_read(ops: list[tuple[str, int, str | None]], wind
             for op in ops:
                 if op[0] == "forget":
                     cachefile.forget()
+                if op[0] == "flush":
+                    cachefile.flush()
                 for state in (memo_state, full_state):
                     apply(state, op)
                 assert read(memo_state, memo=True) == read(full_state, memo=False)
@@ -190,6 +193,19 @@ def test_unchanged_records_are_the_same_objects(state: Path) -> None:
         second = _read(state, CAPS)[0]
     assert second.contexts[0] is first.contexts[0]
     assert second.sessions[0] is first.sessions[0]
+
+
+def test_a_resident_read_leaves_its_masks_for_the_flush(state: Path) -> None:
+    """In ``watch``, the masked texts are written at ``cachefile.flush`` (after the commit),
+    not on the way to it; until then the next read takes them from memory."""
+    masks = cachefile.cache_dir(state) / cache.MASKS_FILE
+    with cachefile.resident():
+        first = _read(state, CAPS)[0]
+        assert not masks.exists()
+        assert cache.load_masks(state)[1]  # held: what the read masked
+        cachefile.flush()
+        assert masks.exists()
+    assert _read(state, CAPS)[0] == first  # a new process, from the files
 
 
 def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
