@@ -120,21 +120,13 @@ def test_a_steady_no_op_loads_no_report_git_or_template_code(
 ) -> None:
     """The no-op answers from stat data: printing its (empty) outcome imports no report, git,
     graph or Jinja code, which cost it more than the stat proof itself."""
-    import subprocess
-    import sys
     import time
 
     where = ["--state", str(demo_state), "--vault", str(tmp_path / "vault")]
     assert run("sync", *where)[0] == 0
     time.sleep(2.1)  # past git's racy window, so the next no-op stats only
     assert run("sync", *where)[0] == 0
-    code = (
-        "import sys\nfrom vaultsync.cli.main import cli\n"
-        f"cli.main(['sync', *{where!r}], standalone_mode=False)\n"
-        "print(' '.join(sorted(sys.modules)))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(done.stdout.split())
+    loaded = _modules_loaded_by("sync", where)
     heavy = {"pygit2", "jinja2", "vaultsync.cli.views", "vaultsync.cli.reports",
              "vaultsync.vault.report", "vaultsync.graph.query",
              "vaultsync.core.redact"}  # fmt: skip
@@ -144,23 +136,29 @@ def test_a_steady_no_op_loads_no_report_git_or_template_code(
 def test_status_in_sync_loads_no_graph_or_template_code(demo_state: Path, tmp_path: Path) -> None:
     """``status`` answered from the last sync's record imports no graph, query, template or
     pickle code: its report views are apart from the query views."""
-    import subprocess
-    import sys
     import time
 
     where = ["--state", str(demo_state), "--vault", str(tmp_path / "vault")]
     assert run("sync", *where)[0] == 0
     time.sleep(2.1)  # past git's racy window, so status answers from the record
     assert run("status", *where)[0] == 0  # the first after a commit looks through history
-    code = (
-        "import sys\nfrom vaultsync.cli.main import cli\n"
-        f"cli.main(['status', *{where!r}], standalone_mode=False)\n"
-        "print(' '.join(sorted(sys.modules)))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(done.stdout.split())
+    loaded = _modules_loaded_by("status", where)
     heavy = {"pickle", "jinja2", "vaultsync.cli.views", "vaultsync.core.model",
              "vaultsync.graph.build", "vaultsync.graph.query",
              "vaultsync.render.specs"}  # fmt: skip
     assert "vaultsync.cli.reports" in loaded
     assert loaded & heavy == set()
+
+
+def _modules_loaded_by(command: str, where: list[str]) -> set[str]:
+    """The modules a fresh ``vaultsync COMMAND *where`` process has imported when it ends."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom vaultsync.cli.main import cli\n"
+        f"cli.main([{command!r}, *{where!r}], standalone_mode=False)\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
