@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from vaultsync.app.workspace import Workspace
@@ -12,6 +13,7 @@ from vaultsync.core.text import plural
 from vaultsync.vault.gitstate import refuse_while_busy
 
 if TYPE_CHECKING:
+    from vaultsync.vault.gitfacts import GitFacts
     from vaultsync.vault.history import Exposure, Purged
     from vaultsync.vault.vcs import Change, VaultRepo
 
@@ -31,36 +33,53 @@ EXPOSURE = "history-exposure.cache"
 """The last history check's answer, in the state's cache folder, keyed by what it read."""
 
 
-def exposed_commits(ws: Workspace, *, inputs: str = "") -> list[str]:
+def exposed_commits(ws: Workspace, *, inputs: str = "", facts: GitFacts | None = None) -> list[str]:
     """The commits of the vault's history that hold a secret or private value, newest first.
 
     The answer is kept with what it depends on — the commit at HEAD and the sync's inputs (the
     stores' stat data, the settings, the templates and vaultsync's own code) — so ``status``
     walks the history once per new commit or changed store, never on every run.  ``inputs``:
     ``vault.quick.sync_inputs`` of ``ws`` when the caller has them already (stat per store
-    file costs ~80 ms at 100,000 notes).
+    file costs ~80 ms at 100,000 notes); ``facts``: the commit at HEAD as kept there.
     """
+    if not ws.vault.is_dir():
+        return []
+    head = facts.head(partial(_head, ws)) if facts is not None else _head(ws)
+    key = _exposure_key(ws, head, inputs) if head else ""
+    if key and (known := _known_exposure(ws, key)) is not None:
+        return known
     repo = _repo(ws)
     if repo is None:
         return []
-    key = _exposure_key(ws, repo, inputs)
-    if key and (known := _known_exposure(ws, key)) is not None:
-        return known
     found = [e.commit for e in _scan(ws, repo)[0]]
     if key:
         _keep_exposure(ws, key, found)
     return found
 
 
-def _exposure_key(ws: Workspace, repo: VaultRepo, inputs: str) -> str:
-    """What the exposure check read, as one digest (empty: no commit yet)."""
+def git_facts(ws: Workspace) -> GitFacts:
+    """The kept answers about the vault's repository (``vault.gitfacts``)."""
+    from vaultsync.core import cachefile
+    from vaultsync.core.environment import read_environment
+    from vaultsync.vault.gitfacts import GitFacts
+
+    return GitFacts(ws.vault, cachefile.cache_dir(ws.state), read_environment().git)
+
+
+def _head(ws: Workspace) -> str:
+    """The commit at the vault's HEAD (empty: no repository, or no commit yet)."""
+    repo = _repo(ws)
+    try:
+        return str(repo.repo.head.target) if repo is not None else ""
+    except Exception:  # an unborn or broken HEAD: no commit to key by
+        return ""
+
+
+def _exposure_key(ws: Workspace, head: str, inputs: str) -> str:
+    """What the exposure check read, as one digest."""
     from vaultsync.core.digest import inputs_digest
     from vaultsync.vault.quick import sync_inputs
 
-    try:
-        head = str(repo.repo.head.target)
-    except Exception:
-        return ""
     # The sync's inputs cover all the check reads: every store file (those of extra source
     # folders and the at-rest keys' count through the settings' key), the settings, the code.
     inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)

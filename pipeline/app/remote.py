@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vaultsync.app.workspace import Workspace
 from vaultsync.core.errors import RemoteFailed
+
+if TYPE_CHECKING:
+    from vaultsync.vault.gitfacts import GitFacts
 
 PUSH_TRIES = 3
 """Pushes tried after a sync (each rejected one is followed by a pull and a sync)."""
@@ -108,17 +114,33 @@ def push(ws: Workspace, resync: Callable[[], object]) -> RemoteOutcome:
     return RemoteOutcome(upstream=up.name, problem=f"push to {up.name}: {said}")
 
 
-def remote_state(ws: Workspace) -> RemoteState | None:
-    """Ahead/behind of the upstream as of the last fetch; ``None`` when there is none."""
-    from vaultsync.vault import remote
+def remote_state(ws: Workspace, facts: GitFacts | None = None) -> RemoteState | None:
+    """Ahead/behind of the upstream as of the last fetch; ``None`` when there is none.
 
+    ``facts``: the upstream as kept there while git's files are unchanged (``status``).
+    """
     if not (ws.vault / ".git").exists():
         return None
-    up = remote.upstream(ws.vault, _remote_setting(ws))
-    found = remote.counts(ws.vault, up) if up is not None else None
-    if up is None or found is None:
+    setting = _remote_setting(ws)
+    ask = partial(_upstream, ws.vault, setting)
+    named = ask() if facts is None else facts.upstream(setting, ask)
+    if named is None:
+        return None
+    from vaultsync.vault import remote
+
+    up = remote.Upstream(remote=named[0], branch=named[1])
+    found = remote.counts(ws.vault, up)
+    if found is None:
         return None
     return RemoteState(upstream=up.name, ahead=found[0], behind=found[1])
+
+
+def _upstream(vault: Path, setting: str) -> list[str] | None:
+    """The upstream as ``[remote, branch]`` (``None``: none)."""
+    from vaultsync.vault import remote
+
+    up = remote.upstream(vault, setting)
+    return None if up is None else [up.remote, up.branch]
 
 
 def raise_problem(outcome: RemoteOutcome) -> None:

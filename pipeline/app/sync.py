@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.app import remote
-from vaultsync.app.remote import RemoteOutcome
+from vaultsync.app.remote import RemoteOutcome, RemoteState
 from vaultsync.app.workspace import Workspace
 from vaultsync.core import process
 from vaultsync.core.config import CONFIG
@@ -41,6 +41,8 @@ from vaultsync.vault.gitstate import operation_in_progress, refuse_while_busy
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
     from vaultsync.vault.decide import Asked
+    from vaultsync.vault.gitfacts import GitFacts
+    from vaultsync.vault.hooks import SkippedHooks
     from vaultsync.vault.manifest import LastSync, StatCache
     from vaultsync.vault.moves import Moves
     from vaultsync.vault.report import StatusReport, SyncReport
@@ -135,6 +137,10 @@ class StatusOutcome:
     """How the semantic index's background job last failed (empty: it did not)."""
     git_busy: str | None = None
     """A git operation unfinished in the vault (no command writes until it ends)."""
+    hooks: SkippedHooks | None = None
+    """The commit hooks of the vault's repository that vaultsync's commits do not run."""
+    remote: RemoteState | None = None
+    """Where the vault stands against its upstream (``None``: no upstream)."""
 
 
 def sync(
@@ -443,7 +449,8 @@ def _known_since_last_sync(ws: Workspace, inputs: str = "") -> tuple[StatCache, 
 
 def status(ws: Workspace) -> StatusOutcome:
     """What the vault keeps for the user (edited, deleted), conflicts, what a sync would change."""
-    from vaultsync.app.history import exposed_commits
+    from vaultsync.app.history import exposed_commits, git_facts
+    from vaultsync.app.remote import remote_state
     from vaultsync.vault.quick import sync_inputs
 
     warnings: tuple[str, ...]
@@ -456,15 +463,32 @@ def status(ws: Workspace) -> StatusOutcome:
         skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
     else:
         report, skipped, warnings = _planned_status(ws)
-    return StatusOutcome(
+    facts = git_facts(ws)
+    outcome = StatusOutcome(
         vault=ws.vault,
         report=report,
         skipped=skipped,
-        exposed=tuple(exposed_commits(ws, inputs=inputs)),
+        exposed=tuple(exposed_commits(ws, inputs=inputs, facts=facts)),
         warnings=warnings,
         embedding_failed=embedding_failure(ws.vault),
         git_busy=git_busy(ws.vault),
+        hooks=skipped_hooks(ws, facts),
+        remote=remote_state(ws, facts),
     )
+    facts.save()
+    return outcome
+
+
+def skipped_hooks(ws: Workspace, facts: GitFacts | None = None) -> SkippedHooks | None:
+    """The commit hooks vaultsync's commits skip (``facts``: the hooks folder as kept there)."""
+    from vaultsync.vault.hooks import hooks_folder, hooks_in
+
+    def ask() -> str | None:
+        found = hooks_folder(ws.vault)
+        return None if found is None else str(found)
+
+    folder = ask() if facts is None else facts.hooks_folder(ask)
+    return hooks_in(None if folder is None else Path(folder))
 
 
 def _planned_status(

@@ -232,7 +232,6 @@ def sync_command(state: str | None, vault: str | None, templates: Path | None) -
 def status(state: str | None, vault: str | None, templates: Path | None, as_json: bool) -> None:
     """What the vault keeps for you (edited, deleted), conflicts, and what a sync would change."""
     from vaultsync.app.history import exposure_text
-    from vaultsync.app.remote import remote_state
     from vaultsync.app.sync import status as vault_status
     from vaultsync.cli.reports import status_json, status_text
     from vaultsync.vault.hooks import hooks_json, hooks_text
@@ -241,14 +240,13 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
     with on_terminal():
         outcome = vault_status(ws)
     say_warnings(outcome.warnings)
-    target, skipped = outcome.vault, outcome.skipped
-    against = remote_state(ws)
+    target, skipped, against = outcome.vault, outcome.skipped, outcome.remote
     emit(
         as_json,
         lambda: {
             **status_json(outcome.report, target),
             "skipped": skipped_data(skipped),
-            **hooks_json(target),
+            **hooks_json(outcome.hooks),
             "history_exposed": list(outcome.exposed),
             "remote": remote_state_json(against),
             "git_in_progress": outcome.git_busy,
@@ -259,7 +257,7 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
                 (
                     status_text(outcome.report, target),
                     skipped_text(skipped),
-                    hooks_text(target),
+                    hooks_text(outcome.hooks),
                     exposure_text(outcome.exposed),
                     remote_state_text(against),
                     _embedding_text(outcome.embedding_failed),

@@ -1,8 +1,9 @@
 """The environment: the one module of vaultsync that reads it.
 
 Every ``VAULTSYNC_*`` and ``CHATCLI_*`` variable vaultsync honours, and the few others it must
-know (``XDG_CACHE_HOME``, ``GIT_OBJECT_DIRECTORY``), are read here by :func:`read_environment`
-into one frozen :class:`Environment`; the rest of the code takes values from it.  The saved
+know (``XDG_CACHE_HOME``, ``GIT_OBJECT_DIRECTORY``, git's own with ``HOME`` and
+``XDG_CONFIG_HOME``), are read here by :func:`read_environment` into one frozen
+:class:`Environment`; the rest of the code takes values from it.  The saved
 settings' own variables (``VAULTSYNC_CAP_*``, ``VAULTSYNC_TIMEZONE``…, one per option of
 :data:`vaultsync.core.config.OPTIONS`) are read by name through :meth:`Environment.get`, so an
 option added there needs nothing here.  Precedence everywhere: a flag, then a variable, then
@@ -52,6 +53,9 @@ class Environment:
     """``VAULTSYNC_API_TOKEN``: the HTTP API's token (else the vault's own)."""
     git_object_directory: str = ""
     """``GIT_OBJECT_DIRECTORY``: git's object store moved elsewhere (pack writes then differ)."""
+    git: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    """Every ``GIT_*`` variable, ``HOME`` and ``XDG_CONFIG_HOME``: where git and libgit2 find
+    the repository and their config files (``vault.gitfacts`` keys its answers by them)."""
     variables: Mapping[str, str] = field(
         default_factory=lambda: MappingProxyType({}), repr=False
     )  # never shown: ChatCLI's encryption key is among them
@@ -114,7 +118,12 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
         name: value for name, value in env.items() if name.startswith(("VAULTSYNC_", "CHATCLI_"))
     }
     values = {attr: env.get(name, "") for attr, name in _NAMES.items()}
-    return Environment(**values, variables=MappingProxyType(own))
+    git = {
+        name: value
+        for name, value in env.items()
+        if name.startswith("GIT_") or name in ("HOME", "XDG_CONFIG_HOME")
+    }
+    return Environment(**values, git=MappingProxyType(git), variables=MappingProxyType(own))
 
 
 def child_environment(**overrides: str) -> dict[str, str]:

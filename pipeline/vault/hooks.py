@@ -19,12 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultsync.vault.vcs import VaultRepo
-
 if TYPE_CHECKING:
     import pygit2
 
-__all__ = ["COMMIT_HOOKS", "SkippedHooks", "hooks_json", "hooks_text", "skipped_hooks"]
+__all__ = [
+    "COMMIT_HOOKS",
+    "SkippedHooks",
+    "hooks_folder",
+    "hooks_in",
+    "hooks_json",
+    "hooks_text",
+    "skipped_hooks",
+]
 
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
 """The hooks ``git commit`` runs, in the order it runs them."""
@@ -57,10 +63,21 @@ def _hooks_folder(repo: pygit2.Repository) -> Path:
 
 def skipped_hooks(vault: Path) -> SkippedHooks | None:
     """The commit hooks vaultsync's commits skip in ``vault``'s repository; ``None`` if none."""
+    return hooks_in(hooks_folder(vault))
+
+
+def hooks_folder(vault: Path) -> Path | None:
+    """The folder ``git commit`` takes hooks from in ``vault``'s repository (``None``: none)."""
+    from vaultsync.vault.vcs import VaultRepo  # noqa: PLC0415 - libgit2 costs status ~40 ms
+
     found = VaultRepo.open(vault, create=False) if vault.is_dir() else None
-    if found is None:
+    return None if found is None else _hooks_folder(found.repo)
+
+
+def hooks_in(folder: Path | None) -> SkippedHooks | None:
+    """The commit hooks in ``folder``; ``None`` when there are none (or no folder)."""
+    if folder is None:
         return None
-    folder = _hooks_folder(found.repo)
     names = tuple(
         name
         for name in COMMIT_HOOKS
@@ -69,9 +86,8 @@ def skipped_hooks(vault: Path) -> SkippedHooks | None:
     return SkippedHooks(folder=folder, names=names) if names else None
 
 
-def hooks_text(vault: Path) -> str:
+def hooks_text(hooks: SkippedHooks | None) -> str:
     """The ``status`` line about skipped hooks (empty when there are none)."""
-    hooks = skipped_hooks(vault)
     if hooks is None:
         return ""
     return (
@@ -80,8 +96,7 @@ def hooks_text(vault: Path) -> str:
     )
 
 
-def hooks_json(vault: Path) -> dict[str, Any]:
+def hooks_json(hooks: SkippedHooks | None) -> dict[str, Any]:
     """``status --json``'s ``hooks_not_run``: the hook names and their folder, or ``None``."""
-    hooks = skipped_hooks(vault)
     data = None if hooks is None else {"names": list(hooks.names), "folder": str(hooks.folder)}
     return {"hooks_not_run": data}

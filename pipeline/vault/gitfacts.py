@@ -1,0 +1,186 @@
+"""What ``status`` asks the vault's git repository, kept while the files git reads are the same.
+
+``status`` needs three answers from git besides the notes: the commit at ``HEAD`` (the key of
+the history check), the folder ``git commit`` takes its hooks from, and the current branch's
+upstream.  Asking costs libgit2's import (~40 ms) and two git processes (~10 ms), a fifth of a
+``status`` at 100,000 notes.  Yet each answer is a function of a few small files and of the
+environment git reads, so it is kept (``<cache>/git-facts``) with a digest of their bytes and
+given again while that digest is the same:
+
+- the hooks folder and the upstream: ``HEAD`` (it names the branch) and every config file
+  git or libgit2 reads (the repository's, the user's, the system's);
+- the commit at ``HEAD``: those, the loose ref ``HEAD`` names and ``packed-refs``.
+
+The digest is of bytes, not stat data, so no racy window applies, and it is taken again after
+the answer is computed: an answer whose files changed meanwhile is not kept.  Only a vault at
+the top of its own repository (a ``.git`` folder, refs as files, no linked worktree, no config
+file including another) is answered this way; any other layout asks git every time.  The
+first ``status`` after a commit asks again (and walks the new history anyway).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from vaultsync.core import cachefile
+
+FACTS = "git-facts"
+"""The cache file's name, in the state's cache folder."""
+VERSION = 1
+
+Answer = str | list[str] | None
+"""An answer as JSON keeps it."""
+
+_CONFIG_FILES = (
+    "/etc/gitconfig",
+    "/usr/local/etc/gitconfig",
+    "/opt/homebrew/etc/gitconfig",
+    "{XDG_CONFIG_HOME}/git/config",
+    "{HOME}/.config/git/config",
+    "{HOME}/.gitconfig",
+    "{GIT_CONFIG_GLOBAL}",
+    "{GIT_CONFIG_SYSTEM}",
+)
+"""The config files outside the repository that git and libgit2 may read (system, XDG,
+global; a variable not set drops its line)."""
+
+
+class _Unkeyable(Exception):
+    """The layout is not one whose answers can be kept."""
+
+
+class GitFacts:
+    """The kept answers for one vault, read once; :meth:`save` keeps the new ones."""
+
+    def __init__(self, vault: Path, cache: Path, environ: Mapping[str, str]) -> None:
+        """Answers for ``vault``, kept in the folder ``cache``, under git's ``environ``."""
+        self._vault = Path(os.path.realpath(vault))
+        self._path = cache / FACTS
+        self._environ = dict(sorted(environ.items()))
+        self._answers = _load(self._path, self._head_line())
+        self._new = False
+
+    def hooks_folder(self, compute: Callable[[], str | None]) -> str | None:
+        """Where ``git commit`` takes hooks from (``None``: no repository)."""
+        return _text_or_none(self._answer("hooks", refs=False, compute=compute))
+
+    def upstream(self, remote: str, compute: Callable[[], list[str] | None]) -> list[str] | None:
+        """The current branch's upstream under the ``git.remote`` setting ``remote``."""
+        found = self._answer(f"upstream\0{remote}", refs=False, compute=compute)
+        if isinstance(found, list) and len(found) == 2 and all(isinstance(x, str) for x in found):
+            return found
+        return None
+
+    def head(self, compute: Callable[[], str]) -> str:
+        """The commit at ``HEAD`` (empty: none yet, or no repository)."""
+        return _text_or_none(self._answer("head", refs=True, compute=compute)) or ""
+
+    def save(self) -> None:
+        """Keep what was answered anew; a cache that cannot be written only costs time."""
+        if self._new:
+            payload = json.dumps(self._answers, sort_keys=True).encode("utf-8")
+            cachefile.write(self._path, self._head_line(), payload, durable=False)
+            self._new = False
+
+    def _answer(self, name: str, *, refs: bool, compute: Callable[[], Answer]) -> Answer:
+        key = self._key(refs=refs)
+        kept = self._answers.get(name)
+        if key is not None and kept is not None and kept[0] == key:
+            return kept[1]
+        value = compute()
+        if key is not None and self._key(refs=refs) == key:  # unchanged while it was asked
+            self._answers[name] = [key, value]
+            self._new = True
+        return value
+
+    def _head_line(self) -> bytes:
+        return cachefile.envelope(FACTS, VERSION, str(self._vault))
+
+    def _key(self, *, refs: bool) -> str | None:
+        """The digest of what the answers read (``None``: a layout not kept)."""
+        try:
+            parts = _read_parts(self._vault, self._environ, refs=refs)
+        except _Unkeyable:
+            return None
+        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_parts(vault: Path, environ: Mapping[str, str], *, refs: bool) -> list[object]:
+    git_dir = vault / ".git"
+    try:
+        if git_dir.is_symlink() or not git_dir.is_dir():
+            raise _Unkeyable
+        if (git_dir / "commondir").exists() or (git_dir / "reftable").exists():
+            raise _Unkeyable  # a linked worktree, or refs not kept as files
+    except OSError:
+        raise _Unkeyable from None
+    parts: list[object] = [str(vault), sorted(environ.items()), _bytes(git_dir / "HEAD")]
+    for path in _config_files(git_dir, environ):
+        data = _bytes(path)
+        if data is not None and b"include" in data.lower():
+            raise _Unkeyable  # an included file could change the answers unseen
+        parts += [str(path), data]
+    if refs:
+        parts += [_ref_bytes(git_dir), _bytes(git_dir / "packed-refs")]
+    return parts
+
+
+def _config_files(git_dir: Path, environ: Mapping[str, str]) -> list[Path]:
+    found = [git_dir / "config", git_dir / "config.worktree"]
+    for pattern in _CONFIG_FILES:
+        try:
+            path = pattern.format_map(environ)
+        except KeyError:
+            continue
+        if path and Path(path) not in found:
+            found.append(Path(path))
+    return found
+
+
+def _ref_bytes(git_dir: Path) -> bytes | None:
+    """The bytes of the loose ref ``HEAD`` names (``HEAD``'s own when it is detached)."""
+    head = _bytes(git_dir / "HEAD")
+    if head is None:
+        raise _Unkeyable
+    if not head.startswith(b"ref:"):
+        return head
+    ref = head[4:].strip().decode("utf-8", "surrogateescape")
+    if not ref.startswith("refs/") or ".." in ref or "\\" in ref:
+        raise _Unkeyable
+    loose = _bytes(git_dir.joinpath(*ref.split("/")))
+    if loose is not None and loose.startswith(b"ref:"):
+        raise _Unkeyable  # a symbolic ref past HEAD
+    return loose
+
+
+def _bytes(path: Path) -> bytes | None:
+    """A file's bytes; ``None`` when there is none."""
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:
+        raise _Unkeyable from None
+
+
+def _load(path: Path, head: bytes) -> dict[str, list[Answer]]:
+    payload = cachefile.read(path, head)
+    try:
+        found = json.loads(payload) if payload is not None else {}
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {
+        name: kept
+        for name, kept in found.items()
+        if isinstance(kept, list) and len(kept) == 2 and isinstance(kept[0], str)
+    }
+
+
+def _text_or_none(value: Answer) -> str | None:
+    return value if isinstance(value, str) else None
