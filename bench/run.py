@@ -512,7 +512,8 @@ WHY = {
 WHY["one_document_sync_s"] = WHY["one_fact_sync_s"]
 WHY["check_s"] = WHY["status_s"] = (
     "in sync, the answer is the last sync's record behind the no-op's stat proof: the steady "
-    "no-op's costs plus importing the report and git code"
+    "no-op's costs plus importing the report code (git's answers are kept while its files "
+    "are unchanged)"
 )
 
 

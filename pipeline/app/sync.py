@@ -511,7 +511,7 @@ def git_busy(vault: Path) -> str | None:
 
 def embedding_failure(vault: Path) -> str:
     """How the semantic index's background job last failed, in a few words; empty if it did not."""
-    from vaultsync.search.database import index_path
+    from vaultsync.search.paths import index_path
 
     found = index_path(vault)
     if not found.exists():

@@ -25,7 +25,7 @@ from vaultsync.core import sqlitefile
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import LockTimeout, file_lock
 from vaultsync.core.sqlitefile import is_corruption, remove_database
-from vaultsync.vault.manifest import CONTROL_DIR
+from vaultsync.search.paths import DB_NAME, index_path
 
 __all__ = [
     "BUSY_TIMEOUT",
@@ -41,7 +41,6 @@ __all__ = [
     "remove_database",
 ]
 
-DB_NAME = "search.db"
 SCHEMA_VERSION = "6"
 BUSY_TIMEOUT = 60.0
 
@@ -80,11 +79,6 @@ CREATE TABLE pieces(
 
 class ForeignIndex(Exception):
     """The database is usable but not ours to update (another schema): start over."""
-
-
-def index_path(vault: Path) -> Path:
-    """Where the index of ``vault`` lives."""
-    return vault / CONTROL_DIR / DB_NAME
 
 
 @contextlib.contextmanager

@@ -147,7 +147,7 @@ def main(argv: list[str]) -> int:
     """Embed the pending notes of the vault ``argv[0]``; the exit status, recorded if not 0."""
     if len(argv) != 1:
         return 2
-    from vaultsync.search.database import index_path  # noqa: PLC0415
+    from vaultsync.search.paths import index_path  # noqa: PLC0415
 
     db = index_path(Path(argv[0]))
     code, error = _run(Path(argv[0]))

@@ -44,7 +44,8 @@ from vaultsync.vault.manifest import (
     load_journal,
     load_manifest,
 )
-from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers, merge_note
+from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
+from vaultsync.vault.merge import merge_note
 from vaultsync.vault.moves import NO_MOVES, LinkTargets, Moves, follow, same_but_links
 from vaultsync.vault.plan import (
     ABSENT,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import LastSync, StatCache
-from vaultsync.vault.merge import MARKERS_REASON, has_conflict_markers
+from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.quick import read_regular
 from vaultsync.vault.report import Conflict, EditOrigin, StatusReport
 

@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vaultsync.core.notes import load_yaml, split_front_matter
+
 LineMerge = Callable[[bytes, bytes, bytes], tuple[bytes, bool]]
 """``(base, ours, theirs) → (merged, clean)``; not clean: ``merged`` holds conflict markers."""
 
@@ -53,16 +55,6 @@ class _Note:
     closing: str
     """The closing line and its line break."""
     body: str
-
-
-_MARKER = re.compile(rb"^(?:<{7}|>{7})(?: |\r?$)", re.MULTILINE)
-MARKERS_REASON = "it holds git conflict markers: settle them (`vaultsync resolve PATH`)"
-"""Why a note with conflict markers is a conflict, never an edit to merge into."""
-
-
-def has_conflict_markers(data: bytes) -> bool:
-    """Whether ``data`` holds a line git's conflict markers begin (``<<<<<<<``, ``>>>>>>>``)."""
-    return _MARKER.search(data) is not None
 
 
 def merge_note(base: bytes, ours: bytes, theirs: bytes, *, merge_lines: LineMerge) -> Merged:
@@ -93,9 +85,6 @@ def _whole(base: bytes, ours: bytes, theirs: bytes, merge_lines: LineMerge) -> M
 
 def _parse(data: bytes) -> _Note | None:
     """The note split into front-matter key blocks and body; None: merge it as a whole."""
-    # imported here: `status` needs only the markers test, and the note reader costs ~10 ms
-    from vaultsync.core.notes import split_front_matter  # noqa: PLC0415
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -172,8 +161,6 @@ def _items(key: str, lines: str) -> list[tuple[object, str]] | None:
     head, *rest = lines.splitlines(keepends=True)
     if head.strip() != f"{key}:" or not all(_ITEM_LINE.match(line) for line in rest):
         return None
-    from vaultsync.core.notes import load_yaml  # noqa: PLC0415 - as in _parse
-
     values, problem = load_yaml(lines)
     if problem is not None or not isinstance(values, dict):
         return None

@@ -135,8 +135,8 @@ def test_a_steady_no_op_loads_no_report_git_or_template_code(
 
 def test_status_in_sync_loads_no_graph_or_template_code(demo_state: Path, tmp_path: Path) -> None:
     """``status`` answered from the last sync's record imports no graph, query, template,
-    pickle, note-reading or git code: its report views are apart from the query views, and
-    git's answers are kept while its files are unchanged."""
+    pickle, note-reading, merge, SQLite or git code: its report views are apart from the query
+    views, and git's answers are kept while its files are unchanged."""
     import time
 
     where = ["--state", str(demo_state), "--vault", str(tmp_path / "vault")]
@@ -147,7 +147,7 @@ def test_status_in_sync_loads_no_graph_or_template_code(demo_state: Path, tmp_pa
     heavy = {"pickle", "jinja2", "vaultsync.cli.views", "vaultsync.core.model",
              "vaultsync.graph.build", "vaultsync.graph.query",
              "vaultsync.render.specs", "vaultsync.core.notes", "pygit2",
-             "subprocess"}  # fmt: skip
+             "subprocess", "sqlite3", "vaultsync.vault.merge"}  # fmt: skip
     assert "vaultsync.cli.reports" in loaded
     assert loaded & heavy == set()
 
