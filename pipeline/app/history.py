@@ -57,15 +57,6 @@ def exposed_commits(ws: Workspace, *, inputs: str = "", facts: GitFacts | None =
     return found
 
 
-def git_facts(ws: Workspace) -> GitFacts:
-    """The kept answers about the vault's repository (``vault.gitfacts``)."""
-    from vaultsync.core import cachefile
-    from vaultsync.core.environment import read_environment
-    from vaultsync.vault.gitfacts import GitFacts
-
-    return GitFacts(ws.vault, cachefile.cache_dir(ws.state), read_environment().git)
-
-
 def _head(ws: Workspace) -> str:
     """The commit at the vault's HEAD (empty: no repository, or no commit yet)."""
     repo = _repo(ws)

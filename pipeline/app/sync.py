@@ -449,7 +449,7 @@ def _known_since_last_sync(ws: Workspace, inputs: str = "") -> tuple[StatCache, 
 
 def status(ws: Workspace) -> StatusOutcome:
     """What the vault keeps for the user (edited, deleted), conflicts, what a sync would change."""
-    from vaultsync.app.history import exposed_commits, git_facts
+    from vaultsync.app.history import exposed_commits
     from vaultsync.app.remote import remote_state
     from vaultsync.vault.quick import sync_inputs
 
@@ -463,7 +463,7 @@ def status(ws: Workspace) -> StatusOutcome:
         skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
     else:
         report, skipped, warnings = _planned_status(ws)
-    facts = git_facts(ws)
+    facts = _git_facts(ws)
     outcome = StatusOutcome(
         vault=ws.vault,
         report=report,
@@ -472,22 +472,31 @@ def status(ws: Workspace) -> StatusOutcome:
         warnings=warnings,
         embedding_failed=embedding_failure(ws.vault),
         git_busy=git_busy(ws.vault),
-        hooks=skipped_hooks(ws, facts),
+        hooks=_skipped_hooks(ws, facts),
         remote=remote_state(ws, facts),
     )
     facts.save()
     return outcome
 
 
-def skipped_hooks(ws: Workspace, facts: GitFacts | None = None) -> SkippedHooks | None:
-    """The commit hooks vaultsync's commits skip (``facts``: the hooks folder as kept there)."""
+def _git_facts(ws: Workspace) -> GitFacts:
+    """The kept answers about the vault's repository (``vault.gitfacts``)."""
+    from vaultsync.core import cachefile
+    from vaultsync.core.environment import read_environment
+    from vaultsync.vault.gitfacts import GitFacts
+
+    return GitFacts(ws.vault, cachefile.cache_dir(ws.state), read_environment().git)
+
+
+def _skipped_hooks(ws: Workspace, facts: GitFacts) -> SkippedHooks | None:
+    """The commit hooks vaultsync's commits skip, the hooks folder as ``facts`` keep it."""
     from vaultsync.vault.hooks import hooks_folder, hooks_in
 
     def ask() -> str | None:
         found = hooks_folder(ws.vault)
         return None if found is None else str(found)
 
-    folder = ask() if facts is None else facts.hooks_folder(ask)
+    folder = facts.hooks_folder(ask)
     return hooks_in(None if folder is None else Path(folder))
 
 

@@ -12,9 +12,12 @@ given again while that digest is the same:
 - the commit at ``HEAD``: those, the loose ref ``HEAD`` names and ``packed-refs``.
 
 The digest is of bytes, not stat data, so no racy window applies, and it is taken again after
-the answer is computed: an answer whose files changed meanwhile is not kept.  Only a vault at
-the top of its own repository (a ``.git`` folder, refs as files, no linked worktree, no config
-file including another) is answered this way; any other layout asks git every time.  The
+the answer is computed: an answer whose files changed meanwhile is not kept.  The user asking
+and the owner of ``.git`` are in the key (git refuses a repository another user owns).  Only a
+vault at the top of its own repository (a ``.git`` folder with ``objects`` and ``refs``, refs
+as files, no linked worktree, neither bare nor with its work tree moved, no config file
+including another, no variable pointing git at other files) is answered this way; any other
+layout asks git every time.  The
 first ``status`` after a commit asks again (and walks the new history anyway).
 """
 
@@ -23,6 +26,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -47,6 +52,26 @@ _CONFIG_FILES = (
 )
 """The config files outside the repository that git and libgit2 may read (system, XDG,
 global; a variable not set drops its line)."""
+
+
+_REDIRECTING = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_COMMON_DIR",
+        "GIT_WORK_TREE",
+        "GIT_CONFIG",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_NAMESPACE",
+    }
+)
+"""Variables that point git at other files than the ones digested: nothing is kept then."""
+
+_MOVED = re.compile(
+    rb"^[ \t]*(?:worktree[ \t]*=|bare[ \t]*(?:=[ \t]*(?:true|yes|on|1)[ \t]*)?\r?$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A config line moving the work tree away from the vault, or making the repository bare."""
 
 
 class _Unkeyable(Exception):
@@ -110,23 +135,39 @@ class GitFacts:
 
 
 def _read_parts(vault: Path, environ: Mapping[str, str], *, refs: bool) -> list[object]:
+    if _REDIRECTING & environ.keys() or "HOME" not in environ:
+        raise _Unkeyable  # files other than these would answer (or libgit2's own HOME)
     git_dir = vault / ".git"
-    try:
-        if git_dir.is_symlink() or not git_dir.is_dir():
+    owner = _owner(git_dir)
+    head = _bytes(git_dir / "HEAD")
+    if head is None:
+        raise _Unkeyable
+    # who asks counts too: git and libgit2 refuse a repository another user owns
+    parts: list[object] = [str(vault), os.geteuid(), owner, sorted(environ.items()), head]
+    for path in _config_files(git_dir, environ):
+        data = _bytes(path)
+        # an included file could change the answers unseen (a URL with the word costs time)
+        if data is not None and (b"include" in data.lower() or _MOVED.search(data)):
             raise _Unkeyable
+        parts += [str(path), data]
+    if refs:
+        parts += [_ref_bytes(git_dir, head), _bytes(git_dir / "packed-refs")]
+    return parts
+
+
+def _owner(git_dir: Path) -> int:
+    """The owner of the vault's ``.git`` folder, when its answers can be kept."""
+    try:
+        found = git_dir.lstat()
+        if not stat.S_ISDIR(found.st_mode):
+            raise _Unkeyable  # a symlink, or a file naming a git folder elsewhere
+        if not (git_dir / "objects").is_dir() or not (git_dir / "refs").is_dir():
+            raise _Unkeyable  # not a repository: discovery would go on to a parent folder
         if (git_dir / "commondir").exists() or (git_dir / "reftable").exists():
             raise _Unkeyable  # a linked worktree, or refs not kept as files
     except OSError:
         raise _Unkeyable from None
-    parts: list[object] = [str(vault), sorted(environ.items()), _bytes(git_dir / "HEAD")]
-    for path in _config_files(git_dir, environ):
-        data = _bytes(path)
-        if data is not None and b"include" in data.lower():
-            raise _Unkeyable  # an included file could change the answers unseen
-        parts += [str(path), data]
-    if refs:
-        parts += [_ref_bytes(git_dir), _bytes(git_dir / "packed-refs")]
-    return parts
+    return found.st_uid
 
 
 def _config_files(git_dir: Path, environ: Mapping[str, str]) -> list[Path]:
@@ -141,11 +182,8 @@ def _config_files(git_dir: Path, environ: Mapping[str, str]) -> list[Path]:
     return found
 
 
-def _ref_bytes(git_dir: Path) -> bytes | None:
-    """The bytes of the loose ref ``HEAD`` names (``HEAD``'s own when it is detached)."""
-    head = _bytes(git_dir / "HEAD")
-    if head is None:
-        raise _Unkeyable
+def _ref_bytes(git_dir: Path, head: bytes) -> bytes | None:
+    """The bytes of the loose ref ``head`` names (``head`` itself when it is detached)."""
     if not head.startswith(b"ref:"):
         return head
     ref = head[4:].strip().decode("utf-8", "surrogateescape")

@@ -128,9 +128,11 @@ def upstream(vault: Path, remote: str = "") -> Upstream | None:
     ``None``: a detached HEAD, or no upstream set and no remote named.
     """
     try:
-        branch = _git(vault, "symbolic-ref", "--quiet", "--short", "HEAD").strip()
+        # the full ref: `--short` says `heads/main` once a tag or remote is named `main`
+        ref = _git(vault, "symbolic-ref", "--quiet", "HEAD").strip()
     except GitFailed:
         return None
+    branch = ref.removeprefix("refs/heads/")
     if remote:
         return Upstream(remote=remote, branch=branch)
     try:

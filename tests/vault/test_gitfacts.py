@@ -181,9 +181,51 @@ def test_a_damaged_cache_is_asked_again(vault: Path, tmp_path: Path) -> None:
     assert calls == [1]
 
 
+def test_variables_pointing_git_elsewhere_keep_nothing(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``GIT_CONFIG`` (or ``GIT_DIR``…) set, other files answer: git is asked every time."""
+    monkeypatch.setenv("GIT_CONFIG", str(tmp_path / "other.conf"))
+    calls: list[int] = []
+    for _ in range(2):
+        kept = facts(vault, tmp_path)
+        kept.hooks_folder(counted(lambda: real_hooks(vault), calls))
+        kept.save()
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("line", ["bare = true", "bare", "worktree = ../elsewhere"])
+def test_a_bare_or_moved_repository_keeps_nothing(vault: Path, tmp_path: Path, line: str) -> None:
+    """A config making the repository bare or moving its work tree: git is asked every time."""
+    config = vault / ".git" / "config"
+    config.write_text(config.read_text() + f"[core]\n\t{line}\n")
+    calls: list[int] = []
+    for _ in range(2):
+        kept = facts(vault, tmp_path)
+        kept.head(counted(lambda: real_head(vault), calls))
+        kept.save()
+    assert len(calls) == 2
+
+
+def test_a_git_folder_that_is_no_repository_keeps_nothing(vault: Path, tmp_path: Path) -> None:
+    """A ``.git`` without ``objects``: libgit2 looks further up, so nothing is kept."""
+    import shutil
+
+    shutil.rmtree(vault / ".git" / "objects")
+    calls: list[int] = []
+    for _ in range(2):
+        kept = facts(vault, tmp_path)
+        kept.upstream("", counted(lambda: None, calls))
+        kept.save()
+    assert len(calls) == 2
+
+
 _OPERATIONS = st.lists(
     st.sampled_from(
-        ["commit", "branch", "detach", "back", "pack", "hooks", "unhooks", "upstream", "clear"]
+        [
+            *("commit", "branch", "detach", "back", "pack", "hooks", "unhooks"),
+            *("upstream", "tag", "clear"),
+        ]
     ),
     min_size=1,
     max_size=6,
@@ -205,6 +247,8 @@ def _operate(vault: Path, operation: str, step: int) -> None:
         git(vault, "config", "core.hooksPath", f"hooks{step}")
     elif operation == "unhooks":
         subprocess.run(["git", "config", "--unset-all", "core.hooksPath"], cwd=vault, check=False)
+    elif operation == "tag":  # `main` made ambiguous: a short branch name would be `heads/main`
+        git(vault, "tag", "-f", "main")
     elif operation == "upstream":
         git(vault, "config", "branch.main.remote", "origin")
         git(vault, "config", "branch.main.merge", f"refs/heads/m{step}")
