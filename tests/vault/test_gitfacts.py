@@ -75,6 +75,25 @@ def counted(compute: Callable[[], T], calls: list[int]) -> Callable[[], T]:
     return ask
 
 
+def asked_in_two_runs(
+    vault: Path,
+    cache: Path,
+    answer: Callable[[GitFacts, Callable[[], T]], object],
+    ask: Callable[[], T],
+) -> int:
+    """How often git is asked for one answer over two ``status`` runs (1: kept by the first)."""
+    calls: list[int] = []
+    for _ in range(2):
+        kept = facts(vault, cache)
+        answer(kept, counted(ask, calls))
+        kept.save()
+    return len(calls)
+
+
+def _any_upstream(kept: GitFacts, ask: Callable[[], list[str] | None]) -> object:
+    return kept.upstream("", ask)
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     """A vault at the top of its own repository, with one commit."""
@@ -130,12 +149,7 @@ def test_a_user_config_change_asks_git_again(vault: Path, tmp_path: Path) -> Non
 def test_a_config_that_includes_another_is_never_kept(vault: Path, tmp_path: Path) -> None:
     """An included file could change an answer unseen: git is asked every time."""
     git(vault, "config", "include.path", str(tmp_path / "more.conf"))
-    calls: list[int] = []
-    for _ in range(2):
-        kept = facts(vault, tmp_path)
-        kept.hooks_folder(counted(lambda: real_hooks(vault), calls))
-        kept.save()
-    assert len(calls) == 2
+    assert asked_in_two_runs(vault, tmp_path, GitFacts.hooks_folder, lambda: real_hooks(vault)) == 2
 
 
 def test_a_vault_inside_a_larger_repository_is_asked_every_time(tmp_path: Path) -> None:
@@ -145,14 +159,8 @@ def test_a_vault_inside_a_larger_repository_is_asked_every_time(tmp_path: Path) 
     git(work, "init", "-q")
     inner = work / "notes"
     inner.mkdir()
-    calls: list[int] = []
-    for _ in range(2):
-        kept = facts(inner, tmp_path)
-        assert kept.hooks_folder(counted(lambda: real_hooks(inner), calls)) == str(
-            work.resolve() / ".git" / "hooks"
-        )
-        kept.save()
-    assert len(calls) == 2
+    assert real_hooks(inner) == str(work.resolve() / ".git" / "hooks")
+    assert asked_in_two_runs(inner, tmp_path, GitFacts.hooks_folder, lambda: real_hooks(inner)) == 2
 
 
 def test_an_answer_whose_files_changed_while_asked_is_not_kept(vault: Path, tmp_path: Path) -> None:
@@ -186,12 +194,7 @@ def test_variables_pointing_git_elsewhere_keep_nothing(
 ) -> None:
     """With ``GIT_CONFIG`` (or ``GIT_DIR``…) set, other files answer: git is asked every time."""
     monkeypatch.setenv("GIT_CONFIG", str(tmp_path / "other.conf"))
-    calls: list[int] = []
-    for _ in range(2):
-        kept = facts(vault, tmp_path)
-        kept.hooks_folder(counted(lambda: real_hooks(vault), calls))
-        kept.save()
-    assert len(calls) == 2
+    assert asked_in_two_runs(vault, tmp_path, GitFacts.hooks_folder, lambda: real_hooks(vault)) == 2
 
 
 @pytest.mark.parametrize("line", ["bare = true", "bare", "worktree = ../elsewhere"])
@@ -199,12 +202,7 @@ def test_a_bare_or_moved_repository_keeps_nothing(vault: Path, tmp_path: Path, l
     """A config making the repository bare or moving its work tree: git is asked every time."""
     config = vault / ".git" / "config"
     config.write_text(config.read_text() + f"[core]\n\t{line}\n")
-    calls: list[int] = []
-    for _ in range(2):
-        kept = facts(vault, tmp_path)
-        kept.head(counted(lambda: real_head(vault), calls))
-        kept.save()
-    assert len(calls) == 2
+    assert asked_in_two_runs(vault, tmp_path, GitFacts.head, lambda: real_head(vault)) == 2
 
 
 def test_a_git_folder_that_is_no_repository_keeps_nothing(vault: Path, tmp_path: Path) -> None:
@@ -212,12 +210,7 @@ def test_a_git_folder_that_is_no_repository_keeps_nothing(vault: Path, tmp_path:
     import shutil
 
     shutil.rmtree(vault / ".git" / "objects")
-    calls: list[int] = []
-    for _ in range(2):
-        kept = facts(vault, tmp_path)
-        kept.upstream("", counted(lambda: None, calls))
-        kept.save()
-    assert len(calls) == 2
+    assert asked_in_two_runs(vault, tmp_path, _any_upstream, lambda: None) == 2
 
 
 _OPERATIONS = st.lists(
