@@ -411,11 +411,13 @@ def _differ(old: Mapping[str, object], new: Mapping[str, object]) -> frozenset[s
 _MISSING = object()
 
 
+# An enum member's ``_value_`` is its plain attribute: ``.value`` is a property run in Python,
+# 220,000 times per build at 100,000 notes.
 def _node_value(node: Node) -> tuple[str, str, tuple[str, ...]]:
-    return (node.kind.value, node.title, node.aliases)
+    return (node.kind._value_, node.title, node.aliases)
 
 
-_LINK_FIELDS = operator.attrgetter("target", "rel", "origin.value", "weight", "note")
+_LINK_FIELDS = operator.attrgetter("target", "rel", "origin._value_", "weight", "note")
 
 
 def _links_digest(links: Iterable[Link]) -> bytes:
