@@ -482,10 +482,9 @@ def status(ws: Workspace) -> StatusOutcome:
 def _git_facts(ws: Workspace) -> GitFacts:
     """The kept answers about the vault's repository (``vault.gitfacts``)."""
     from vaultsync.core import cachefile
-    from vaultsync.core.environment import read_environment
     from vaultsync.vault.gitfacts import GitFacts
 
-    return GitFacts(ws.vault, cachefile.cache_dir(ws.state), read_environment().git)
+    return GitFacts(ws.vault, cachefile.cache_dir(ws.state), ws.settings.git_environment)
 
 
 def _skipped_hooks(ws: Workspace, facts: GitFacts) -> SkippedHooks | None:

@@ -155,6 +155,8 @@ class Settings:
     the CLI (``extract.outside_fingerprint``); ``""`` when there are none."""
     seal_keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
     """ChatCLI's at-rest keys, read with the variables (``Environment.seal_keys``)."""
+    git_environment: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """The variables git and libgit2 read, read with the others (``Environment.git``)."""
 
     def as_key(self) -> str:
         """A stable text of every chosen value that shapes the vault: the no-op sync's inputs.
@@ -365,7 +367,11 @@ def resolve(
             )
         chosen[key] = _anchor(pick, option, vault)
     return Settings(
-        chosen=chosen, saved=dict(saved), notices=tuple(notices), seal_keys=environment.seal_keys
+        chosen=chosen,
+        saved=dict(saved),
+        notices=tuple(notices),
+        seal_keys=environment.seal_keys,
+        git_environment=environment.git,
     )
 
 

@@ -88,6 +88,8 @@ class GitFacts:
         self._environ = dict(sorted(environ.items()))
         self._answers = _load(self._path, self._head_line())
         self._new = False
+        self._keys: tuple[str | None, str | None] | None = None
+        """The digests without and with the refs, read once for every answer kept."""
 
     def hooks_folder(self, compute: Callable[[], str | None]) -> str | None:
         """Where ``git commit`` takes hooks from (``None``: no repository)."""
@@ -112,12 +114,16 @@ class GitFacts:
             self._new = False
 
     def _answer(self, name: str, *, refs: bool, compute: Callable[[], Answer]) -> Answer:
-        key = self._key(refs=refs)
+        if self._keys is None:
+            self._keys = _digests(self._vault, self._environ)
+        which = 1 if refs else 0
+        key = self._keys[which]
         kept = self._answers.get(name)
         if key is not None and kept is not None and kept[0] == key:
             return kept[1]
         value = compute()
-        if key is not None and self._key(refs=refs) == key:  # unchanged while it was asked
+        self._keys = _digests(self._vault, self._environ)  # read again: git was just asked
+        if key is not None and self._keys[which] == key:  # unchanged while it was asked
             self._answers[name] = [key, value]
             self._new = True
         return value
@@ -125,16 +131,27 @@ class GitFacts:
     def _head_line(self) -> bytes:
         return cachefile.envelope(FACTS, VERSION, str(self._vault))
 
-    def _key(self, *, refs: bool) -> str | None:
-        """The digest of what the answers read (``None``: a layout not kept)."""
-        try:
-            parts = _read_parts(self._vault, self._environ, refs=refs)
-        except _Unkeyable:
-            return None
-        return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+def _digests(vault: Path, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The digests of what the answers read, without and with the refs (``None``: not kept)."""
+    try:
+        parts, refs = _read_parts(vault, environ)
+    except _Unkeyable:
+        return None, None
+    return _digest(parts), None if refs is None else _digest([*parts, *refs])
 
 
-def _read_parts(vault: Path, environ: Mapping[str, str], *, refs: bool) -> list[object]:
+def _digest(parts: list[object]) -> str:
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_parts(
+    vault: Path, environ: Mapping[str, str]
+) -> tuple[list[object], list[object] | None]:
+    """What every answer reads, then what only the commit at ``HEAD`` reads besides.
+
+    The second is ``None`` when the refs are not kept (a symbolic ref past ``HEAD``).
+    """
     if _REDIRECTING & environ.keys() or "HOME" not in environ:
         raise _Unkeyable  # files other than these would answer (or libgit2's own HOME)
     git_dir = vault / ".git"
@@ -150,9 +167,10 @@ def _read_parts(vault: Path, environ: Mapping[str, str], *, refs: bool) -> list[
         if data is not None and (b"include" in data.lower() or _MOVED.search(data)):
             raise _Unkeyable
         parts += [str(path), data]
-    if refs:
-        parts += [_ref_bytes(git_dir, head), _bytes(git_dir / "packed-refs")]
-    return parts
+    try:
+        return parts, [_ref_bytes(git_dir, head), _bytes(git_dir / "packed-refs")]
+    except _Unkeyable:
+        return parts, None
 
 
 def _owner(git_dir: Path) -> int:
