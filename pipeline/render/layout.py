@@ -232,14 +232,8 @@ def _document_dirs(
 
     ``only``: the documents of these context ids alone (``None``: every document).
     """
-    sources: dict[str, list[tuple[str, str]]] = {}
-    for node in graph.nodes:
-        if node.kind is Kind.DOC:
-            context_id, source = _doc_parts(node.id, index)
-            if only is None or context_id in only:
-                sources.setdefault(context_id, []).append((node.id, _posix(source)))
     placed: dict[str, tuple[tuple[str, ...], str]] = {}
-    for docs in sources.values():
+    for docs in _document_sources(graph, index, only).values():
         root = common_root(path for _, path in docs)
         cut = len(root) + 1 if root else 0
         for node_id, path in docs:
@@ -248,6 +242,22 @@ def _document_dirs(
             dirs = tuple(c for c in (safe_component(p) for p in parts) if c)
             placed[node_id] = (dirs, name)
     return placed
+
+
+def _document_sources(
+    graph: Graph, index: RecordIndex, only: Collection[str] | None
+) -> dict[str, list[tuple[str, str]]]:
+    """Context id → (doc node id, POSIX source) of each of its documents (``only``: see above)."""
+    sources: dict[str, list[tuple[str, str]]] = {}
+    # A document's id starts with its context's (``graph.documents.document_node_id``): the
+    # others are passed over without a lookup (a context id holding ":" may match more).
+    prefix = "doc:" if only is None else tuple(f"doc:{context_id}:" for context_id in only)
+    for node in graph.nodes if prefix else ():
+        if node.kind is Kind.DOC and node.id.startswith(prefix):
+            context_id, source = _doc_parts(node.id, index)
+            if only is None or context_id in only:
+                sources.setdefault(context_id, []).append((node.id, _posix(source)))
+    return sources
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,12 +425,14 @@ def vault_layout(
     chosen: Mapping[str, str] | None = None,
     previous: Placement | None = None,
     changed: Collection[str] = frozenset(),
+    previous_paths: Mapping[str, str] | None = None,
 ) -> Layout:
     """:func:`vault_paths` with what it worked out, reusing ``previous`` where it still holds.
 
     ``previous``: the placement of the last run, made with the same ``zone``; ``changed``: every
     node id whose node (kind, title, aliases) or record changed since, added and removed ones
-    included.  The result is the same as without ``previous``.
+    included; ``previous_paths``: the paths that run gave, with the same ``chosen``.  The result
+    is the same as without them.
     """
     context_folders = _context_folders(graph, index)
     touched = None
@@ -433,15 +445,18 @@ def vault_layout(
         zone=zone,
     )
     places: dict[str, Place] = {}
+    placed_again: list[Place] = []
     for node in graph.nodes:
         place = None
         if touched is not None and node.id not in changed:
             place = _kept(node, previous, sources.documents)
-        if place is None:
-            place = _place(node, sources)
+        if place is None and (place := _place(node, sources)) is not None:
+            placed_again.append(place)
         if place is not None:
             places[node.id] = place
-    paths = _unique_paths(list(places.values()), chosen or {})
+    paths = _same_paths(places, placed_again, previous, previous_paths)
+    if paths is None:
+        paths = _unique_paths(list(places.values()), chosen or {})
     placement = Placement(
         places=MappingProxyType(places), context_folders=MappingProxyType(context_folders)
     )
@@ -478,6 +493,57 @@ def _kept(node: Node, previous: Placement | None, redone: Mapping[str, object]) 
     if previous is None or node.kind is Kind.KBCONTEXT or node.kind is Kind.CONTEXT:
         return None
     return None if node.id in redone else previous.places.get(node.id)
+
+
+def _same_paths(
+    places: Mapping[str, Place],
+    placed_again: list[Place],
+    previous: Placement | None,
+    paths: Mapping[str, str] | None,
+) -> Mapping[str, str] | None:
+    """The last run's paths when every place is as it was then; ``None`` otherwise.
+
+    The uniqueness pass reads nothing but the places and the user's chosen paths, so equal
+    places give it equal paths: a change that moves no note skips it (0.4 s at 100,000 notes).
+    Only the places made again this run are compared: the others are the previous ones.
+    """
+    if previous is None or paths is None or places.keys() != paths.keys():
+        return None
+    was = previous.places
+    if any(was.get(place.node_id) != place for place in placed_again):
+        return None
+    ordered = sorted(paths)
+    found = [paths[node_id] for node_id in ordered]
+    if not all_safe_paths(found):  # they come from a cache file: checked as ``_check`` does
+        return None
+    return MappingProxyType(dict(zip(ordered, found, strict=True)))
+
+
+_UNSAFE_JOINED = tuple(
+    f"{before}{part}{after}"
+    for part in ("", ".", "..")
+    for before in ("\0", "/")
+    for after in ("\0", "/")
+)
+"""An empty, ``.`` or ``..`` part, between its path's start or a ``/`` and its end or a ``/``:
+what ``_check`` refuses besides a backslash, as found in paths joined by NUL."""
+
+
+def all_safe_paths(paths: list[str]) -> bool:
+    """Whether :func:`_check` passes every path: substring searches over them joined by NUL.
+
+    ``_check``'s regex, path by path, costs 0.13 s at 100,000 notes; these take milliseconds.
+    """
+    if not paths:
+        return True
+    joined = "\0" + "\0".join(paths) + "\0"
+    if joined.count("\0") != len(paths) + 1:
+        return False  # a path holding NUL itself
+    if "\\" in joined or any(bad in joined for bad in _UNSAFE_JOINED[:4]):
+        return False  # a backslash or an empty part
+    # A ``.`` or ``..`` part starts with a dot after a boundary: rare, so looked for last.
+    dotted = "/." in joined or "\0." in joined
+    return not dotted or not any(bad in joined for bad in _UNSAFE_JOINED[4:])
 
 
 def _unique_paths(places: list[Place], chosen: Mapping[str, str]) -> Mapping[str, str]:

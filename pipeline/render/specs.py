@@ -54,7 +54,7 @@ from vaultsync.render.keycache import (
     load_specs_memo,
     save_specs_memo,
 )
-from vaultsync.render.layout import HOME_PATH, vault_layout
+from vaultsync.render.layout import HOME_PATH, Layout, vault_layout
 from vaultsync.render.yamlfm import is_yaml_list, yaml_scalar
 from vaultsync.renderers import RENDERERS, context, home, topic
 from vaultsync.renderers.base import (
@@ -464,14 +464,7 @@ def note_specs(
     fingerprints = {t: template_fingerprint(env, t) for t in sorted({*templates, home.TEMPLATE})}
     setting = _setting(zone, chosen, fingerprints)
     usable = _usable(previous, delta, setting)
-    layout = vault_layout(
-        graph,
-        index,
-        zone=zone,
-        chosen=chosen,
-        previous=None if usable is None else usable[0].placement,
-        changed=frozenset() if usable is None else usable[1].nodes | usable[1].records,
-    )
+    layout = _layout(graph, index, zone, chosen, usable)
     inputs = RenderInputs(
         graph=graph,
         records=index,
@@ -500,6 +493,29 @@ def _usable(
     if previous is None or delta is None or previous.setting != setting:
         return None
     return previous, delta
+
+
+def _layout(
+    graph: Graph,
+    index: RecordIndex,
+    zone: tzinfo,
+    chosen: Mapping[str, str],
+    usable: tuple[SpecsMemo, GraphDelta] | None,
+) -> Layout:
+    """The vault's layout, from the last run's where it still holds."""
+    if usable is None:
+        return vault_layout(graph, index, zone=zone, chosen=chosen)
+    memo, delta = usable
+    return vault_layout(
+        graph,
+        index,
+        zone=zone,
+        chosen=chosen,
+        previous=memo.placement,
+        changed=delta.nodes | delta.records,
+        # every note the layout placed has a memo (tags have neither)
+        previous_paths={node_id: note.path for node_id, note in memo.notes.items()},
+    )
 
 
 def _keys(

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathvalidate import is_valid_filename
+from vaultsync.core.errors import UnsafePathError
 from vaultsync.core.model import (
     Card,
     Context,
@@ -28,7 +29,15 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.render.filenames import MAX_NAME_BYTES
-from vaultsync.render.layout import HOME_PATH, short_id, vault_paths
+from vaultsync.render.layout import (
+    HOME_PATH,
+    _check,
+    all_safe_paths,
+    short_id,
+    vault_layout,
+    vault_paths,
+)
+from vaultsync.renderers.records import RecordIndex
 
 T = datetime(2026, 10, 24, 12, 0, tzinfo=UTC)
 T_item = TypeVar("T_item")
@@ -372,3 +381,72 @@ class TestProperties:
         )
         again = vault_paths(Graph(nodes=shuffled(graph.nodes, 0), links=()), reordered)
         assert dict(again) == dict(paths)
+
+
+class TestReusedPaths:
+    """A layout given the last run's placement and paths reuses them only while they hold."""
+
+    @staticmethod
+    def _topics(*names: str) -> tuple[Graph, RecordIndex]:
+        topics = tuple(Topic(name=n, first_seen=T) for n in names)
+        nodes = [Node(id=f"topic:{t.name}", kind=Kind.TOPIC, title=t.name) for t in topics]
+        return graph_of(*nodes), RecordIndex.build(Records(topics=topics))
+
+    def test_unchanged_places_give_the_last_paths(self) -> None:
+        """Places as they were: the last run's paths are the answer, the uniqueness pass skipped."""
+        graph, index = self._topics("auth", "deploy")
+        first = vault_layout(graph, index)
+        # Paths no uniqueness pass gives: seeing them back proves they were reused.
+        marked = {node_id: f"Kept/{path}" for node_id, path in first.paths.items()}
+        again = vault_layout(graph, index, previous=first.placement, previous_paths=marked)
+        assert dict(again.paths) == marked
+        assert list(again.paths) == sorted(marked)
+
+    def test_a_changed_place_runs_the_uniqueness_pass(self) -> None:
+        """A renamed note moves its place: the paths are made again, not reused."""
+        graph, index = self._topics("auth", "deploy")
+        first = vault_layout(graph, index)
+        marked = {node_id: f"Kept/{path}" for node_id, path in first.paths.items()}
+        renamed, renamed_index = self._topics("auth", "release")
+        again = vault_layout(
+            renamed, renamed_index, previous=first.placement, previous_paths=marked
+        )
+        assert dict(again.paths) == dict(vault_layout(renamed, renamed_index).paths)
+
+    def test_another_set_of_notes_runs_the_uniqueness_pass(self) -> None:
+        """Paths for other notes than those placed are not reused."""
+        graph, index = self._topics("auth", "deploy")
+        first = vault_layout(graph, index)
+        fewer = {"topic:auth": first.paths["topic:auth"]}
+        again = vault_layout(graph, index, previous=first.placement, previous_paths=fewer)
+        assert dict(again.paths) == dict(first.paths)
+
+    @pytest.mark.parametrize("bad", ["../escape.md", "Topics//auth.md", "Topics\\auth.md", ""])
+    def test_an_unsafe_kept_path_is_not_reused(self, bad: str) -> None:
+        """A kept path that is not a safe vault path sends the layout the long way."""
+        graph, index = self._topics("auth", "deploy")
+        first = vault_layout(graph, index)
+        tampered = {**first.paths, "topic:auth": bad}
+        again = vault_layout(graph, index, previous=first.placement, previous_paths=tampered)
+        assert dict(again.paths) == dict(first.paths)
+
+
+_PATH_TEXT = st.text(alphabet=st.sampled_from(["a", "/", ".", "\\", "\0", "é"]), max_size=8)
+
+
+@given(st.lists(_PATH_TEXT, max_size=6))
+def test_all_safe_paths_agrees_with_the_check_of_each(paths: list[str]) -> None:
+    """The bulk check passes exactly the paths the one-by-one check passes (NUL sends it long)."""
+    one_by_one = all(_passes(path) for path in paths)
+    if any("\0" in path for path in paths):
+        assert not all_safe_paths(paths)
+    else:
+        assert all_safe_paths(paths) == one_by_one
+
+
+def _passes(path: str) -> bool:
+    try:
+        _check(path)
+    except UnsafePathError:
+        return False
+    return True
