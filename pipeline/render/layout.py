@@ -148,6 +148,8 @@ class Layout:
     paths: Mapping[str, str]
     """Node id → vault-relative POSIX path, in node id order."""
     placement: Placement
+    kept: bool = False
+    """Every place and path is the last run's (``vault_layout``'s ``previous``)."""
 
 
 def _hash8(node_id: str, size: int = 8) -> str:
@@ -455,12 +457,13 @@ def vault_layout(
         if place is not None:
             places[node.id] = place
     paths = _same_paths(places, placed_again, previous, previous_paths)
+    kept = paths is not None
     if paths is None:
         paths = _unique_paths(list(places.values()), chosen or {})
     placement = Placement(
         places=MappingProxyType(places), context_folders=MappingProxyType(context_folders)
     )
-    return Layout(paths=paths, placement=placement)
+    return Layout(paths=paths, placement=placement, kept=kept)
 
 
 def _touched_contexts(

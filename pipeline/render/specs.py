@@ -481,7 +481,11 @@ def note_specs(
     specs.append(_home_spec(env, inputs, _home_key(inputs, fingerprints[home.TEMPLATE], card)))
     specs.sort(key=lambda spec: spec.path)
     memo = SpecsMemo(
-        setting=setting, placement=layout.placement, notes=MappingProxyType(notes), card=card
+        setting=setting,
+        placement=layout.placement,
+        notes=MappingProxyType(notes),
+        card=card,
+        reads=_same_reads(usable, layout, notes),
     )
     return NoteSpecs(specs=tuple(specs), memo=memo, keyed=keyed)
 
@@ -516,6 +520,26 @@ def _layout(
         # every note the layout placed has a memo (tags have neither)
         previous_paths={node_id: note.path for node_id, note in memo.notes.items()},
     )
+
+
+def _same_reads(
+    usable: tuple[SpecsMemo, GraphDelta] | None, layout: Layout, notes: Mapping[str, NoteMemo]
+) -> bytes:
+    """The last memo's marshalled places and reads, when this memo's are the same ones.
+
+    So the save writes them back instead of marshalling them again (``keycache.memo_bytes``):
+    the same notes in the same order, placed as before, each key reading what it read.
+    """
+    if usable is None or not usable[0].reads or not layout.kept:
+        return b""
+    before = usable[0].notes
+    if list(before) != list(notes):
+        return b""
+    for node_id, memo in notes.items():
+        was = before[node_id]
+        if memo is not was and (memo.deps != was.deps or memo.names != was.names):
+            return b""
+    return usable[0].reads
 
 
 def _keys(

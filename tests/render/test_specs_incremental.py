@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 from collections.abc import Callable
 from dataclasses import fields, replace
@@ -32,6 +33,7 @@ from vaultsync.render.keycache import (
     memo_bytes,
     memo_from_bytes,
     memo_path,
+    reads_bytes,
     save_specs_memo,
 )
 from vaultsync.render.specs import NoteSpecs, make_environment, note_specs
@@ -205,7 +207,13 @@ def test_incremental_specs_equal_full(
         expected = full(after, rebuilt)
         assert table(made) == table(expected)
         assert made.memo == expected.memo
+        if made.memo.reads:  # kept from the memo before: they must be this memo's own
+            assert _decoded(made.memo.reads) == _decoded(reads_bytes(made.memo))
         records, built, memo = after, rebuilt, made.memo
+
+
+def _decoded(data: bytes) -> object:
+    return marshal.loads(data)  # noqa: S302 - bytes this test made
 
 
 def sample_records() -> Records:
