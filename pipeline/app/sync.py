@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from vaultsync.app import remote
 from vaultsync.app.remote import RemoteOutcome, RemoteState
 from vaultsync.app.workspace import Workspace
-from vaultsync.core import process
+from vaultsync.core import cachefile, process
 from vaultsync.core.config import CONFIG
 from vaultsync.core.errors import UsageError, VaultsyncError
 from vaultsync.core.text import plural
@@ -284,6 +284,8 @@ def vault_notes(
     """
     from vaultsync.render.specs import vault_specs_skipped
 
+    if not cachefile.is_resident():  # the plan's scan, on the other core (decide.begin_scan)
+        session.begin_scan()
     moves = session.moves()
     deleted = frozenset() if restored is None else moves.deleted - restored
     with process.collector_resumes_at_end():  # after big_run froze what the build made

@@ -49,7 +49,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from vaultsync.core import progress
 from vaultsync.core.environment import read_environment
@@ -209,6 +209,104 @@ def _parent_share(
             reader.join()
         _, status = os.waitpid(pid, 0)
     return mine, status
+
+
+class Background(Generic[R]):
+    """``work()`` begun in a forked helper (:func:`in_background`); :meth:`result` is its value.
+
+    Best effort like :func:`split_map`: a helper that fails, dies, sends damaged bytes or is
+    still busy long past the time the parent gave it (three times, ten seconds at least) is
+    killed if need be, and the parent calls ``work()`` itself: same value, same error.
+    """
+
+    def __init__(self, work: Callable[[], R], *, fork: bool) -> None:
+        self._work = work
+        self._pid: int | None = None
+        self._reader: threading.Thread | None = None
+        self._box: list[bytes] = []
+        self._started = time.monotonic()
+        if fork:
+            self._begin()
+
+    def _begin(self) -> None:
+        parent = os.getpid()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the helper, which leaves through os._exit
+            _background_helper(self._work, read_end, write_end, parent)
+        os.close(write_end)
+        self._pid = pid
+        self._reader = threading.Thread(target=_read_all, args=(read_end, self._box), daemon=True)
+        self._reader.start()  # the helper would block on a full pipe otherwise
+
+    def discard(self) -> None:
+        """Stop the helper, its value unwanted (nothing is left behind)."""
+        pid, reader = self._pid, self._reader
+        self._pid = None
+        if pid is None or reader is None:
+            return
+        _kill(pid)
+        reader.join()
+        os.waitpid(pid, 0)
+
+    def result(self) -> R:
+        """The helper's value, or ``work()``'s done here; asked once."""
+        pid, reader = self._pid, self._reader
+        if pid is None or reader is None:
+            return self._work()
+        self._pid = None
+        reader.join(timeout=max(MIN_WAIT, 3 * (time.monotonic() - self._started)))
+        if reader.is_alive():
+            _kill(pid)
+            reader.join()
+        _, status = os.waitpid(pid, 0)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and self._box:
+            try:
+                return cast("R", pickle.loads(self._box[0]))  # noqa: S301 - our own child's
+            except Exception:  # noqa: S110 - damaged: the parent does the work below
+                pass
+        return self._work()
+
+
+def in_background(work: Callable[[], R], *, min_items: int = 0) -> Background[R]:
+    """``work()`` begun now in a forked helper, while this process goes on; see :class:`Background`.
+
+    ``min_items``: how much work there is (below :data:`MIN_ITEMS`, or where :func:`split_map`
+    would not fork, the parent does it when asked for the result).  ``work`` must only read:
+    what it changes in the helper is lost.
+
+    Raises:
+        ConfigError: ``VAULTSYNC_JOBS`` has a value that is not a positive integer.
+    """
+    return Background(work, fork=min_items >= MIN_ITEMS and not _in_helper and helper_allowed())
+
+
+def _background_helper(
+    work: Callable[[], object], read_end: int, write_end: int, parent: int
+) -> None:  # pragma: no cover - runs in the helper, which leaves through os._exit
+    """The background helper's whole life: do the work, send its value, leave without cleanup."""
+    global _in_helper  # noqa: PLW0603 - a helper never forks helpers of its own
+    _in_helper = True
+    code = 1
+    try:
+        os.close(read_end)
+        _die_with_parent()
+        if os.getppid() != parent:  # the parent died before the request took effect
+            return
+        gc.freeze()  # never walk (and copy) the parent's objects
+        data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        code = 0
+    except BaseException:  # noqa: S110 - the parent does the work again and raises its error
+        pass
+    finally:
+        os._exit(code)
+
+
+def _read_all(fd: int, box: list[bytes]) -> None:
+    with os.fdopen(fd, "rb") as pipe:
+        box.append(pipe.read())
 
 
 def _kill(pid: int) -> None:

@@ -5,8 +5,9 @@ What every vault command starts from (``sync``, ``--dry-run``, ``check``, ``stat
 1. :func:`read_controls`: ``.vaultsync/manifest.json``, the journal of an interrupted sync and
    the stat cache, parsed into one :class:`ControlFiles`;
 2. :func:`plan_vault`: the disk state of every path that matters (stat data, hashing only what
-   the cache cannot vouch for), the journal's work adopted, git history asked only what the
-   manifest cannot answer, then ``plan.plan_sync``;
+   the cache cannot vouch for; most of it scanned by a helper while the notes were built,
+   :func:`begin_scan`), the journal's work adopted, git history asked only what the manifest
+   cannot answer, then ``plan.plan_sync``;
 3. :func:`render`: the create/update steps rendered (shared with a forked helper), keeping only
    the bytes that differ from the disk;
 4. :func:`merge` (``sync`` only): each merge step's new render merged into the user's file
@@ -19,6 +20,7 @@ next merge base) and the three sides libgit2 merges.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -27,7 +29,7 @@ import pygit2
 from vaultsync.core import progress
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
-from vaultsync.core.parallel import split_map
+from vaultsync.core.parallel import Background, in_background, split_map
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
@@ -57,6 +59,7 @@ from vaultsync.vault.plan import (
     Plan,
     Step,
     differs,
+    file_state,
     history_questions,
     plan_sync,
     reconcile,
@@ -293,6 +296,74 @@ class Asked:
     """Remove nothing: a store file was skipped, so a note may be missing only because of it."""
 
 
+EARLY_SCAN_MIN = 5_000
+"""Paths the manifest must list for :func:`begin_scan` to scan them in a helper (at 2,800
+notes the whole scan takes about 15 ms: not worth a fork)."""
+
+ScanRow = tuple[str, str, str, StatKey, str]
+"""A path's state as plain values, sent from the helper: path, kind, blob, stat, detail."""
+Scanned = tuple[list[ScanRow], int]
+"""The rows of a scan, and how many racy files it hashed."""
+
+
+def begin_scan(fs: VaultFS | None, controls: ControlFiles) -> Background[Scanned] | None:
+    """The disk state of the manifest's and journal's paths, begun in a forked helper.
+
+    The scan (a ``stat`` per note: 0.6 s at 100,000) then runs on the second core while the
+    notes are built; :func:`plan_vault` takes it and scans only the paths it lacks.  A user
+    edit after this scan is no risk: every write checks the file is still as the plan saw
+    it (``VaultFS.apply``), as it does for an edit made after the plan's own scan.
+    ``None``: no vault folder, or too few paths to be worth it.
+
+    Not for a resident process (``watch``): its heap is a gigabyte, and each page it writes
+    while the helper lives is copied (measured at 100,000 notes: a one-fact sync 0.3 s faster
+    in a one-shot process, 0.1 s slower in ``watch``).
+    """
+    if fs is None:
+        return None
+    paths = set(controls.manifest.entries)
+    if controls.journal is not None:
+        paths |= controls.journal.intents.keys()
+    if len(paths) < EARLY_SCAN_MIN:
+        return None
+    work = functools.partial(_scan_rows, fs, paths, controls.cache)
+    return in_background(work, min_items=len(paths))
+
+
+def _scan_rows(fs: VaultFS, paths: set[str], cache: StatCache) -> Scanned:
+    """``fs.scan`` as plain values (what a pipe carries fastest)."""
+    states, racy = fs.scan(paths, cache)
+    return [(p, s.kind.value, s.blob, s.stat, s.detail) for p, s in states.items()], racy
+
+
+def _states(rows: list[ScanRow], paths: set[str]) -> dict[str, FileState]:
+    """The rows of ``paths`` as states (a moved note's old path is no longer asked about)."""
+    states: dict[str, FileState] = {}
+    for path, kind, blob, stat_key, detail in rows:
+        if path not in paths:
+            continue
+        if kind == FileKind.FILE and not detail:
+            states[path] = file_state(blob, stat_key)
+        else:
+            states[path] = FileState(kind=FileKind(kind), blob=blob, stat=stat_key, detail=detail)
+    return states
+
+
+def _disk(
+    fs: VaultFS | None, paths: set[str], cache: StatCache, early: Background[Scanned] | None
+) -> tuple[dict[str, FileState], int]:
+    """The disk state of ``paths`` and how many racy files were hashed; ``early`` taken first."""
+    if fs is None:
+        return dict.fromkeys(paths, ABSENT), 0
+    if early is None:
+        return fs.scan(paths, cache)
+    rows, racy = early.result()
+    disk = _states(rows, paths)
+    rest, more = fs.scan(paths - disk.keys(), cache)
+    disk.update(rest)
+    return disk, racy + more
+
+
 def plan_vault(
     fs: VaultFS | None,
     repo: LazyRepo,
@@ -300,16 +371,18 @@ def plan_vault(
     asked: Asked,
     *,
     controls: ControlFiles | None = None,
+    early: Background[Scanned] | None = None,
 ) -> Decision:
-    """The control files (read here unless given), the disk state and the plan."""
+    """The control files (read here unless given), the disk state and the plan.
+
+    ``early``: :func:`begin_scan`'s scan of the same ``controls``, taken instead of scanning
+    its paths again.
+    """
     moves = asked.moves
     controls = read_controls(fs) if controls is None else controls
     followed = follow(controls.manifest, moves.renamed)
     paths = _paths(specs, controls, followed, repo)
-    if fs is None:
-        disk, racy = dict.fromkeys(paths, ABSENT), 0
-    else:
-        disk, racy = fs.scan(paths, controls.cache)
+    disk, racy = _disk(fs, paths, controls.cache, early)
     manifest = followed
     if controls.journal is not None:
         manifest = reconcile(manifest, controls.journal, disk)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec, Skipped
@@ -37,6 +38,9 @@ from vaultsync.vault.report import (
     sync_report,
 )
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
+
+if TYPE_CHECKING:
+    from vaultsync.core.parallel import Background
 
 __all__ = [
     "LOCK_TIMEOUT",
@@ -75,6 +79,21 @@ class VaultSession:
         self.vault, self.fs, self.write = vault, fs, write
         self.repo = LazyRepo(vault if fs is not None else None)
         self.controls = decide.read_controls(fs, self.repo)
+        self._early: Background[decide.Scanned] | None = None
+
+    def begin_scan(self) -> None:
+        """Begin the next plan's scan of the vault in a helper (``decide.begin_scan``).
+
+        Called before the notes are built: the scan runs on the other core meanwhile.
+        """
+        if self._early is None:
+            self._early = decide.begin_scan(self.fs, self.controls)
+
+    def close(self) -> None:
+        """Stop a scan no plan took (the command failed before planning)."""
+        if self._early is not None:
+            self._early.discard()
+            self._early = None
 
     def moves(self) -> Moves:
         """The notes the user moved or renamed, and the paths chosen before (``vault.moves``)."""
@@ -91,8 +110,11 @@ class VaultSession:
     def plan(self, specs: Sequence[NoteSpec], asked: decide.Asked) -> decide.Decision:
         """The plan of ``specs`` against this vault (nothing written)."""
         validate_specs(specs)
+        early, self._early = self._early, None  # a later plan scans anew
         with _io_errors(self.vault):
-            return decide.plan_vault(self.fs, self.repo, specs, asked, controls=self.controls)
+            return decide.plan_vault(
+                self.fs, self.repo, specs, asked, controls=self.controls, early=early
+            )
 
     def edited_notes(self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> tuple[str, ...]:
         """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""
@@ -201,7 +223,11 @@ def vault_session(
         VaultFS(vault, create=write) as fs,
         fs.lock(timeout=lock_timeout, shared=not write),
     ):
-        yield VaultSession(vault, fs, write=write)
+        session = VaultSession(vault, fs, write=write)
+        try:
+            yield session
+        finally:
+            session.close()
 
 
 def vault_moves(vault: Path) -> Moves:

@@ -210,3 +210,66 @@ class TestJobs:
     ) -> None:
         """Linux and the BSDs fork by default, macOS only when asked, no ``fork`` never."""
         assert parallel.helper_allowed(environ, platform=platform, can_fork=can_fork) is allowed
+
+
+class TestInBackground:
+    """``in_background``: work begun in a helper, whose value (or error) the parent gets."""
+
+    def test_value_comes_from_the_helper(self) -> None:
+        """Enough work: it runs in another process, and its value crosses the pipe."""
+        pending = parallel.in_background(lambda: (os.getpid(), "x" * 100_000), min_items=1000)
+        pid, text = pending.result()
+        assert pid != os.getpid()
+        assert text == "x" * 100_000
+
+    def test_little_work_stays_in_process(self) -> None:
+        """Below ``MIN_ITEMS`` nothing is forked: the parent does the work when asked."""
+        assert parallel.in_background(os.getpid, min_items=10).result() == os.getpid()
+
+    def test_one_job_never_forks(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``VAULTSYNC_JOBS=1``: the work runs in this process."""
+        monkeypatch.setenv("VAULTSYNC_JOBS", "1")
+        assert parallel.in_background(os.getpid, min_items=1000).result() == os.getpid()
+
+    def test_error_is_the_parents_own(self) -> None:
+        """Work that fails fails again in the parent: the error raised is the plain call's."""
+        parent = os.getpid()
+
+        def work() -> int:
+            raise TemplateError(f"failed in {'the parent' if os.getpid() == parent else 'x'}")
+
+        pending = parallel.in_background(work, min_items=1000)
+        with pytest.raises(TemplateError, match="failed in the parent"):
+            pending.result()
+
+    def test_killed_helper_leaves_the_work_to_the_parent(self) -> None:
+        """A helper that dies changes nothing but time: the parent does the work."""
+        parent = os.getpid()
+
+        def work() -> int:
+            if os.getpid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return os.getpid()
+
+        assert parallel.in_background(work, min_items=1000).result() == parent
+
+    def test_stuck_helper_is_killed(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A helper that never finishes is killed past the deadline; the parent answers."""
+        parent = os.getpid()
+
+        def work() -> int:
+            if os.getpid() != parent:
+                os.kill(os.getpid(), signal.SIGSTOP)
+            return os.getpid()
+
+        monkeypatch.setattr(parallel, "MIN_WAIT", 0.2)
+        assert parallel.in_background(work, min_items=1000).result() == parent
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
+
+    def test_discarded_work_leaves_no_process(self) -> None:
+        """Work nobody asks for any more is stopped, its helper reaped."""
+        pending = parallel.in_background(signal.pause, min_items=1000)
+        pending.discard()
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)

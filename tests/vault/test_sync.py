@@ -15,6 +15,7 @@ from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core.errors import UnsafePathError, VaultWriteError
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec
+from vaultsync.vault import decide
 from vaultsync.vault.apply import nothing_to_write
 from vaultsync.vault.decide import Asked, plan_vault, read_controls, render
 from vaultsync.vault.lazyrepo import LazyRepo
@@ -28,7 +29,7 @@ from vaultsync.vault.manifest import (
     dump_journal,
     load_manifest,
 )
-from vaultsync.vault.sync import check_vault, sync_vault, vault_status
+from vaultsync.vault.sync import check_vault, sync_vault, vault_session, vault_status
 from vaultsync.vault.write import VaultFS
 
 
@@ -404,3 +405,66 @@ def test_broken_repository_stops_the_sync_before_any_write(tmp_path: Path) -> No
         sync_vault(vault, notes(3, version=2))
     after = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert after == before
+
+
+class TestEarlyScan:
+    """The plan's scan begun in a helper while the notes are built (``decide.begin_scan``)."""
+
+    @pytest.fixture(autouse=True)
+    def _early(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(decide, "EARLY_SCAN_MIN", 1)  # a small vault takes the path too
+        monkeypatch.setenv("VAULTSYNC_JOBS", "2")
+
+    @staticmethod
+    def _decision(vault: Path, specs: list[NoteSpec], *, early: bool) -> decide.Decision:
+        with vault_session(vault, write=False) as session:
+            if early:
+                session.begin_scan()
+            return session.plan(specs, Asked())
+
+    def test_the_plan_is_the_one_a_scan_at_plan_time_makes(self, tmp_path: Path) -> None:
+        """Edited, deleted, new and unchanged notes: the same disk state and the same steps."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        age(vault)
+        (vault / "Facts/f1/note 00001.md").write_text("the user's words\n")
+        (vault / "Facts/f2/note 00002.md").unlink()
+        specs = [*notes(300, version=2)[:250], make_spec("New/new.md", "new")]
+        early = self._decision(vault, specs, early=True)
+        late = self._decision(vault, specs, early=False)
+        assert dict(early.disk) == dict(late.disk)
+        assert early.plan.steps == late.plan.steps
+
+    def test_an_edit_after_the_scan_is_kept(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A note saved by the user once the helper scanned it is not overwritten."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        age(vault)
+        note = vault / "Facts/f3/note 00003.md"
+        scan = decide._scan_rows
+
+        def scan_then_edit(*args: object) -> decide.Scanned:
+            rows = scan(*args)  # type: ignore[arg-type]
+            note.write_text("saved by the user after the scan\n")  # in the helper, after it
+            (tmp_path / "scanned by").write_text(str(os.getpid()))
+            return rows
+
+        monkeypatch.setattr(decide, "_scan_rows", scan_then_edit)
+        with vault_session(vault, write=True) as session:
+            session.begin_scan()
+            report = session.sync(notes(300, version=2), Asked(), clock=lambda: FIXED_TIME)
+        assert note.read_text() == "saved by the user after the scan\n"
+        assert report.kept_edited == ("Facts/f3/note 00003.md",)
+        assert int((tmp_path / "scanned by").read_text()) != os.getpid()  # the helper did
+
+    def test_a_session_that_never_plans_leaves_no_helper(self, tmp_path: Path) -> None:
+        """A command failing before its plan stops the scan: no process is left behind."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        with pytest.raises(RuntimeError), vault_session(vault, write=True) as session:
+            session.begin_scan()
+            raise RuntimeError("the notes could not be built")
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
