@@ -121,3 +121,18 @@ def invoke(*args: str, env: Mapping[str, str | None] | None = None) -> Done:
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return Done(result.exit_code, result.stdout, result.stderr)
+
+
+def wait_for_pid(marker: Path) -> int:
+    """The pid a helper wrote to ``marker`` (waiting for it to start, ten seconds at most)."""
+    deadline = time.monotonic() + 10
+    while not marker.exists() or not marker.read_text():
+        assert time.monotonic() < deadline, "the helper never started"
+        time.sleep(0.01)
+    return int(marker.read_text())
+
+
+def assert_reaped(pid: int) -> None:
+    """``pid`` is no child of this process any more: it ended and was waited for."""
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

@@ -42,6 +42,7 @@ import ctypes
 import gc
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -214,58 +215,65 @@ def _parent_share(
 class Background(Generic[R]):
     """``work()`` begun in a forked helper (:func:`in_background`); :meth:`result` is its value.
 
-    Best effort like :func:`split_map`: a helper that fails, dies, sends damaged bytes or is
-    still busy long past the time the parent gave it (three times, ten seconds at least) is
-    killed if need be, and the parent calls ``work()`` itself: same value, same error.
+    Best effort like :func:`split_map`: a helper that fails, dies, sends damaged bytes or has
+    not sent its value within ``MIN_WAIT`` seconds of being asked for it is killed if need
+    be, and the parent calls ``work()`` itself: same value, same error.  No thread waits on
+    the helper (a later fork must not copy one): it sends its value once done, and the pipe
+    is read when the value is asked for.
     """
 
     def __init__(self, work: Callable[[], R], *, fork: bool) -> None:
         self._work = work
         self._pid: int | None = None
-        self._reader: threading.Thread | None = None
-        self._box: list[bytes] = []
-        self._started = time.monotonic()
+        self._pipe = -1
         if fork:
             self._begin()
 
     def _begin(self) -> None:
         parent = os.getpid()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return  # no helper: the parent does the work when asked
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return
         if pid == 0:  # pragma: no cover - runs in the helper, which leaves through os._exit
             _background_helper(self._work, read_end, write_end, parent)
         os.close(write_end)
-        self._pid = pid
-        self._reader = threading.Thread(target=_read_all, args=(read_end, self._box), daemon=True)
-        self._reader.start()  # the helper would block on a full pipe otherwise
+        self._pid, self._pipe = pid, read_end
 
     def discard(self) -> None:
         """Stop the helper, its value unwanted (nothing is left behind)."""
-        pid, reader = self._pid, self._reader
-        self._pid = None
-        if pid is None or reader is None:
-            return
-        _kill(pid)
-        reader.join()
-        os.waitpid(pid, 0)
+        if self._pid is not None:
+            self._stop()
 
     def result(self) -> R:
         """The helper's value, or ``work()``'s done here; asked once."""
-        pid, reader = self._pid, self._reader
-        if pid is None or reader is None:
+        if self._pid is None:
             return self._work()
-        self._pid = None
-        reader.join(timeout=max(MIN_WAIT, 3 * (time.monotonic() - self._started)))
-        if reader.is_alive():
-            _kill(pid)
-            reader.join()
-        _, status = os.waitpid(pid, 0)
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and self._box:
+        try:
+            data = _read_until(self._pipe, time.monotonic() + MIN_WAIT)
+        finally:
+            status = self._stop()  # done or not: the helper is gone once this returns or raises
+        if data is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
             try:
-                return cast("R", pickle.loads(self._box[0]))  # noqa: S301 - our own child's
+                return cast("R", pickle.loads(data))  # noqa: S301 - our own child's
             except Exception:  # noqa: S110 - damaged: the parent does the work below
                 pass
         return self._work()
+
+    def _stop(self) -> int:
+        """Kill the helper if it still runs, reap it, close the pipe: its wait status."""
+        pid, self._pid = self._pid, None
+        assert pid is not None  # noqa: S101 - called only while there is a helper
+        _kill(pid)
+        _, status = os.waitpid(pid, 0)
+        os.close(self._pipe)
+        return status
 
 
 def in_background(work: Callable[[], R], *, min_items: int = 0) -> Background[R]:
@@ -304,9 +312,18 @@ def _background_helper(
         os._exit(code)
 
 
-def _read_all(fd: int, box: list[bytes]) -> None:
-    with os.fdopen(fd, "rb") as pipe:
-        box.append(pipe.read())
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """What the helper sent until it closed its end; ``None`` when that took past ``deadline``."""
+    chunks: list[bytes] = []
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+    return None
 
 
 def _kill(pid: int) -> None:

@@ -49,7 +49,9 @@ for contexts and documents, the context folders and the paths of its context's d
 the places of the last layout and the ids whose node or record changed, the places of the
 others are reused (a document's only while its context's folder and its context's set of
 documents are unchanged); the uniqueness pass then runs over every place, so collisions are
-settled exactly as a full layout settles them.
+settled exactly as a full layout settles them.  It reads nothing but the places and the user's
+chosen paths: when every place is the one before (and the chosen paths too), the last run's
+paths are its answer, and it does not run.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ from vaultsync.core.model import (
     Topic,
     in_zone,
 )
+from vaultsync.core.vaultpath import all_safe
 from vaultsync.links.mdlinks import common_root
 from vaultsync.render.filenames import MAX_NAME_BYTES, note_filename, safe_component
 from vaultsync.renderers.records import DocumentRecord, RecordIndex
@@ -249,7 +252,10 @@ def _document_dirs(
 def _document_sources(
     graph: Graph, index: RecordIndex, only: Collection[str] | None
 ) -> dict[str, list[tuple[str, str]]]:
-    """Context id → (doc node id, POSIX source) of each of its documents (``only``: see above)."""
+    """Context id → (doc node id, POSIX source) of each of its documents.
+
+    ``only``: the documents of these context ids alone (``None``: every document).
+    """
     sources: dict[str, list[tuple[str, str]]] = {}
     # A document's id starts with its context's (``graph.documents.document_node_id``): the
     # others are passed over without a lookup (a context id holding ":" may match more).
@@ -512,41 +518,16 @@ def _same_paths(
     """
     if previous is None or paths is None or places.keys() != paths.keys():
         return None
+    if len(previous.places) != len(places):  # with the check below: the very same notes
+        return None
     was = previous.places
     if any(was.get(place.node_id) != place for place in placed_again):
         return None
     ordered = sorted(paths)
     found = [paths[node_id] for node_id in ordered]
-    if not all_safe_paths(found):  # they come from a cache file: checked as ``_check`` does
+    if not all_safe(found):  # from a cache file: checked again (stricter than ``_check``)
         return None
     return MappingProxyType(dict(zip(ordered, found, strict=True)))
-
-
-_UNSAFE_JOINED = tuple(
-    f"{before}{part}{after}"
-    for part in ("", ".", "..")
-    for before in ("\0", "/")
-    for after in ("\0", "/")
-)
-"""An empty, ``.`` or ``..`` part, between its path's start or a ``/`` and its end or a ``/``:
-what ``_check`` refuses besides a backslash, as found in paths joined by NUL."""
-
-
-def all_safe_paths(paths: list[str]) -> bool:
-    """Whether :func:`_check` passes every path: substring searches over them joined by NUL.
-
-    ``_check``'s regex, path by path, costs 0.13 s at 100,000 notes; these take milliseconds.
-    """
-    if not paths:
-        return True
-    joined = "\0" + "\0".join(paths) + "\0"
-    if joined.count("\0") != len(paths) + 1:
-        return False  # a path holding NUL itself
-    if "\\" in joined or any(bad in joined for bad in _UNSAFE_JOINED[:4]):
-        return False  # a backslash or an empty part
-    # A ``.`` or ``..`` part starts with a dot after a boundary: rare, so looked for last.
-    dotted = "/." in joined or "\0." in joined
-    return not dotted or not any(bad in joined for bad in _UNSAFE_JOINED[4:])
 
 
 def _unique_paths(places: list[Place], chosen: Mapping[str, str]) -> Mapping[str, str]:

@@ -514,7 +514,9 @@ def save_cache(
             dumped=after.dumped,
             last=after.last if after.manifest else None,
         )
-        fs.write_control(CACHE, data, durable=False)
+        # Dated by the scan: a file is racy when changed near the time its stat data were
+        # taken, and that was the scan, seconds before this write (``Decision.scanned_ns``).
+        fs.write_control(CACHE, data, durable=False, mtime_ns=decision.scanned_ns or None)
 
 
 _RECORDS = operator.attrgetter("inputs", "manifest", "manifest_stat", "absent", "dumped", "last")

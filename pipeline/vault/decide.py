@@ -21,6 +21,7 @@ next merge base) and the three sides libgit2 merges.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -95,6 +96,10 @@ class Decision:
     plan: Plan
     renamed: Mapping[str, str] = field(default_factory=dict)
     """The user's moves this sync follows (old path → new path): committed as renames."""
+    scanned_ns: int = 0
+    """When the scan of ``disk`` began (ns since the epoch; ``0``: not known).  The stat cache
+    that records it is dated so (``apply.save_cache``): a file changed within ``fsio.RACY_NS``
+    of its scan may have changed again unseen in the same timestamp, and is read next time."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -302,8 +307,8 @@ notes the whole scan takes about 15 ms: not worth a fork)."""
 
 ScanRow = tuple[str, str, str, StatKey, str]
 """A path's state as plain values, sent from the helper: path, kind, blob, stat, detail."""
-Scanned = tuple[list[ScanRow], int]
-"""The rows of a scan, and how many racy files it hashed."""
+Scanned = tuple[list[ScanRow], int, int]
+"""The rows of a scan, how many racy files it hashed, and when it began (ns since the epoch)."""
 
 
 def begin_scan(fs: VaultFS | None, controls: ControlFiles) -> Background[Scanned] | None:
@@ -331,9 +336,10 @@ def begin_scan(fs: VaultFS | None, controls: ControlFiles) -> Background[Scanned
 
 
 def _scan_rows(fs: VaultFS, paths: set[str], cache: StatCache) -> Scanned:
-    """``fs.scan`` as plain values (what a pipe carries fastest)."""
+    """``fs.scan`` as plain values (what a pipe carries fastest), and when it began."""
+    began = time.time_ns()
     states, racy = fs.scan(paths, cache)
-    return [(p, s.kind.value, s.blob, s.stat, s.detail) for p, s in states.items()], racy
+    return [(p, s.kind.value, s.blob, s.stat, s.detail) for p, s in states.items()], racy, began
 
 
 def _states(rows: list[ScanRow], paths: set[str]) -> dict[str, FileState]:
@@ -351,17 +357,22 @@ def _states(rows: list[ScanRow], paths: set[str]) -> dict[str, FileState]:
 
 def _disk(
     fs: VaultFS | None, paths: set[str], cache: StatCache, early: Background[Scanned] | None
-) -> tuple[dict[str, FileState], int]:
-    """The disk state of ``paths`` and how many racy files were hashed; ``early`` taken first."""
+) -> tuple[dict[str, FileState], int, int]:
+    """The disk state of ``paths``, how many racy files were hashed, when the scan began.
+
+    ``early`` is taken first; the paths it lacks are scanned now.
+    """
+    began = time.time_ns()
     if fs is None:
-        return dict.fromkeys(paths, ABSENT), 0
+        return dict.fromkeys(paths, ABSENT), 0, began
     if early is None:
-        return fs.scan(paths, cache)
-    rows, racy = early.result()
-    disk = _states(rows, paths)
-    rest, more = fs.scan(paths - disk.keys(), cache)
-    disk.update(rest)
-    return disk, racy + more
+        disk, racy = fs.scan(paths, cache)
+        return disk, racy, began
+    rows, racy, began = early.result()  # it began first
+    states = _states(rows, paths)
+    rest, more = fs.scan(paths - states.keys(), cache)
+    states.update(rest)
+    return states, racy + more, began
 
 
 def plan_vault(
@@ -382,7 +393,7 @@ def plan_vault(
     controls = read_controls(fs) if controls is None else controls
     followed = follow(controls.manifest, moves.renamed)
     paths = _paths(specs, controls, followed, repo)
-    disk, racy = _disk(fs, paths, controls.cache, early)
+    disk, racy, scanned_ns = _disk(fs, paths, controls.cache, early)
     manifest = followed
     if controls.journal is not None:
         manifest = reconcile(manifest, controls.journal, disk)
@@ -404,6 +415,7 @@ def plan_vault(
         manifest=manifest,
         disk=disk,
         racy=racy,
+        scanned_ns=scanned_ns,
         plan=plan,
         renamed=moves.renamed,
     )

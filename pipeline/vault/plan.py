@@ -45,7 +45,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from vaultsync.core.errors import VaultWriteError
-from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, all_safe, check_path
+from vaultsync.core.vaultpath import all_safe
+from vaultsync.vault.manifest import Entry, Journal, Manifest, StatKey, check_path
 
 if TYPE_CHECKING:  # only annotations: the no-op sync reads the config through VaultFS
     from vaultsync.core.model import NoteSpec

@@ -111,10 +111,14 @@ class VaultSession:
         """The plan of ``specs`` against this vault (nothing written)."""
         validate_specs(specs)
         early, self._early = self._early, None  # a later plan scans anew
-        with _io_errors(self.vault):
-            return decide.plan_vault(
-                self.fs, self.repo, specs, asked, controls=self.controls, early=early
-            )
+        try:
+            with _io_errors(self.vault):
+                return decide.plan_vault(
+                    self.fs, self.repo, specs, asked, controls=self.controls, early=early
+                )
+        finally:
+            if early is not None:
+                early.discard()  # nothing left behind if the plan failed before taking it
 
     def edited_notes(self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES) -> tuple[str, ...]:
         """The notes the user edited that a sync keeps or merges (what ``--force`` overwrites)."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from helpers import assert_reaped, wait_for_pid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaultsync.core import parallel
@@ -253,23 +255,29 @@ class TestInBackground:
 
         assert parallel.in_background(work, min_items=1000).result() == parent
 
-    def test_stuck_helper_is_killed(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_stuck_helper_is_killed(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         """A helper that never finishes is killed past the deadline; the parent answers."""
-        parent = os.getpid()
+        parent, marker = os.getpid(), tmp_path / "helper"
 
         def work() -> int:
             if os.getpid() != parent:
+                marker.write_text(str(os.getpid()))
                 os.kill(os.getpid(), signal.SIGSTOP)
             return os.getpid()
 
         monkeypatch.setattr(parallel, "MIN_WAIT", 0.2)
         assert parallel.in_background(work, min_items=1000).result() == parent
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
+        assert_reaped(int(marker.read_text()))
 
-    def test_discarded_work_leaves_no_process(self) -> None:
+    def test_discarded_work_leaves_no_process(self, tmp_path: Path) -> None:
         """Work nobody asks for any more is stopped, its helper reaped."""
-        pending = parallel.in_background(signal.pause, min_items=1000)
+        marker = tmp_path / "helper"
+
+        def work() -> None:
+            marker.write_text(str(os.getpid()))
+            signal.pause()
+
+        pending = parallel.in_background(work, min_items=1000)
+        helper = wait_for_pid(marker)
         pending.discard()
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
+        assert_reaped(helper)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathvalidate import is_valid_filename
-from vaultsync.core.errors import UnsafePathError
 from vaultsync.core.model import (
     Card,
     Context,
@@ -31,8 +30,6 @@ from vaultsync.core.model import (
 from vaultsync.render.filenames import MAX_NAME_BYTES
 from vaultsync.render.layout import (
     HOME_PATH,
-    _check,
-    all_safe_paths,
     short_id,
     vault_layout,
     vault_paths,
@@ -402,16 +399,29 @@ class TestReusedPaths:
         assert dict(again.paths) == marked
         assert list(again.paths) == sorted(marked)
 
+    @staticmethod
+    def _facts(*titles: str) -> tuple[Graph, RecordIndex]:
+        facts = tuple(
+            Fact(id=f"f{i}", content=title, category="general", created_at=T)
+            for i, title in enumerate(titles)
+        )
+        nodes = [Node(id=f"fact:{f.id}", kind=Kind.FACT, title=f.content) for f in facts]
+        return graph_of(*nodes), RecordIndex.build(Records(facts=facts))
+
     def test_a_changed_place_runs_the_uniqueness_pass(self) -> None:
-        """A renamed note moves its place: the paths are made again, not reused."""
-        graph, index = self._topics("auth", "deploy")
+        """A note retitled has another place: the paths are made again, not reused."""
+        graph, index = self._facts("alpha", "beta")
         first = vault_layout(graph, index)
         marked = {node_id: f"Kept/{path}" for node_id, path in first.paths.items()}
-        renamed, renamed_index = self._topics("auth", "release")
+        retitled, retitled_index = self._facts("alpha", "gamma")
         again = vault_layout(
-            renamed, renamed_index, previous=first.placement, previous_paths=marked
+            retitled,
+            retitled_index,
+            previous=first.placement,
+            previous_paths=marked,
+            changed={"fact:f1"},
         )
-        assert dict(again.paths) == dict(vault_layout(renamed, renamed_index).paths)
+        assert dict(again.paths) == dict(vault_layout(retitled, retitled_index).paths)
 
     def test_another_set_of_notes_runs_the_uniqueness_pass(self) -> None:
         """Paths for other notes than those placed are not reused."""
@@ -429,24 +439,3 @@ class TestReusedPaths:
         tampered = {**first.paths, "topic:auth": bad}
         again = vault_layout(graph, index, previous=first.placement, previous_paths=tampered)
         assert dict(again.paths) == dict(first.paths)
-
-
-_PATH_TEXT = st.text(alphabet=st.sampled_from(["a", "/", ".", "\\", "\0", "é"]), max_size=8)
-
-
-@given(st.lists(_PATH_TEXT, max_size=6))
-def test_all_safe_paths_agrees_with_the_check_of_each(paths: list[str]) -> None:
-    """The bulk check passes exactly the paths the one-by-one check passes (NUL sends it long)."""
-    one_by_one = all(_passes(path) for path in paths)
-    if any("\0" in path for path in paths):
-        assert not all_safe_paths(paths)
-    else:
-        assert all_safe_paths(paths) == one_by_one
-
-
-def _passes(path: str) -> bool:
-    try:
-        _check(path)
-    except UnsafePathError:
-        return False
-    return True

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from vaults import write_vault
+from vaultsync.core.vaultpath import is_safe
 from vaultsync.render.yamlfm import yaml_scalar
 from vaultsync.search.registry import IdClaim, assign_ids, read_note, scan_vault, string_list
-from vaultsync.vault.manifest import is_safe
 
 
 class TestFrontMatter:

@@ -8,14 +8,13 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from vaultsync.core.vaultpath import all_safe, is_safe
 from vaultsync.vault.manifest import (
     Entry,
     _entry,
     _lower_hex,
-    all_safe,
     dump_cache,
     dump_manifest,
-    is_safe,
     load_cache,
     load_manifest,
     patch_manifest,

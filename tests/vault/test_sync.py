@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
 import pytest
+from helpers import assert_reaped, wait_for_pid
 from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core.errors import UnsafePathError, VaultWriteError
 from vaultsync.core.fsio import RACY_NS
@@ -29,6 +32,7 @@ from vaultsync.vault.manifest import (
     dump_journal,
     load_manifest,
 )
+from vaultsync.vault.plan import FileKind
 from vaultsync.vault.sync import check_vault, sync_vault, vault_session, vault_status
 from vaultsync.vault.write import VaultFS
 
@@ -416,24 +420,44 @@ class TestEarlyScan:
         monkeypatch.setenv("VAULTSYNC_JOBS", "2")
 
     @staticmethod
-    def _decision(vault: Path, specs: list[NoteSpec], *, early: bool) -> decide.Decision:
-        with vault_session(vault, write=False) as session:
-            if early:
-                session.begin_scan()
-            return session.plan(specs, Asked())
+    def _marked(monkeypatch: pytest.MonkeyPatch, marker: Path, then: Callable[[], None]) -> None:
+        """The helper's scan writes its pid to ``marker``, then calls ``then``."""
+        scan = decide._scan_rows
 
-    def test_the_plan_is_the_one_a_scan_at_plan_time_makes(self, tmp_path: Path) -> None:
-        """Edited, deleted, new and unchanged notes: the same disk state and the same steps."""
+        def marked(*args: object) -> decide.Scanned:
+            found = scan(*args)  # type: ignore[arg-type]
+            marker.write_text(str(os.getpid()))
+            then()
+            return found
+
+        monkeypatch.setattr(decide, "_scan_rows", marked)
+
+    def test_the_plan_is_the_one_a_scan_at_plan_time_makes(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Edited, deleted, blocked, new and unchanged notes: the same disk state and steps."""
         vault = tmp_path / "vault"
         sync_vault(vault, notes(300))
         age(vault)
         (vault / "Facts/f1/note 00001.md").write_text("the user's words\n")
         (vault / "Facts/f2/note 00002.md").unlink()
+        (vault / "Facts/f4/note 00004.md").unlink()
+        (vault / "Facts/f4/note 00004.md").mkdir()  # not a file: never ours
+        (vault / "Facts/f5").rename(tmp_path / "elsewhere")
+        (vault / "Facts/f5").symlink_to(tmp_path / "elsewhere")  # a folder we never follow
         specs = [*notes(300, version=2)[:250], make_spec("New/new.md", "new")]
-        early = self._decision(vault, specs, early=True)
-        late = self._decision(vault, specs, early=False)
+        marker = tmp_path / "scanned by"
+        self._marked(monkeypatch, marker, lambda: None)
+        with vault_session(vault, write=False) as session:
+            session.begin_scan()
+            early = session.plan(specs, Asked())
+        assert int(marker.read_text()) != os.getpid()  # the helper's value was the one used
+        with vault_session(vault, write=False) as session:
+            late = session.plan(specs, Asked())
         assert dict(early.disk) == dict(late.disk)
         assert early.plan.steps == late.plan.steps
+        kinds = {state.kind for state in early.disk.values()}
+        assert kinds == {FileKind.FILE, FileKind.ABSENT, FileKind.OTHER, FileKind.BLOCKED}
 
     def test_an_edit_after_the_scan_is_kept(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -443,28 +467,75 @@ class TestEarlyScan:
         sync_vault(vault, notes(300))
         age(vault)
         note = vault / "Facts/f3/note 00003.md"
-        scan = decide._scan_rows
-
-        def scan_then_edit(*args: object) -> decide.Scanned:
-            rows = scan(*args)  # type: ignore[arg-type]
-            note.write_text("saved by the user after the scan\n")  # in the helper, after it
-            (tmp_path / "scanned by").write_text(str(os.getpid()))
-            return rows
-
-        monkeypatch.setattr(decide, "_scan_rows", scan_then_edit)
+        marker = tmp_path / "scanned by"
+        self._marked(monkeypatch, marker, lambda: note.write_text("saved after the scan\n"))
         with vault_session(vault, write=True) as session:
             session.begin_scan()
             report = session.sync(notes(300, version=2), Asked(), clock=lambda: FIXED_TIME)
-        assert note.read_text() == "saved by the user after the scan\n"
+        assert note.read_text() == "saved after the scan\n"
         assert report.kept_edited == ("Facts/f3/note 00003.md",)
-        assert int((tmp_path / "scanned by").read_text()) != os.getpid()  # the helper did
+        assert int(marker.read_text()) != os.getpid()  # the helper did
 
-    def test_a_session_that_never_plans_leaves_no_helper(self, tmp_path: Path) -> None:
+    def test_the_stat_cache_is_dated_by_the_scan(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A file changed just before the scan, then again in the same timestamp, is read."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        age(vault)
+        note = vault / "Facts/f6/note 00006.md"
+        touched = time.time_ns() - 3 * 10**9
+        os.utime(note, ns=(touched, touched))
+        began = touched + 10**9  # a scan long before the stat cache is written
+        scan = decide._scan_rows
+
+        def earlier(*args: object) -> decide.Scanned:
+            rows, racy, _ = scan(*args)  # type: ignore[arg-type]
+            return rows, racy, began
+
+        monkeypatch.setattr(decide, "_scan_rows", earlier)
+        with vault_session(vault, write=True) as session:
+            session.begin_scan()
+            session.sync(notes(300), Asked(), clock=lambda: FIXED_TIME)
+        assert (vault / CACHE).stat().st_mtime_ns == began
+        # The user's save within that timestamp: same size, same mtime, same inode.
+        before = note.stat()
+        with note.open("r+b") as handle:
+            handle.write(b"!")  # was "#"
+        os.utime(note, ns=(before.st_atime_ns, before.st_mtime_ns))
+        sync_vault(vault, notes(300, version=2), clock=lambda: FIXED_TIME)
+        assert note.read_bytes().startswith(b"! Note 6")  # seen: merged, not overwritten
+
+    def test_a_session_that_never_plans_leaves_no_helper(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         """A command failing before its plan stops the scan: no process is left behind."""
         vault = tmp_path / "vault"
         sync_vault(vault, notes(300))
+        marker = tmp_path / "scanned by"
+        self._marked(monkeypatch, marker, signal.pause)
         with pytest.raises(RuntimeError), vault_session(vault, write=True) as session:
             session.begin_scan()
+            helper = wait_for_pid(marker)
             raise RuntimeError("the notes could not be built")
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
+        assert_reaped(helper)
+
+    def test_a_plan_that_fails_stops_the_scan(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A plan failing before it took the scan leaves no helper behind either."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        marker = tmp_path / "scanned by"
+        self._marked(monkeypatch, marker, signal.pause)
+
+        def broken(*_args: object) -> set[str]:
+            raise VaultWriteError("the manifest's history cannot be read")
+
+        monkeypatch.setattr(decide, "_paths", broken)
+        with vault_session(vault, write=True) as session:
+            session.begin_scan()
+            helper = wait_for_pid(marker)
+            with pytest.raises(VaultWriteError):
+                session.plan(notes(300), Asked())
+            assert_reaped(helper)
