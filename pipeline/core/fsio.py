@@ -173,19 +173,12 @@ def atomic_write(target: Path, data: bytes, *, mode: int = 0o600, durable: bool 
 
 
 def write_temp_at(
-    dir_fd: int,
-    data: bytes,
-    *,
-    prefix: str,
-    mode: int = 0o600,
-    durable: bool = False,
-    mtime_ns: int | None = None,
+    dir_fd: int, data: bytes, *, prefix: str, mode: int = 0o600, durable: bool = False
 ) -> tuple[str, os.stat_result]:
     """Write ``data`` to a new temp file ``<prefix><12 hex>.tmp`` in the folder ``dir_fd``.
 
     Created with ``O_EXCL | O_NOFOLLOW`` (never through a symlink, never over a file), given
-    exactly ``mode``, dated ``mtime_ns`` when given; ``durable`` fsyncs it.  Returns its name
-    and its stat data.
+    exactly ``mode``; ``durable`` fsyncs it.  Returns its name and its stat data.
 
     Raises:
         OSError: it cannot be created or written; it is removed.
@@ -203,8 +196,6 @@ def write_temp_at(
             view = memoryview(data)
             while view:
                 view = view[os.write(out, view) :]
-            if mtime_ns is not None:
-                os.utime(out, ns=(mtime_ns, mtime_ns))
             if durable:
                 os.fsync(out)
             found = os.fstat(out)
@@ -243,28 +234,18 @@ def discard_at(dir_fd: int, name: str) -> None:
 
 
 def atomic_write_at(
-    dir_fd: int,
-    name: str,
-    data: bytes,
-    *,
-    prefix: str,
-    mode: int = 0o600,
-    durable: bool = True,
-    mtime_ns: int | None = None,
+    dir_fd: int, name: str, data: bytes, *, prefix: str, mode: int = 0o600, durable: bool = True
 ) -> os.stat_result:
     """Replace ``name`` in the folder ``dir_fd`` with ``data`` atomically; its stat data.
 
-    A temp file (see :func:`write_temp_at`, dated ``mtime_ns`` when given) renamed over
-    ``name``; ``durable`` fsyncs the file before the rename and the folder after it.  The stat
-    data are the written file's, taken before the rename (which keeps its size, mtime and
-    inode).
+    A temp file (see :func:`write_temp_at`) renamed over ``name``; ``durable`` fsyncs the file
+    before the rename and the folder after it.  The stat data are the written file's, taken
+    before the rename (which keeps its size, mtime and inode).
 
     Raises:
         OSError: the file cannot be written; ``name`` is unchanged and the temp file removed.
     """
-    temp, found = write_temp_at(
-        dir_fd, data, prefix=prefix, mode=mode, durable=durable, mtime_ns=mtime_ns
-    )
+    temp, found = write_temp_at(dir_fd, data, prefix=prefix, mode=mode, durable=durable)
     try:
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:

@@ -38,7 +38,7 @@ from datetime import datetime
 
 from vaultsync.core import progress
 from vaultsync.core.config import CONFIG
-from vaultsync.core.fsio import is_racy
+from vaultsync.core.fsio import RACY_NS, is_racy
 from vaultsync.core.model import Skipped
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, Rendered, know_written_manifest
@@ -50,6 +50,7 @@ from vaultsync.vault.manifest import (
     GITIGNORE_BYTES,
     JOURNAL,
     MANIFEST,
+    UNPROVEN_NS,
     Entry,
     Journal,
     LastSync,
@@ -492,8 +493,9 @@ def save_cache(
     cache costs hashing, never correctness).  Crash window: none of its own.
     """
     gone = set(removed)
+    doubtful = range(decision.scanned_ns - RACY_NS, time.time_ns() - RACY_NS)
     entries = {
-        p: (s.stat, s.blob)
+        p: (_proven(s.stat, doubtful), s.blob)
         for p, s in decision.disk.items()
         if s.kind is FileKind.FILE and p not in gone
     }
@@ -514,9 +516,20 @@ def save_cache(
             dumped=after.dumped,
             last=after.last if after.manifest else None,
         )
-        # Dated by the scan: a file is racy when changed near the time its stat data were
-        # taken, and that was the scan, seconds before this write (``Decision.scanned_ns``).
-        fs.write_control(CACHE, data, durable=False, mtime_ns=decision.scanned_ns or None)
+        fs.write_control(CACHE, data, durable=False)
+
+
+def _proven(key: StatKey, doubtful: range) -> StatKey:
+    """``key`` as the stat cache may record it: matching nothing when its mtime is ``doubtful``.
+
+    Stat data prove a file unchanged only if it was changed ``RACY_NS`` before they were taken,
+    and the cache's own date (its write) vouches for that.  A scan seconds before the write (a
+    helper scans while the notes are built) saw files changed in its own racy window that the
+    write's no longer covers: they are read again next time (``Decision.scanned_ns``).
+    """
+    if key[1] in doubtful:
+        return (key[0], UNPROVEN_NS, key[2])
+    return key
 
 
 _RECORDS = operator.attrgetter("inputs", "manifest", "manifest_stat", "absent", "dumped", "last")

@@ -97,9 +97,10 @@ class Decision:
     renamed: Mapping[str, str] = field(default_factory=dict)
     """The user's moves this sync follows (old path → new path): committed as renames."""
     scanned_ns: int = 0
-    """When the scan of ``disk`` began (ns since the epoch; ``0``: not known).  The stat cache
-    that records it is dated so (``apply.save_cache``): a file changed within ``fsio.RACY_NS``
-    of its scan may have changed again unseen in the same timestamp, and is read next time."""
+    """When the scan of ``disk`` began (ns since the epoch; ``0``: not known).  A file changed
+    within ``fsio.RACY_NS`` before may have changed again since, unseen in the same timestamp
+    (the scan may be seconds before the stat cache is written): the stat cache records it as
+    unproven (``apply.save_cache``), and the next sync reads it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -53,6 +53,8 @@ _BLOB = re.compile(r"[0-9a-f]{40}")
 
 StatKey = tuple[int, int, int]
 """``(size, mtime_ns, inode)`` of a regular file."""
+UNPROVEN_NS = -1
+"""An mtime no file has: stat data recorded with it match no file, which is read next time."""
 
 
 def stat_key(found: os.stat_result) -> StatKey:

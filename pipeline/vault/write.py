@@ -388,22 +388,17 @@ class VaultFS:
         with os.fdopen(handle, "rb") as src:
             return ControlFile(data=src.read(), stat=stat_key(os.fstat(src.fileno())))
 
-    def write_control(
-        self, rel: str, data: bytes, *, durable: bool = True, mtime_ns: int | None = None
-    ) -> StatKey:
+    def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> StatKey:
         """Atomically replace an engine file; ``durable`` fsyncs it and its folder.
 
-        ``mtime_ns``: the time it is dated (``None``: now).  Returns the stat data of the file
-        written.
+        Returns the stat data of the file written.
         """
         folder, name = _split(rel, control=True)
         try:
             fd = self._dir(folder, create=True)
             assert fd is not None  # noqa: S101 - create=True returns a folder or raises
             return stat_key(
-                fsio.atomic_write_at(
-                    fd, name, data, prefix=TEMP_PREFIX, durable=durable, mtime_ns=mtime_ns
-                )
+                fsio.atomic_write_at(fd, name, data, prefix=TEMP_PREFIX, durable=durable)
             )
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot write: {err}") from err
