@@ -421,7 +421,7 @@ class TestEarlyScan:
         monkeypatch.setenv("VAULTSYNC_JOBS", "2")
 
     @staticmethod
-    def _marked(monkeypatch: pytest.MonkeyPatch, marker: Path, then: Callable[[], None]) -> None:
+    def _marked(monkeypatch: pytest.MonkeyPatch, marker: Path, then: Callable[[], object]) -> None:
         """The helper's scan writes its pid to ``marker``, then calls ``then``."""
         scan = decide._scan_rows
 
