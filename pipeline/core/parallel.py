@@ -249,16 +249,19 @@ class Background(Generic[R]):
     def discard(self) -> None:
         """Stop the helper, its value unwanted (nothing is left behind)."""
         if self._pid is not None:
-            self._stop()
+            self._stop(kill=True)
 
     def result(self) -> R:
         """The helper's value, or ``work()``'s done here; asked once."""
         if self._pid is None:
             return self._work()
+        data: bytes | None = None
         try:
             data = _read_until(self._pipe, time.monotonic() + MIN_WAIT)
         finally:
-            status = self._stop()  # done or not: the helper is gone once this returns or raises
+            # Its whole value read, the helper is leaving on its own: killed now, it could die
+            # between closing the pipe and its exit, and its value would be thrown away.
+            status = self._stop(kill=data is None)
         if data is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
             try:
                 return cast("R", pickle.loads(data))  # noqa: S301 - our own child's
@@ -266,11 +269,12 @@ class Background(Generic[R]):
                 pass
         return self._work()
 
-    def _stop(self) -> int:
-        """Kill the helper if it still runs, reap it, close the pipe: its wait status."""
+    def _stop(self, *, kill: bool) -> int:
+        """Reap the helper (killed first if ``kill``) and close the pipe: its wait status."""
         pid, self._pid = self._pid, None
         assert pid is not None  # noqa: S101 - called only while there is a helper
-        _kill(pid)
+        if kill:
+            _kill(pid)
         _, status = os.waitpid(pid, 0)
         os.close(self._pipe)
         return status

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -223,6 +224,19 @@ class TestInBackground:
         pid, text = pending.result()
         assert pid != os.getpid()
         assert text == "x" * 100_000
+
+    def test_a_helper_slow_to_leave_still_gives_its_value(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Its value sent, a helper still on its way out is waited for, not killed."""
+        leave = os._exit
+
+        def slow_exit(code: int) -> None:
+            time.sleep(0.2)  # between closing its pipe and leaving
+            leave(code)
+
+        monkeypatch.setattr(os, "_exit", slow_exit)
+        assert parallel.in_background(os.getpid, min_items=1000).result() != os.getpid()
 
     def test_little_work_stays_in_process(self) -> None:
         """Below ``MIN_ITEMS`` nothing is forked: the parent does the work when asked."""
