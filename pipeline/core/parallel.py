@@ -297,15 +297,10 @@ def _background_helper(
     work: Callable[[], object], read_end: int, write_end: int, parent: int
 ) -> None:  # pragma: no cover - runs in the helper, which leaves through os._exit
     """The background helper's whole life: do the work, send its value, leave without cleanup."""
-    global _in_helper  # noqa: PLW0603 - a helper never forks helpers of its own
-    _in_helper = True
     code = 1
     try:
-        os.close(read_end)
-        _die_with_parent()
-        if os.getppid() != parent:  # the parent died before the request took effect
+        if not _helper_started(read_end, parent):
             return
-        gc.freeze()  # never walk (and copy) the parent's objects
         data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(data)
@@ -345,15 +340,10 @@ def _helper(
     work: Callable[[T], R], share: Sequence[T], read_end: int, write_end: int, parent: int
 ) -> None:
     """The helper's whole life: do its share, send it in frames, leave without cleanup."""
-    global _in_helper  # noqa: PLW0603 - a helper never forks helpers of its own
-    _in_helper = True
     code = 1
     try:
-        os.close(read_end)
-        _die_with_parent()
-        if os.getppid() != parent:  # the parent died before the request took effect
+        if not _helper_started(read_end, parent):
             return
-        gc.freeze()  # collect what the work leaves, never walk (and copy) the parent's objects
         with os.fdopen(write_end, "wb") as pipe:
             for start in range(0, len(share), _BATCH):
                 batch: list[object] = []
@@ -367,6 +357,18 @@ def _helper(
         code = 0
     finally:
         os._exit(code)
+
+
+def _helper_started(read_end: int, parent: int) -> bool:
+    """A forked helper's first steps; ``False`` when its parent died meanwhile (leave then)."""
+    global _in_helper  # noqa: PLW0603 - a helper never forks helpers of its own
+    _in_helper = True
+    os.close(read_end)
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        return False
+    gc.freeze()  # collect what the work leaves, never walk (and copy) the parent's objects
+    return True
 
 
 def _die_with_parent() -> None:

@@ -420,6 +420,14 @@ class TestEarlyScan:
         monkeypatch.setattr(decide, "EARLY_SCAN_MIN", 1)  # a small vault takes the path too
         monkeypatch.setenv("VAULTSYNC_JOBS", "2")
 
+    @pytest.fixture
+    def vault(self, tmp_path: Path) -> Path:
+        """A vault of 300 notes, synced, every file out of the racy window."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(300))
+        age(vault)
+        return vault
+
     @staticmethod
     def _marked(monkeypatch: pytest.MonkeyPatch, marker: Path, then: Callable[[], object]) -> None:
         """The helper's scan writes its pid to ``marker``, then calls ``then``."""
@@ -434,12 +442,9 @@ class TestEarlyScan:
         monkeypatch.setattr(decide, "_scan_rows", marked)
 
     def test_the_plan_is_the_one_a_scan_at_plan_time_makes(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        self, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """Edited, deleted, blocked, new and unchanged notes: the same disk state and steps."""
-        vault = tmp_path / "vault"
-        sync_vault(vault, notes(300))
-        age(vault)
         (vault / "Facts/f1/note 00001.md").write_text("the user's words\n")
         (vault / "Facts/f2/note 00002.md").unlink()
         (vault / "Facts/f4/note 00004.md").unlink()
@@ -461,12 +466,9 @@ class TestEarlyScan:
         assert kinds == {FileKind.FILE, FileKind.ABSENT, FileKind.OTHER, FileKind.BLOCKED}
 
     def test_an_edit_after_the_scan_is_kept(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        self, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A note saved by the user once the helper scanned it is not overwritten."""
-        vault = tmp_path / "vault"
-        sync_vault(vault, notes(300))
-        age(vault)
         note = vault / "Facts/f3/note 00003.md"
         marker = tmp_path / "scanned by"
         self._marked(monkeypatch, marker, lambda: note.write_text("saved after the scan\n"))
@@ -478,12 +480,9 @@ class TestEarlyScan:
         assert int(marker.read_text()) != os.getpid()  # the helper did
 
     def test_a_file_changed_just_before_the_scan_is_read_again(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        self, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A file changed just before the scan, then again in the same timestamp, is read."""
-        vault = tmp_path / "vault"
-        sync_vault(vault, notes(300))
-        age(vault)
         note = vault / "Facts/f6/note 00006.md"
         touched = time.time_ns() - 3 * 10**9
         os.utime(note, ns=(touched, touched))
@@ -512,11 +511,9 @@ class TestEarlyScan:
         assert note.read_bytes().startswith(b"! Note 6")  # seen: merged, not overwritten
 
     def test_a_session_that_never_plans_leaves_no_helper(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        self, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A command failing before its plan stops the scan: no process is left behind."""
-        vault = tmp_path / "vault"
-        sync_vault(vault, notes(300))
         marker = tmp_path / "scanned by"
         self._marked(monkeypatch, marker, signal.pause)
         with pytest.raises(RuntimeError), vault_session(vault, write=True) as session:
@@ -526,11 +523,9 @@ class TestEarlyScan:
         assert_reaped(helper)
 
     def test_a_plan_that_fails_stops_the_scan(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+        self, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A plan failing before it took the scan leaves no helper behind either."""
-        vault = tmp_path / "vault"
-        sync_vault(vault, notes(300))
         marker = tmp_path / "scanned by"
         self._marked(monkeypatch, marker, signal.pause)
 
