@@ -40,7 +40,7 @@ from vaultsync.vault.gitstate import operation_in_progress, refuse_while_busy
 
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
-    from vaultsync.vault.decide import Asked
+    from vaultsync.vault.decide import Asked, Decision
     from vaultsync.vault.gitfacts import GitFacts
     from vaultsync.vault.hooks import SkippedHooks
     from vaultsync.vault.manifest import LastSync, StatCache
@@ -86,6 +86,18 @@ class VaultNotes:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Prepared:
+    """A sync worked out ahead of its time (:func:`prepare`): its notes, its plan, its inputs."""
+
+    inputs: str
+    """The stores' stat data and settings it was worked out from (``vault.quick.sync_inputs``)."""
+    notes: VaultNotes
+    decision: Decision
+    head: str
+    """The commit the vault's HEAD named then."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SyncOutcome:
     """A sync's result: its report (``None``: the quick answer, nothing to do) and warnings."""
 
@@ -96,6 +108,8 @@ class SyncOutcome:
     """Lines for stderr, in the order they arose (``warning: …``, ``saved …``)."""
     remote: RemoteOutcome | None = None
     """What pulling and pushing did (``None``: neither was asked for)."""
+    planned_ahead: bool = False
+    """The sync applied a plan :func:`prepare` made before it was due (``watch``)."""
 
     @property
     def quick(self) -> bool:
@@ -149,11 +163,14 @@ def sync(
     *,
     confirm: Confirm | None = None,
     clock: Clock | None = None,
+    prepared: Prepared | None = None,
 ) -> SyncOutcome:
     """Bring the vault in line with the stores and commit what changed (one commit).
 
     ``confirm`` asks the person before a bare ``force`` overwrites edited notes; ``clock``
-    dates the commit (the system clock when ``None``; tests pass a fixed one).
+    dates the commit (the system clock when ``None``; tests pass a fixed one).  ``prepared``:
+    the plan :func:`prepare` made earlier, applied when nothing it was made from has changed
+    since (else the sync works it out again, as without it).
 
     Raises:
         UsageError: paths without ``force``, or a bare ``force`` over edited notes that was
@@ -167,7 +184,7 @@ def sync(
         refuse_while_busy(ws.vault)
     pulling, pushing = _remote_steps(ws, request)
     pulled = remote.pull(ws) if pulling else None
-    outcome = _local_sync(ws, request, confirm, clock)
+    outcome = _local_sync(ws, request, confirm, clock, prepared)
     if not pushing:
         return replace(outcome, remote=pulled) if pulled is not None else outcome
     local = replace(request, pull=False, push=False)
@@ -193,7 +210,11 @@ def _joined(pulled: RemoteOutcome | None, pushed: RemoteOutcome) -> RemoteOutcom
 
 
 def _local_sync(
-    ws: Workspace, request: SyncRequest, confirm: Confirm | None, clock: Clock | None
+    ws: Workspace,
+    request: SyncRequest,
+    confirm: Confirm | None,
+    clock: Clock | None,
+    prepared: Prepared | None = None,
 ) -> SyncOutcome:
     """The sync of this vault, the remote left aside."""
     from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
@@ -202,14 +223,74 @@ def _local_sync(
     quick = not (request.force or request.dry_run)
     if quick and unchanged_since_last_sync(ws.vault, inputs):
         return SyncOutcome(vault=ws.vault, report=None)
-    inputs = "" if request.dry_run else inputs
-    report, notes = _full_sync(ws, request, inputs, confirm, clock)
+    ahead = _applied_ahead(ws, request, inputs, clock, prepared)
+    if ahead is not None:
+        report, notes = ahead
+    else:
+        inputs = "" if request.dry_run else inputs
+        report, notes = _full_sync(ws, request, inputs, confirm, clock)
     warnings = list(notes.warnings)
     if not request.dry_run:
         warnings += _after_sync(ws, request, changed=report.changed)
     return SyncOutcome(
-        vault=ws.vault, report=report, skipped=notes.skipped, warnings=tuple(warnings)
+        vault=ws.vault,
+        report=report,
+        skipped=notes.skipped,
+        warnings=tuple(warnings),
+        planned_ahead=ahead is not None,
     )
+
+
+def prepare(ws: Workspace) -> Prepared | None:
+    """The next plain sync worked out now, read-only: its notes built, its plan made.
+
+    For ``watch``, while the stores are quiet before the sync is due: :func:`sync` given it
+    then only applies it, as long as the stores, the vault's records and its HEAD are those
+    it was made from.  ``None`` when there is nothing to prepare: no vault yet, nothing to
+    do, an interrupted sync to finish, or a store file skipped (whose repair is the sync's).
+    A failure here is the sync's to report: it meets the same one when it works it out.
+    """
+    from vaultsync.vault.decide import Asked
+    from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
+    from vaultsync.vault.sync import vault_session
+
+    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    if not ws.vault.is_dir() or unchanged_since_last_sync(ws.vault, inputs):
+        return None
+    with vault_session(ws.vault, write=False) as session:
+        if session.controls.journal is not None:
+            return None
+        notes = vault_notes(ws, session)
+        if notes.skipped:
+            return None
+        decision = session.plan(notes.specs, Asked(moves=notes.moves))
+        return Prepared(inputs=inputs, notes=notes, decision=decision, head=session.head())
+
+
+def _plain(request: SyncRequest) -> bool:
+    """A sync that asks nothing but to bring the vault in line (what :func:`prepare` plans)."""
+    asked = replace(request, pull=None, push=None)  # pulling moves HEAD: checked anyway
+    return asked == SyncRequest()
+
+
+def _applied_ahead(
+    ws: Workspace,
+    request: SyncRequest,
+    inputs: str,
+    clock: Clock | None,
+    prepared: Prepared | None,
+) -> tuple[SyncReport, VaultNotes] | None:
+    """``prepared`` applied, when it is still this sync's plan; ``None`` when it is not."""
+    from vaultsync.vault.sync import vault_session
+
+    if prepared is None or prepared.inputs != inputs or not _plain(request):
+        return None
+    with vault_session(ws.vault, write=True) as session:
+        decision = prepared.decision
+        if not session.still_as_planned(decision) or session.head() != prepared.head:
+            return None
+        report = session.sync_planned(decision, inputs=inputs, clock=clock)
+    return report, prepared.notes
 
 
 def _full_sync(

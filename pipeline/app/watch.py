@@ -3,41 +3,46 @@
 The stores are polled through their stat data (``vault.quick.sync_inputs``, the same digest
 the no-op sync compares), which costs a few thousand ``stat`` calls per look and survives
 ChatCLI's write-temp-then-rename by construction; the schedule is :mod:`vaultsync.core.debounce`'s.
+File events under the store folders (:mod:`vaultsync.core.fileevents`) make the watcher look
+at once rather than at its next poll: on big stores the polls are seconds apart.  They are only
+a wake-up (the stat data decide), and where they cannot be had the watcher says so once and
+polls as before.
 The vault itself is not watched for syncs (a user edit never triggers a rewrite); an existing
 search index is refreshed from it every ``watch.debounce_s``, so edits are found at once.
 Each sync is :func:`vaultsync.app.sync.sync`, run in this process: the same lock and the same
-outcome as a ``sync``.  A sync that fails is reported and retried with back-off.  The watcher
+outcome as a ``sync``.  A sync that fails is reported and retried with back-off.  While the
+stores are quiet before a sync is due, the watcher works that sync out read-only
+(:func:`vaultsync.app.sync.prepare`); when it falls due with the stores, the vault's records
+and its HEAD as they were, the sync only applies that plan, so the commit comes about as long
+after the quiet period as writing it takes.  One plan is worked out per change seen, and no
+more than :data:`PLANS_PER_BURST` in a burst of changes: stores that keep changing cost the
+plans thrown away, not a build per look.  The watcher
 is resident (``core.cachefile.resident``): what a sync leaves for the next one (the extract
 memo, the graph's patch state, the notes' layout and keys) stays in memory, and the next sync
 starts from it instead of loading it again, while the cache files are the ones it wrote.
-Those files are written once the sync is committed and said, not before it.
+Those files are written once the sync is committed and said, and no other sync is pending.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
-from vaultsync.app.sync import SyncOutcome, SyncRequest
+from vaultsync.app.sync import Prepared, SyncOutcome, SyncRequest
 from vaultsync.app.workspace import Workspace
 from vaultsync.core import cachefile, debounce, process
 from vaultsync.core.errors import VaultsyncError
+from vaultsync.core.fileevents import Stop, Wakeups
 
 POLL_DUTY = 50
 """The stores are looked at at most every 50 times as long as a look takes (big stores)."""
 INDEX_DUTY = 50
 """The search index is refreshed at most every 50 times as long as a refresh takes."""
-
-
-class Stop(Protocol):
-    """Whether to stop, and a sleep that a stop wakes (``core.stopping.Stop``)."""
-
-    def is_set(self) -> bool: ...  # noqa: D102
-
-    def wait(self, seconds: float) -> bool: ...  # noqa: D102
+PLANS_PER_BURST = 2
+"""At most this many syncs are worked out ahead between two syncs (see the module doc)."""
 
 
 Synced = Callable[[SyncOutcome], None]
@@ -64,6 +69,9 @@ class Watcher:
         self.ws, self.synced, self.warn = ws, synced, warn
         self.clock = timings(ws)
         self.index = _IndexKeeper(ws.vault, every_s=self.clock.debounce_s, warn=warn)
+        self.ahead = _Ahead()
+        self.untidy = False
+        """A sync left caches to write and a frozen heap (:meth:`tidy`)."""
 
     def run(self, stop: Stop) -> None:
         """Watch until ``stop`` is set, keeping the syncs' state in memory between them."""
@@ -71,10 +79,21 @@ class Watcher:
             self._watch(stop)
 
     def _watch(self, stop: Stop) -> None:
+        events = store_events(self.ws).start()
+        try:
+            self._loop(stop, events)
+        finally:
+            events.close()
+
+    def _loop(self, stop: Stop, events: Wakeups) -> None:
         clock = self.clock
         schedule = debounce.start(time.monotonic(), clock)
         looked: float | None = None
+        said = ""
         while not stop.is_set():
+            if events.failure != said:
+                said = events.failure
+                self.warn(f"warning: no file events from the stores ({said}): polling only")
             self.index.refresh(time.monotonic())
             began = time.monotonic()
             seen, now = self.fingerprint(), time.monotonic()
@@ -89,7 +108,13 @@ class Watcher:
                     schedule = debounce.synced(schedule, seen)
                 else:
                     schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
-            stop.wait(debounce.pause(schedule, time.monotonic(), interval))
+                continue  # a change made meanwhile is seen before tidying up after the sync
+            if self.ahead.worth_planning(schedule):
+                self.plan_ahead(seen)
+                continue  # planning took a while: look again before waiting
+            if schedule.due_at is None or schedule.failures:
+                self.tidy()
+            events.sleep(debounce.pause(schedule, time.monotonic(), interval), stop)
 
     def fingerprint(self) -> str:
         """What a sync's bytes depend on, from stat data (``""``: the stores cannot be read)."""
@@ -101,28 +126,81 @@ class Watcher:
         except OSError:
             return ""
 
+    def plan_ahead(self, seen: str) -> None:
+        """Work out the sync the stores at ``seen`` call for, before it is due (module doc).
+
+        Best effort: a failure leaves no plan, and the sync, working it out itself, reports it.
+        """
+        from vaultsync.app.sync import prepare
+
+        # The heap the build froze stays frozen until the sync is done (``sync_once``):
+        # collecting it now would put a second between this plan and the sync it is for.
+        try:
+            self.ahead.planned(seen, prepare(self.ws))
+        except Exception:  # the sync, working it out itself, meets and says the same failure
+            self.ahead.planned(seen, None)
+
     def sync_once(self) -> bool:
-        """One sync, said; then the caches it saved are written (``cachefile.save``)."""
+        """One sync, said; what it leaves to write and give back waits for :meth:`tidy`."""
         try:
             outcome = self._sync()
             if outcome is not None:
                 self.synced(outcome)
             return outcome is not None
         finally:
-            cachefile.flush()  # off the path from the store change to its commit
+            self.ahead = _Ahead()  # a new burst
+            self.untidy = True
+
+    def tidy(self) -> None:
+        """Write the caches the last sync saved (``cachefile.save``) and give its heap back.
+
+        Called when no sync is pending (or one waits out a back-off): off the path from a
+        store change to its commit, including a change made right after the last commit.
+        """
+        if self.untidy:
+            cachefile.flush()
             _after_big_run()
+            self.untidy = False
 
     def _sync(self) -> SyncOutcome | None:
         """The sync's outcome; a failure is one warning (and ``None``)."""
         from vaultsync.app.sync import sync
 
+        prepared, self.ahead.prepared = self.ahead.prepared, None  # not kept through a build
         try:
-            return sync(self.ws, SyncRequest())
+            return sync(self.ws, SyncRequest(), prepared=prepared)
         except VaultsyncError as error:
             self.warn(f"warning: sync failed, will retry: {error.message}")
         except Exception as error:  # a long-running watcher outlives any one sync
             self.warn(f"warning: sync failed, will retry: {type(error).__name__}: {error}")
         return None
+
+
+class _Ahead:
+    """The sync worked out ahead in this burst of changes, and how many were."""
+
+    def __init__(self) -> None:
+        self.prepared: Prepared | None = None
+        self.seen = ""
+        """The stores' fingerprint the last plan was worked out for (``""``: none yet)."""
+        self.plans = 0
+
+    def worth_planning(self, schedule: debounce.Schedule) -> bool:
+        """A sync is pending and not due, for stores not planned for yet, within the budget.
+
+        Not after a failure: its retry waits out its back-off, and works the sync out then.
+        """
+        return (
+            schedule.due_at is not None
+            and not schedule.failures
+            and bool(schedule.seen)
+            and schedule.seen != self.seen
+            and self.plans < PLANS_PER_BURST
+        )
+
+    def planned(self, seen: str, prepared: Prepared | None) -> None:
+        """Keep the plan worked out for the stores at ``seen`` (``None``: none came of it)."""
+        self.prepared, self.seen, self.plans = prepared, seen, self.plans + 1
 
 
 class _IndexKeeper:
@@ -160,6 +238,25 @@ class _IndexKeeper:
         if problem and problem != self.said:
             self.warn(f"warning: search index not updated: {problem}")
         self.said = problem
+
+
+def store_events(ws: Workspace) -> Wakeups:
+    """File events under the store folders, as a wake-up (not started).
+
+    The state directory is watched with the skill folders outside it; a board kept outside
+    it (``CHATCLI_BOARD_PATH``) is not (its folder may be a whole home), and is polled.
+    """
+    from vaultsync.extract.sources import store_places
+
+    folders, board = store_places(ws.state, ws.caps.sources)
+    outside = [f for f in folders if not f.is_relative_to(ws.state)]
+    prefixes = tuple(f"{os.fspath(folder)}{os.sep}" for folder in folders)
+    board_path = os.fspath(board)
+
+    def relevant(path: str) -> bool:
+        return path == board_path or path.startswith(prefixes)
+
+    return Wakeups([ws.state, *outside], relevant)
 
 
 def _changed_at(state: Path, now: float) -> float | None:

@@ -42,6 +42,7 @@ __all__ = [
     "skill_tree",
     "source_files",
     "store_fingerprint",
+    "store_places",
     "visible_entries",
 ]
 
@@ -255,6 +256,22 @@ def source_files(state_dir: Path, sources: Sources | None = None) -> Iterator[Pa
     yield from skill_tree(state_dir, extra.skills)
     yield board_file(state_dir)
     yield from context_files(state_dir)
+
+
+def store_places(state_dir: Path, sources: Sources | None = None) -> tuple[tuple[Path, ...], Path]:
+    """The folders every source file lies in or under, and the board file (which may not).
+
+    What a change to the stores can touch, for a watcher's file events: a file under one of
+    these folders (skills nest) or the board; :func:`source_files` says which files count.
+    """
+    extra = sources or Sources()
+    folders = (
+        state_dir / MEMORY,
+        *session_folders(state_dir),
+        *skill_folders(state_dir, extra.skills),
+        *context_folders(state_dir),
+    )
+    return folders, board_file(state_dir)
 
 
 def outside_files(state_dir: Path, sources: Sources) -> Iterator[Path]:

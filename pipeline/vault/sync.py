@@ -171,6 +171,27 @@ class VaultSession:
         unlisted = [path for path in edited if path not in listed]
         return (*planned, *marked_conflicts(unlisted, self.fs.read))
 
+    def head(self) -> str:
+        """The commit the vault's HEAD names (``""``: no repository or no commit yet)."""
+        repo = self.repo.get()
+        return repo.head_id() if repo is not None else ""
+
+    def still_as_planned(self, decision: decide.Decision) -> bool:
+        """Whether the vault's records are the very ones ``decision`` was planned from.
+
+        The manifest's bytes and stat data, and no interrupted sync's journal, then or now:
+        a plan made by another session (``watch`` plans during the stores' quiet period) may
+        then be applied in this one.  The notes themselves need no such check: every write
+        checks its file is still as the plan saw it (``VaultFS.apply``).
+        """
+        now, then = self.controls, decision.controls
+        return (
+            now.journal is None
+            and then.journal is None
+            and now.manifest_stat == then.manifest_stat
+            and now.manifest_bytes == then.manifest_bytes
+        )
+
     def sync(
         self,
         specs: Sequence[NoteSpec],
@@ -187,6 +208,25 @@ class VaultSession:
         ``inputs`` and ``skipped`` are recorded for the quick answers (``apply.run``).
         """
         decision = self.plan(specs, asked)
+        return self.sync_planned(
+            decision, commit=commit, dry_run=dry_run, clock=clock, inputs=inputs, skipped=skipped
+        )
+
+    def sync_planned(
+        self,
+        decision: decide.Decision,
+        *,
+        commit: bool = True,
+        dry_run: bool = False,
+        clock: Callable[[], datetime] | None = None,
+        inputs: str = "",
+        skipped: tuple[Skipped, ...] = (),
+    ) -> SyncReport:
+        """:meth:`sync` of a plan already made.
+
+        By :meth:`plan`, in this session or in one whose vault :meth:`still_as_planned` says
+        this one holds.
+        """
         if dry_run or not self.write:
             rendered = decide.render(decision.plan)
             if self.fs is not None:  # the merges the sync would make, tried in memory

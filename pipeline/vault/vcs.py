@@ -236,6 +236,10 @@ class VaultRepo:
                 ) from err
         return cls(repo, "", private=private)
 
+    def head_id(self) -> str:
+        """The commit HEAD names (``""``: no commit yet)."""
+        return "" if self.repo.head_is_unborn else str(self.repo.head.target)
+
     # -- history ----------------------------------------------------------------------------
 
     def vault_tree(self, commit: pygit2.Commit) -> pygit2.Tree | None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from vaultsync.app.each import plan_each, sync_each
 from vaultsync.app.sync import SyncOutcome, SyncRequest
-from vaultsync.app.watch import Watcher
+from vaultsync.app.watch import Watcher, _Ahead, store_events
 from vaultsync.app.workspace import open_workspace
+from vaultsync.core import debounce
 from vaultsync.vault.config import save_setting
 
 
@@ -66,3 +68,75 @@ def test_the_watcher_syncs_and_hands_over_the_outcome(demo_state: Path, tmp_path
 
     Watcher(ws, synced=synced, warn=lambda line: None).run(stop)
     assert len(seen) == 1 and seen[0].changed
+
+
+class _ChangeThenStop:
+    """After the watcher's first sync, a fact of the store changes; after its second, it stops."""
+
+    def __init__(self, state: Path) -> None:
+        self.state, self.event = state, threading.Event()
+        self.seen: list[SyncOutcome] = []
+
+    def synced(self, outcome: SyncOutcome) -> None:
+        self.seen.append(outcome)
+        if len(self.seen) == 1:
+            path = self.state / "memory" / "memory_index.json"
+            facts = json.loads(path.read_text(encoding="utf-8"))
+            facts[0]["content"] = "orbital speaks OTLP over HTTP now"
+            path.write_text(json.dumps(facts), encoding="utf-8")
+        else:
+            self.event.set()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        return self.event.wait(min(seconds, 0.05))
+
+
+def test_the_watcher_works_a_sync_out_while_the_stores_are_quiet(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """A change seen before its sync is due is planned then; the due sync applies that plan."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for key, value in (("watch.first_s", "0.05"), ("watch.poll_s", "0.05"),
+                       ("watch.debounce_s", "2")):  # fmt: skip
+        save_setting(vault, key, value, commit=False)
+    ws = open_workspace(str(demo_state), str(vault))
+    stop = _ChangeThenStop(demo_state)
+    Watcher(ws, synced=stop.synced, warn=lambda line: None).run(stop)
+    first, second = stop.seen
+    assert first.changed
+    assert second.changed and second.planned_ahead
+
+
+def test_a_burst_of_changes_is_planned_for_a_bounded_number_of_times() -> None:
+    """Each new fingerprint is worth a plan until the burst's budget is spent."""
+    ahead = _Ahead()
+    pending = debounce.Schedule(seen="a", burst_from=0.0, due_at=5.0)
+    assert ahead.worth_planning(pending)
+    ahead.planned("a", None)
+    assert not ahead.worth_planning(pending)  # planned for these stores already
+    assert ahead.worth_planning(replace(pending, seen="b"))
+    ahead.planned("b", None)
+    assert not ahead.worth_planning(replace(pending, seen="c"))  # the budget is spent
+
+
+def test_nothing_is_planned_when_no_sync_is_pending_or_after_a_failure() -> None:
+    """No sync pending, or a retry waiting out its back-off: nothing is worked out ahead."""
+    ahead = _Ahead()
+    assert not ahead.worth_planning(debounce.Schedule(seen="a"))
+    failing = debounce.Schedule(seen="a", burst_from=0.0, due_at=5.0, failures=1)
+    assert not ahead.worth_planning(failing)
+
+
+def test_the_watcher_wakes_for_store_files_only(demo_state: Path, tmp_path: Path) -> None:
+    """Memory, sessions, contexts, skills and the board wake it; other files of the folder not."""
+    events = store_events(open_workspace(str(demo_state), str(tmp_path / "vault")))
+    assert events.roots == (demo_state,)
+    for rel in ("memory/memory_index.json", "memory/memory_index.json.tmp", "board.json",
+                "sessions/a.json", "contexts/c.json", "skills/deploy/SKILL.md"):  # fmt: skip
+        assert events.relevant(str(demo_state / rel)), rel
+    for rel in ("history.log", "config.json", "memory-old/index.json"):
+        assert not events.relevant(str(demo_state / rel)), rel

@@ -294,7 +294,7 @@ def test_the_watcher_keeps_its_syncs_state_in_memory(
 def test_a_watchers_caches_are_written_once_its_sync_is_said(
     demo_state: Path, tmp_path: Path
 ) -> None:
-    """The patch state and the notes' keys a sync saves reach disk after its outcome is told."""
+    """The patch state and the notes' keys a sync saves reach disk after it, once tidied up."""
     from vaultsync.app import watch
     from vaultsync.app.workspace import open_workspace
     from vaultsync.core import cachefile
@@ -311,5 +311,7 @@ def test_a_watchers_caches_are_written_once_its_sync_is_said(
     )
     with cachefile.resident():
         assert watcher.sync_once()
+        assert not any(path.exists() for path in files)  # a sync may be pending still
+        watcher.tidy()
         assert on_disk == [(False, False)]
         assert all(path.exists() for path in files)

@@ -539,3 +539,44 @@ class TestEarlyScan:
             with pytest.raises(VaultWriteError):
                 session.plan(notes(300), Asked())
             assert_reaped(helper)
+
+
+class TestPlannedInAnotherSession:
+    """A plan made read-only, applied later in a writing session (``watch`` plans ahead)."""
+
+    @staticmethod
+    def _planned(vault: Path, specs: list[NoteSpec]) -> decide.Decision:
+        with vault_session(vault, write=False) as session:
+            return session.plan(specs, Asked())
+
+    def test_the_plan_stands_while_the_records_are_as_they_were(self, tmp_path: Path) -> None:
+        """Nothing changed since: the plan is applied and the vault is then in sync."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(5))
+        decision = self._planned(vault, notes(5, version=2))
+        with vault_session(vault, write=True) as session:
+            assert session.still_as_planned(decision)
+            report = session.sync_planned(decision)
+        assert len(report.updated) == 5
+        assert check_vault(vault, notes(5, version=2)) == ()
+
+    def test_a_manifest_written_since_sets_the_plan_aside(self, tmp_path: Path) -> None:
+        """The same bytes written anew (another sync's doing) are not the file it planned from."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(5))
+        decision = self._planned(vault, notes(5, version=2))
+        manifest = vault / MANIFEST
+        data = manifest.read_bytes()
+        manifest.unlink()
+        manifest.write_bytes(data)
+        with vault_session(vault, write=True) as session:
+            assert not session.still_as_planned(decision)
+
+    def test_an_interrupted_sync_sets_the_plan_aside(self, tmp_path: Path) -> None:
+        """A journal left since the plan: the interrupted sync is finished first, not skipped."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, notes(5))
+        decision = self._planned(vault, notes(5, version=2))
+        (vault / JOURNAL).write_bytes(dump_journal(Journal(intents={})))
+        with vault_session(vault, write=True) as session:
+            assert not session.still_as_planned(decision)
