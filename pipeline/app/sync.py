@@ -241,7 +241,7 @@ def _local_sync(
     )
 
 
-def prepare(ws: Workspace) -> Prepared | None:
+def prepare(ws: Workspace, inputs: str = "") -> Prepared | None:
     """The next plain sync worked out now, read-only: its notes built, its plan made.
 
     For ``watch``, while the stores are quiet before the sync is due: :func:`sync` given it
@@ -249,12 +249,13 @@ def prepare(ws: Workspace) -> Prepared | None:
     it was made from.  ``None`` when there is nothing to prepare: no vault yet, nothing to
     do, an interrupted sync to finish, or a store file skipped (whose repair is the sync's).
     A failure here is the sync's to report: it meets the same one when it works it out.
+    ``inputs``: ``vault.quick.sync_inputs`` of ``ws`` taken just before (the watcher's look).
     """
     from vaultsync.vault.decide import Asked
     from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
     from vaultsync.vault.sync import vault_session
 
-    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     if not ws.vault.is_dir() or unchanged_since_last_sync(ws.vault, inputs):
         return None
     with vault_session(ws.vault, write=False) as session:

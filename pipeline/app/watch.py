@@ -136,7 +136,7 @@ class Watcher:
         # The heap the build froze stays frozen until the sync is done (``sync_once``):
         # collecting it now would put a second between this plan and the sync it is for.
         try:
-            self.ahead.planned(seen, prepare(self.ws))
+            self.ahead.planned(seen, prepare(self.ws, seen))
         except Exception:  # the sync, working it out itself, meets and says the same failure
             self.ahead.planned(seen, None)
 
