@@ -104,7 +104,7 @@ class Watcher:
             )
             looked = now
             if debounce.due(schedule, time.monotonic()):
-                if self.sync_once():
+                if self.sync_once(seen):
                     schedule = debounce.synced(schedule, seen)
                 else:
                     schedule = debounce.failed(schedule, seen, time.monotonic(), clock)
@@ -140,10 +140,14 @@ class Watcher:
         except Exception:  # the sync, working it out itself, meets and says the same failure
             self.ahead.planned(seen, None)
 
-    def sync_once(self) -> bool:
-        """One sync, said; what it leaves to write and give back waits for :meth:`tidy`."""
+    def sync_once(self, seen: str = "") -> bool:
+        """One sync, said; what it leaves to write and give back waits for :meth:`tidy`.
+
+        ``seen``: the stores' fingerprint the last look found; the plan worked out ahead for
+        other stores is let go of before the sync builds its own.
+        """
         try:
-            outcome = self._sync()
+            outcome = self._sync(seen)
             if outcome is not None:
                 self.synced(outcome)
             return outcome is not None
@@ -162,11 +166,13 @@ class Watcher:
             _after_big_run()
             self.untidy = False
 
-    def _sync(self) -> SyncOutcome | None:
+    def _sync(self, seen: str) -> SyncOutcome | None:
         """The sync's outcome; a failure is one warning (and ``None``)."""
         from vaultsync.app.sync import sync
 
-        prepared, self.ahead.prepared = self.ahead.prepared, None  # not kept through a build
+        prepared, self.ahead.prepared = self.ahead.prepared, None
+        if prepared is not None and prepared.inputs != seen:
+            prepared = None  # not for these stores: not kept alive through the sync's build
         try:
             return sync(self.ws, SyncRequest(), prepared=prepared)
         except VaultsyncError as error:
