@@ -506,8 +506,10 @@ WHY = {
     "peak_memory_mib": "the stages' memos (the stores' masked records, the graph's patch "
     "state, the notes' keys) are held at once beside the graph and the rendered batch: see "
     "the peak memory after each stage under “Where the time goes”",
-    "watch_over_quiet_s": "what follows the quiet period is one sync of the change in the "
-    "watcher's process (profiled below as a one-fact sync) plus up to one poll interval",
+    "watch_over_quiet_s": "the watcher works the sync out from the moment a file event shows "
+    "the change, and where that takes longer than the quiet period (the notes built and planned: "
+    "the profile below, as a one-fact sync), the rest of it follows the quiet period, then the "
+    "plan's writes and commit",
 }
 WHY["one_document_sync_s"] = WHY["one_fact_sync_s"]
 WHY["check_s"] = WHY["status_s"] = (
