@@ -164,13 +164,16 @@ def sync(
     confirm: Confirm | None = None,
     clock: Clock | None = None,
     prepared: Prepared | None = None,
+    inputs: str = "",
 ) -> SyncOutcome:
     """Bring the vault in line with the stores and commit what changed (one commit).
 
     ``confirm`` asks the person before a bare ``force`` overwrites edited notes; ``clock``
     dates the commit (the system clock when ``None``; tests pass a fixed one).  ``prepared``:
     the plan :func:`prepare` made earlier, applied when nothing it was made from has changed
-    since (else the sync works it out again, as without it).
+    since (else the sync works it out again, as without it).  ``inputs``: the stores' stat
+    data (``vault.quick.sync_inputs``) as the caller just took them (the watcher's look),
+    else taken here.
 
     Raises:
         UsageError: paths without ``force``, or a bare ``force`` over edited notes that was
@@ -184,7 +187,7 @@ def sync(
         refuse_while_busy(ws.vault)
     pulling, pushing = _remote_steps(ws, request)
     pulled = remote.pull(ws) if pulling else None
-    outcome = _local_sync(ws, request, confirm, clock, prepared)
+    outcome = _local_sync(ws, request, confirm, clock, prepared=prepared, inputs=inputs)
     if not pushing:
         return replace(outcome, remote=pulled) if pulled is not None else outcome
     local = replace(request, pull=False, push=False)
@@ -214,16 +217,22 @@ def _local_sync(
     request: SyncRequest,
     confirm: Confirm | None,
     clock: Clock | None,
+    *,
     prepared: Prepared | None = None,
+    inputs: str = "",
 ) -> SyncOutcome:
-    """The sync of this vault, the remote left aside."""
+    """The sync of this vault, the remote left aside.
+
+    A plan made ahead is tried first: it stands only if the vault's records are the very
+    ones it found something to do against, so the quick answer could not hold then.
+    """
     from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
 
-    inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
-    quick = not (request.force or request.dry_run)
-    if quick and unchanged_since_last_sync(ws.vault, inputs):
-        return SyncOutcome(vault=ws.vault, report=None)
+    inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     ahead = _applied_ahead(ws, request, inputs, clock, prepared)
+    quick = not (request.force or request.dry_run)
+    if ahead is None and quick and unchanged_since_last_sync(ws.vault, inputs):
+        return SyncOutcome(vault=ws.vault, report=None)
     if ahead is not None:
         report, notes = ahead
     else:

@@ -174,7 +174,7 @@ class Watcher:
         if prepared is not None and prepared.inputs != seen:
             prepared = None  # not for these stores: not kept alive through the sync's build
         try:
-            return sync(self.ws, SyncRequest(), prepared=prepared)
+            return sync(self.ws, SyncRequest(), prepared=prepared, inputs=seen)
         except VaultsyncError as error:
             self.warn(f"warning: sync failed, will retry: {error.message}")
         except Exception as error:  # a long-running watcher outlives any one sync

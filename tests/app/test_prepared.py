@@ -143,3 +143,15 @@ def test_a_forced_sync_does_not_take_a_prepared_plan(demo_state: Path, tmp_path:
     prepared = prepare(ws)
     outcome = sync(ws, SyncRequest(force=True, overwrite_edited=True), prepared=prepared)
     assert outcome.changed and not outcome.planned_ahead
+
+
+def test_a_vault_synced_since_preparing_is_the_quick_answer(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """Another sync applied the change first: the plan is set aside and nothing is redone."""
+    ws = synced(demo_state, tmp_path / "vault")
+    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
+    prepared = prepare(ws)
+    assert sync(ws, SyncRequest()).changed
+    again = sync(ws, SyncRequest(), prepared=prepared)
+    assert again.quick and not again.planned_ahead
