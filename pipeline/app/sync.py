@@ -16,6 +16,10 @@ A sync, start to end:
    ``--templates`` saved once a run succeeded with it;
 6. with ``push`` (``git.push``): the result pushed, never forced.
 
+``watch`` works steps 2-4 out ahead, read-only, while the stores are quiet (:func:`prepare`);
+the sync then applies that plan when the stores, the vault's records and its HEAD are still
+the ones it was made from, and works them out again otherwise.
+
 ``check`` and ``status`` run steps 2-4 read-only.  Each returns a frozen outcome; what it has
 to say besides (warnings) travels in the outcome, for the adapter to print.
 """
@@ -291,10 +295,12 @@ def _applied_ahead(
     prepared: Prepared | None,
 ) -> tuple[SyncReport, VaultNotes] | None:
     """``prepared`` applied, when it is still this sync's plan; ``None`` when it is not."""
-    from vaultsync.vault.sync import vault_session
-
     if prepared is None or prepared.inputs != inputs or not _plain(request):
         return None
+    if not ws.vault.is_dir():
+        return None  # gone since: a first sync again, which makes the folder its own way
+    from vaultsync.vault.sync import vault_session  # not on the no-op's path
+
     with vault_session(ws.vault, write=True) as session:
         decision = prepared.decision
         if not session.still_as_planned(decision) or session.head() != prepared.head:
