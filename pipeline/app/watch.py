@@ -254,15 +254,18 @@ def store_events(ws: Workspace) -> Wakeups:
     """
     from vaultsync.extract.sources import store_places
 
-    folders, board = store_places(ws.state, ws.caps.sources)
-    outside = [f for f in folders if not f.is_relative_to(ws.state)]
+    # Events name files by absolute, resolved paths: the folders are compared the same way.
+    state = ws.state.resolve()
+    places, board = store_places(ws.state, ws.caps.sources)
+    folders = [folder.resolve() for folder in places]
+    outside = [folder for folder in folders if not folder.is_relative_to(state)]
     prefixes = tuple(f"{os.fspath(folder)}{os.sep}" for folder in folders)
-    board_path = os.fspath(board)
+    board_path = os.fspath(board.resolve())
 
     def relevant(path: str) -> bool:
         return path == board_path or path.startswith(prefixes)
 
-    return Wakeups([ws.state, *outside], relevant)
+    return Wakeups([state, *outside], relevant)
 
 
 def _changed_at(state: Path, now: float) -> float | None:

@@ -7,6 +7,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from vaultsync.app.each import plan_each, sync_each
 from vaultsync.app.sync import SyncOutcome, SyncRequest
 from vaultsync.app.watch import Watcher, _Ahead, store_events
@@ -134,9 +135,21 @@ def test_nothing_is_planned_when_no_sync_is_pending_or_after_a_failure() -> None
 def test_the_watcher_wakes_for_store_files_only(demo_state: Path, tmp_path: Path) -> None:
     """Memory, sessions, contexts, skills and the board wake it; other files of the folder not."""
     events = store_events(open_workspace(str(demo_state), str(tmp_path / "vault")))
-    assert events.roots == (demo_state,)
+    real = demo_state.resolve()
+    assert events.roots == (real,)
     for rel in ("memory/memory_index.json", "memory/memory_index.json.tmp", "board.json",
                 "sessions/a.json", "contexts/c.json", "skills/deploy/SKILL.md"):  # fmt: skip
-        assert events.relevant(str(demo_state / rel)), rel
+        assert events.relevant(str(real / rel)), rel
     for rel in ("history.log", "config.json", "memory-old/index.json"):
-        assert not events.relevant(str(demo_state / rel)), rel
+        assert not events.relevant(str(real / rel)), rel
+
+
+def test_stores_reached_through_a_relative_or_linked_path_still_wake_it(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events name files by their real absolute path: so are the folders they are matched to."""
+    (tmp_path / "link").symlink_to(demo_state)
+    monkeypatch.chdir(tmp_path)
+    events = store_events(open_workspace("link", str(tmp_path / "vault")))
+    assert events.roots == (demo_state.resolve(),)
+    assert events.relevant(str(demo_state.resolve() / "memory" / "memory_index.json"))
