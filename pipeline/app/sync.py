@@ -305,7 +305,7 @@ def _applied_ahead(
         decision = prepared.decision
         if not session.still_as_planned(decision) or session.head() != prepared.head:
             return None
-        report = session.sync_planned(decision, inputs=inputs, clock=clock)
+        report = session.sync(decision, inputs=inputs, clock=clock)
     return report, prepared.notes
 
 
@@ -333,8 +333,7 @@ def _full_sync(
         )
         if write or request.dry_run:
             report = session.sync(
-                notes.specs,
-                asked,
+                session.plan(notes.specs, asked),
                 commit=request.commit,
                 dry_run=request.dry_run,
                 inputs=inputs,
@@ -361,8 +360,9 @@ def _first_sync(
 
     validate_specs(notes.specs)  # an unsafe path is refused before the vault folder is made
     with vault_session(ws.vault, write=True) as session:
+        decision = session.plan(notes.specs, asked)
         return session.sync(
-            notes.specs, asked, commit=commit, inputs=inputs, skipped=notes.skipped, clock=clock
+            decision, commit=commit, inputs=inputs, skipped=notes.skipped, clock=clock
         )
 
 

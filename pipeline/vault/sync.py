@@ -194,26 +194,6 @@ class VaultSession:
 
     def sync(
         self,
-        specs: Sequence[NoteSpec],
-        asked: decide.Asked,
-        *,
-        commit: bool = True,
-        dry_run: bool = False,
-        clock: Callable[[], datetime] | None = None,
-        inputs: str = "",
-        skipped: tuple[Skipped, ...] = (),
-    ) -> SyncReport:
-        """Bring the vault in line with ``specs`` (see the module docstring for the steps).
-
-        ``inputs`` and ``skipped`` are recorded for the quick answers (``apply.run``).
-        """
-        decision = self.plan(specs, asked)
-        return self.sync_planned(
-            decision, commit=commit, dry_run=dry_run, clock=clock, inputs=inputs, skipped=skipped
-        )
-
-    def sync_planned(
-        self,
         decision: decide.Decision,
         *,
         commit: bool = True,
@@ -222,10 +202,11 @@ class VaultSession:
         inputs: str = "",
         skipped: tuple[Skipped, ...] = (),
     ) -> SyncReport:
-        """:meth:`sync` of a plan already made.
+        """Bring the vault in line with ``decision`` (see the module docstring for the steps).
 
-        By :meth:`plan`, in this session or in one whose vault :meth:`still_as_planned` says
-        this one holds.
+        The plan comes from :meth:`plan`, in this session or in one whose vault
+        :meth:`still_as_planned` says this one holds (``watch`` plans ahead).  ``inputs`` and
+        ``skipped`` are recorded for the quick answers (``apply.run``).
         """
         if dry_run or not self.write:
             rendered = decide.render(decision.plan)
@@ -332,6 +313,5 @@ def sync_vault(
     if not dry_run and not vault.is_dir():
         validate_specs(specs)  # an unsafe path refused before the vault folder is made
     with vault_session(vault, write=not dry_run, lock_timeout=lock_timeout) as session:
-        return session.sync(
-            specs, asked, commit=commit, dry_run=dry_run, clock=clock, inputs=inputs
-        )
+        decision = session.plan(specs, asked)
+        return session.sync(decision, commit=commit, dry_run=dry_run, clock=clock, inputs=inputs)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import pygit2
-from vaultsync.app.sync import SyncRequest, check, prepare, sync
+from vaultsync.app.sync import Prepared, SyncRequest, check, prepare, sync
 from vaultsync.app.workspace import Workspace, open_workspace
 from vaultsync.vault.report import SyncReport
 
@@ -35,6 +36,22 @@ def synced(state: Path, vault: Path) -> Workspace:
     ws = open_workspace(str(state), str(vault))
     sync(ws, SyncRequest(), clock=lambda: NOON)
     return ws
+
+
+class Planned(NamedTuple):
+    """A vault in sync, then a store change, and the sync worked out for it."""
+
+    ws: Workspace
+    node: str
+    """The changed fact's note."""
+    prepared: Prepared | None
+
+
+def planned_change(state: Path, vault: Path) -> Planned:
+    """Sync ``vault``, change the store's first fact, and prepare the sync it calls for."""
+    ws = synced(state, vault)
+    node = edit_first_fact(state, "orbital speaks OTLP over HTTP now")
+    return Planned(ws=ws, node=node, prepared=prepare(ws))
 
 
 def what(report: SyncReport) -> tuple[object, ...]:
@@ -90,9 +107,7 @@ def test_stores_changed_since_preparing_are_synced_as_they_are_now(
     demo_state: Path, tmp_path: Path
 ) -> None:
     """The plan was for other stores: it is set aside, and the sync works out the new one."""
-    ws = synced(demo_state, tmp_path / "vault")
-    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
-    prepared = prepare(ws)
+    ws, _, prepared = planned_change(demo_state, tmp_path / "vault")
     node = edit_first_fact(demo_state, "orbital speaks OTLP over QUIC now")
     outcome = sync(ws, SyncRequest(), prepared=prepared)
     assert outcome.changed and not outcome.planned_ahead
@@ -105,9 +120,7 @@ def test_a_commit_made_since_preparing_sets_the_plan_aside(
 ) -> None:
     """The vault's HEAD moved (the user committed): the sync works its plan out again."""
     vault = tmp_path / "vault"
-    ws = synced(demo_state, vault)
-    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
-    prepared = prepare(ws)
+    ws, _, prepared = planned_change(demo_state, vault)
     (vault / "mine.md").write_text("my own note\n", encoding="utf-8")
     repo = pygit2.Repository(str(vault))
     repo.index.add("mine.md")
@@ -123,9 +136,7 @@ def test_a_commit_made_since_preparing_sets_the_plan_aside(
 def test_a_note_edited_since_preparing_keeps_the_edit(demo_state: Path, tmp_path: Path) -> None:
     """The plan saw the note unedited; the user's save after it is never overwritten."""
     vault = tmp_path / "vault"
-    ws = synced(demo_state, vault)
-    node = edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
-    prepared = prepare(ws)
+    ws, node, prepared = planned_change(demo_state, vault)
     note = note_path(vault, node)
     edited = note.read_text(encoding="utf-8") + "\nMy own line.\n"
     note.write_text(edited, encoding="utf-8")
@@ -138,9 +149,7 @@ def test_a_note_edited_since_preparing_keeps_the_edit(demo_state: Path, tmp_path
 
 def test_a_forced_sync_does_not_take_a_prepared_plan(demo_state: Path, tmp_path: Path) -> None:
     """Only a plain sync is prepared: one that asks more works itself out."""
-    ws = synced(demo_state, tmp_path / "vault")
-    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
-    prepared = prepare(ws)
+    ws, _, prepared = planned_change(demo_state, tmp_path / "vault")
     outcome = sync(ws, SyncRequest(force=True, overwrite_edited=True), prepared=prepared)
     assert outcome.changed and not outcome.planned_ahead
 
@@ -149,9 +158,7 @@ def test_a_vault_synced_since_preparing_is_the_quick_answer(
     demo_state: Path, tmp_path: Path
 ) -> None:
     """Another sync applied the change first: the plan is set aside and nothing is redone."""
-    ws = synced(demo_state, tmp_path / "vault")
-    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
-    prepared = prepare(ws)
+    ws, _, prepared = planned_change(demo_state, tmp_path / "vault")
     assert sync(ws, SyncRequest()).changed
     again = sync(ws, SyncRequest(), prepared=prepared)
     assert again.quick and not again.planned_ahead

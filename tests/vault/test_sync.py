@@ -474,7 +474,8 @@ class TestEarlyScan:
         self._marked(monkeypatch, marker, lambda: note.write_text("saved after the scan\n"))
         with vault_session(vault, write=True) as session:
             session.begin_scan()
-            report = session.sync(notes(300, version=2), Asked(), clock=lambda: FIXED_TIME)
+            planned = session.plan(notes(300, version=2), Asked())
+            report = session.sync(planned, clock=lambda: FIXED_TIME)
         assert note.read_text() == "saved after the scan\n"
         assert report.kept_edited == ("Facts/f3/note 00003.md",)
         assert int(marker.read_text()) != os.getpid()  # the helper did
@@ -496,7 +497,7 @@ class TestEarlyScan:
         monkeypatch.setattr(decide, "_scan_rows", earlier)
         with vault_session(vault, write=True) as session:
             session.begin_scan()
-            session.sync(notes(300), Asked(), clock=lambda: FIXED_TIME)
+            session.sync(session.plan(notes(300), Asked()), clock=lambda: FIXED_TIME)
         with VaultFS(vault) as fs:
             recorded = read_controls(fs).cache.entries
         # changed in the scan's racy window: recorded as proving nothing; the others as seen
@@ -556,7 +557,7 @@ class TestPlannedInAnotherSession:
         decision = self._planned(vault, notes(5, version=2))
         with vault_session(vault, write=True) as session:
             assert session.still_as_planned(decision)
-            report = session.sync_planned(decision)
+            report = session.sync(decision)
         assert len(report.updated) == 5
         assert check_vault(vault, notes(5, version=2)) == ()
 
