@@ -6,6 +6,7 @@ so every view names the same hubs.
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -49,23 +50,38 @@ def counts_by_kind(graph: Graph) -> tuple[tuple[Kind, int], ...]:
 
 
 def hubs(graph: Graph, limit: int = 8) -> tuple[Hub, ...]:
-    """The best-connected notes: degree, then weighted degree, then id; isolated notes excluded."""
-    neighbours: dict[str, set[str]] = {}
-    weights: dict[str, float] = {}
-    for link in graph.links:
-        neighbours.setdefault(link.source, set()).add(link.target)
-        neighbours.setdefault(link.target, set()).add(link.source)
-        weights[link.source] = weights.get(link.source, 0.0) + link.weight
-        weights[link.target] = weights.get(link.target, 0.0) + link.weight
+    """The best-connected notes: degree, then weighted degree, then id; isolated notes excluded.
+
+    Read from the graph's own link tables, for the notes that may be hubs only: documents are
+    three quarters of a big vault's notes and are never ranked.  The last answer is kept for
+    its very graph (``Home.md`` and the map ask for the same one).
+    """
+    global _last  # noqa: PLW0603 - one answer per process, for one graph object
+    if _last is not None and _last[0]() is graph and _last[1] == limit:
+        return _last[2]
     ranked = sorted(
-        (
-            Hub(node=graph.by_id[node_id], degree=len(near), weight=weights[node_id])
-            for node_id, near in neighbours.items()
-            if node_id in graph.by_id and graph.by_id[node_id].kind not in NEVER_HUBS
-        ),
+        (hub for node in graph.nodes if node.kind not in NEVER_HUBS and (hub := _hub(graph, node))),
         key=lambda hub: (-hub.degree, -hub.weight, hub.node.id),
     )
-    return tuple(ranked[:limit])
+    found = tuple(ranked[:limit])
+    _last = (weakref.ref(graph), limit, found)  # weak: a resident process lets old graphs go
+    return found
+
+
+_last: tuple[weakref.ref[Graph], int, tuple[Hub, ...]] | None = None
+
+
+def _hub(graph: Graph, node: Node) -> Hub | None:
+    """A note's distinct neighbours and summed link weight, either way; ``None``: no link."""
+    out, back = graph.outgoing.get(node.id, ()), graph.incoming.get(node.id, ())
+    if not out and not back:
+        return None
+    near = {link.target for link in out}
+    near.update(link.source for link in back)
+    # Every weight is a multiple of 0.5 (structure's table, wikilinks, mentions, drawn links):
+    # sums of them are exact, so any order of summing gives the same one.
+    weight = sum(link.weight for link in out) + sum(link.weight for link in back)
+    return Hub(node=node, degree=len(near), weight=weight)
 
 
 def index_card(graph: Graph, limit: int = 8) -> str:
