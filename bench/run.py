@@ -145,20 +145,20 @@ def in_process(state: Path, env: dict[str, str], *, profiled: bool) -> dict[str,
     code = f"""
 import json, os, sys, time
 from pathlib import Path
-from vaultsync.graph import cache, graphdb
+from vaultsync.graph import graphdb, parsedtexts
 from vaultsync.core.sqlitefile import remove_database
 from vaultsync.graph import load as app
 from vaultsync.core.config import resolve
 state = Path({str(state)!r}); caps = resolve({{}}, vault=Path()).caps
-remove_database(graphdb.graph_db_path(state)); cache.documents_path(state).unlink(missing_ok=True)
+remove_database(graphdb.graph_db_path(state)); remove_database(parsedtexts.parsed_texts_path(state))
 t0 = time.perf_counter(); records = app.read_records(state); t1 = time.perf_counter()
 from vaultsync.graph.build import build_graph
 built = build_graph(records, caps); t2 = time.perf_counter()
-cache.save_parsed_texts(state, built.documents, {{}})
+parsedtexts.save_parsed_texts(state, built.documents, {{}})
 rebuild = []
 for _ in range(5):
     t = time.perf_counter()
-    build_graph(records, caps, known=cache.load_parsed_texts(state))
+    build_graph(records, caps, known=parsedtexts.load_parsed_texts(state))
     rebuild.append(time.perf_counter() - t)
 rebuild.sort()
 app.current_graph(state, caps)

@@ -8,10 +8,9 @@ path (so every command finds the same cache whatever vault it names, and two sta
 directories never share one).  Edge: reads and writes that folder only.  The graph itself is
 kept there by ``graph.graphdb``, under :func:`graph_fingerprint`.
 
-Beside the graph, ``graph-documents.json`` keeps what parsing each document's text gave (title,
-summary, links), by a digest of the text: a rebuild after a change in some other store, or in a
-few documents, parses only the texts it has not seen ("derived once per context
-revision").
+Beside the graph, ``graph.parsedtexts`` keeps what parsing each document's text gave (title,
+summary, links), by a digest of the text: a full build parses only the texts it has not seen
+("derived once per context revision").
 
 ``vaultsync graph export`` prints the graph as JSON (:func:`graph_to_json`) of exactly
 this shape, so other tools can read it::
@@ -63,7 +62,6 @@ from vaultsync.core.model import Graph, Link, Node, Origin, Skipped
 from vaultsync.core.redact import rules_version
 from vaultsync.core.settings import Caps
 from vaultsync.extract.sources import store_fingerprint
-from vaultsync.graph.documents import DocumentNote, ParsedText
 from vaultsync.graph.patch import (
     STATE_VERSION,
     ContextEntry,
@@ -73,7 +71,6 @@ from vaultsync.graph.patch import (
 )
 
 GRAPH_SCHEMA = 2
-DOCUMENTS_SCHEMA = 1
 MASKS_SCHEMA = 1
 
 
@@ -135,11 +132,6 @@ def _number(weight: float) -> str:
 
 _quoted = encode_basestring  # the C encoder json.dumps uses without ensure_ascii
 _ORIGIN_JSON = {origin: _quoted(origin.value) for origin in Origin}
-
-
-def documents_path(state: Path) -> Path:
-    """Where parsed document texts are kept: ``graph-documents.json`` in :func:`cache_dir`."""
-    return cache_dir(state) / "graph-documents.json"
 
 
 def load_last_good(state: Path) -> dict[str, Any]:
@@ -447,56 +439,6 @@ def remember_warnings(state: Path, skipped: Iterable[Skipped]) -> tuple[Skipped,
         data = json.dumps({"warned": keys}, ensure_ascii=False, indent=1).encode() + b"\n"
         _replace(path, data)
     return marked
-
-
-def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
-    """Texts parsed by the last build (``text_digest`` → result); empty when unusable.
-
-    The file is ``{"schema": 1, "code": "…", "texts": {digest: [title, summary, [link
-    destinations], [wikilink targets], heading title]}}``, discarded whole when the code changed.
-    """
-    try:
-        document = json.loads(documents_path(state).read_bytes())
-        if (
-            not isinstance(document, dict)
-            or document.get("schema") != DOCUMENTS_SCHEMA
-            or document.get("code") != code_fingerprint()
-        ):
-            return {}
-        return {
-            str(digest): ParsedText(
-                title=str(title),
-                summary=str(summary),
-                link_dests=tuple(str(d) for d in dests),
-                link_targets=tuple(str(t) for t in targets),
-                heading_title=heading is True,
-            )
-            for digest, (title, summary, dests, targets, heading) in document["texts"].items()
-        }
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def save_parsed_texts(
-    state: Path, documents: Iterable[DocumentNote], known: Mapping[str, ParsedText]
-) -> bool:
-    """Keep the parsed texts of this build's documents, and only those.
-
-    The file never outgrows the stores; nothing is written when the texts are the ``known`` ones.
-    """
-    texts = {doc.digest: doc.parsed for doc in documents if doc.digest}
-    if texts.keys() == known.keys():
-        return True
-    document = {
-        "schema": DOCUMENTS_SCHEMA,
-        "code": code_fingerprint(),
-        "texts": {
-            digest: [p.title, p.summary, list(p.link_dests), list(p.link_targets), p.heading_title]
-            for digest, p in sorted(texts.items())
-        },
-    }
-    data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    return _replace(documents_path(state), data)
 
 
 def _replace(target: Path, data: bytes) -> bool:

@@ -41,18 +41,17 @@ from vaultsync.graph.cache import (
     LastGood,
     graph_fingerprint,
     load_masks,
-    load_parsed_texts,
     load_patch_state,
     mark_history_check,
     remember_warnings,
     save_last_good,
     save_masks,
-    save_parsed_texts,
     save_patch_state,
 )
 from vaultsync.graph.documents import context_documents
 from vaultsync.graph.graphdb import load_graph, save_graph
 from vaultsync.graph.nodes import build_nodes
+from vaultsync.graph.parsedtexts import load_parsed_texts, save_parsed_texts
 from vaultsync.graph.patch import parsed_texts
 
 

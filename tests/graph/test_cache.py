@@ -1,4 +1,4 @@
-"""The graph's JSON form (exact shape, byte-stable), its fingerprint; parsed texts kept."""
+"""The graph's JSON form (exact shape, byte-stable), its fingerprint; last good records."""
 
 from __future__ import annotations
 
@@ -13,18 +13,13 @@ from hypothesis import strategies as st
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
 from vaultsync.core.settings import Caps
 from vaultsync.graph import cache
-from vaultsync.graph.build import build_graph
 from vaultsync.graph.cache import (
     LastGood,
-    documents_path,
     graph_fingerprint,
     graph_to_json,
     load_last_good,
-    load_parsed_texts,
     save_last_good,
-    save_parsed_texts,
 )
-from vaultsync.graph.documents import ParsedText, text_digest
 from vaultsync.graph.load import build, read_records
 
 GRAPH = Graph(
@@ -108,57 +103,6 @@ class TestFingerprint:
     def test_caps_are_part_of_the_fingerprint(self) -> None:
         """Raising a cap changes the fingerprint the kept graph is checked against."""
         assert graph_fingerprint(Path(), Caps()) != graph_fingerprint(Path(), Caps(episodes=301))
-
-
-class TestParsedTexts:
-    def test_rebuild_with_kept_texts_is_the_same(self, demo_state: Path) -> None:
-        """A build from kept parsed texts gives the same graph and documents as parsing anew."""
-        records = read_records(demo_state)
-        cold = build_graph(records, Caps())
-        assert save_parsed_texts(demo_state, cold.documents, {})
-        known = load_parsed_texts(demo_state)
-        assert len(known) == sum(1 for doc in cold.documents if doc.markdown)
-        again = build_graph(records, Caps(), known=known)
-        assert (again.graph, again.documents, again.unresolved) == (
-            cold.graph,
-            cold.documents,
-            cold.unresolved,
-        )
-
-    def test_kept_texts_are_used(self, demo_state: Path) -> None:
-        """A text whose digest is known is not parsed again: the kept result is what counts."""
-        records = read_records(demo_state)
-        doc = next(d for d in build_graph(records, Caps()).documents if d.markdown)
-        kept = ParsedText(title="Kept title", summary="kept", link_dests=(), link_targets=())
-        built = build_graph(records, Caps(), known={doc.digest: kept})
-        assert next(d for d in built.documents if d.node_id == doc.node_id).title == "Kept title"
-
-    def test_a_changed_text_is_parsed_again(self) -> None:
-        """The digest follows the text: an edited document never reuses its old parse."""
-        assert text_digest("# A\n\nsee [[b]]") != text_digest("# A\n\nsee [[c]]")
-
-    def test_only_current_texts_are_kept(self, demo_state: Path) -> None:
-        """Texts of documents gone from the stores are dropped when the file is written."""
-        built = build_graph(read_records(demo_state), Caps())
-        gone = ParsedText(title="gone", summary="", link_dests=(), link_targets=())
-        save_parsed_texts(demo_state, built.documents[:1], {"0" * 32: gone})
-        assert set(load_parsed_texts(demo_state)) == {built.documents[0].digest}
-
-    @pytest.mark.parametrize(
-        "data",
-        [b"", b"not json", b"[]", b'{"schema": 1, "code": "other", "texts": {}}',
-         b'{"schema": 1, "texts": {"d": [1]}}'],
-    )  # fmt: skip
-    def test_unusable_files_are_ignored(self, tmp_path: Path, data: bytes) -> None:
-        """A corrupt file, another schema or another version's file gives nothing, no error."""
-        documents_path(tmp_path).parent.mkdir(parents=True)
-        documents_path(tmp_path).write_bytes(data)
-        assert load_parsed_texts(tmp_path) == {}
-
-    def test_build_keeps_them_beside_graph_json(self, demo_state: Path) -> None:
-        """Building from the stores writes the parsed texts next to graph.json."""
-        build(demo_state, Caps())
-        assert load_parsed_texts(demo_state)
 
 
 class TestLastGood:
