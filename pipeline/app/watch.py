@@ -21,10 +21,13 @@ is resident (``core.cachefile.resident``): what a sync leaves for the next one (
 memo, the graph's patch state, the notes' layout and keys) stays in memory, and the next sync
 starts from it instead of loading it again, while the cache files are the ones it wrote.
 Those files are written once the sync is committed and said, and no other sync is pending.
+Started on a vault in sync, the watcher builds the notes once while nothing is pending
+(:func:`vaultsync.app.sync.warm`), so its first sync after a change starts from memory too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import time
@@ -72,6 +75,8 @@ class Watcher:
         self.ahead = _Ahead()
         self.untidy = False
         """A sync left caches to write and a frozen heap (:meth:`tidy`)."""
+        self.warm = False
+        """What a sync starts from is held in memory (a sync built, or :meth:`warm_up`)."""
 
     def run(self, stop: Stop) -> None:
         """Watch until ``stop`` is set, keeping the syncs' state in memory between them."""
@@ -112,6 +117,9 @@ class Watcher:
             if self.ahead.worth_planning(schedule):
                 self.plan_ahead(seen)
                 continue  # planning took a while: look again before waiting
+            if not self.warm and schedule.due_at is None and not schedule.failures:
+                self.warm_up()
+                continue  # so did warming up
             if schedule.due_at is None or schedule.failures:
                 self.tidy()
             events.sleep(debounce.pause(schedule, time.monotonic(), interval), stop)
@@ -140,6 +148,18 @@ class Watcher:
         except Exception:  # the sync, working it out itself, meets and says the same failure
             self.ahead.planned(seen, None)
 
+    def warm_up(self) -> None:
+        """Build the notes once, read-only, while nothing is pending (``app.sync.warm``).
+
+        Best effort, once: a failure leaves the first sync to load what it needs, and to say
+        what fails.
+        """
+        from vaultsync.app.sync import warm
+
+        self.warm = self.untidy = True  # the build froze its heap: given back when tidying up
+        with contextlib.suppress(Exception):  # the sync meets and says the same failure
+            warm(self.ws)
+
     def sync_once(self, seen: str = "") -> bool:
         """One sync, said; what it leaves to write and give back waits for :meth:`tidy`.
 
@@ -149,6 +169,7 @@ class Watcher:
         try:
             outcome = self._sync(seen)
             if outcome is not None:
+                self.warm = self.warm or not outcome.quick  # a sync that built holds its state
                 self.synced(outcome)
             return outcome is not None
         finally:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from vaultsync.app.each import plan_each, sync_each
-from vaultsync.app.sync import SyncOutcome, SyncRequest
+from vaultsync.app.sync import SyncOutcome, SyncRequest, sync
 from vaultsync.app.watch import Watcher, _Ahead, store_events
 from vaultsync.app.workspace import open_workspace
 from vaultsync.core import debounce
@@ -110,6 +112,57 @@ def test_the_watcher_works_a_sync_out_while_the_stores_are_quiet(
     first, second = stop.seen
     assert first.changed
     assert second.changed and second.planned_ahead
+
+
+class _StopWhen:
+    """A stop that is set once ``done()`` says so (looked at each time the watcher asks)."""
+
+    def __init__(self, done: Callable[[], bool]) -> None:
+        self.done = done
+
+    def is_set(self) -> bool:
+        return self.done()
+
+    def wait(self, seconds: float) -> bool:
+        time.sleep(min(seconds, 0.02))
+        return self.done()
+
+
+def watcher_on(state: Path, vault: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Run a watcher of ``state`` until it warmed up, or idled half a second after its first
+    sync (its first idle look would have warmed it up); the vaults warmed up."""
+    from vaultsync.app import sync as app_sync
+
+    save_setting(vault, "watch.first_s", "0.05", commit=False)
+    ws = open_workspace(str(state), str(vault))
+    warmed: list[Path] = []
+    monkeypatch.setattr(app_sync, "warm", lambda ws: warmed.append(ws.vault))
+    synced_at: list[float] = []
+
+    def done() -> bool:
+        return bool(warmed) or (bool(synced_at) and time.monotonic() > synced_at[0] + 0.5)
+
+    watcher = Watcher(ws, synced=lambda _: synced_at.append(time.monotonic()), warn=pytest.fail)
+    watcher.run(_StopWhen(done))
+    return warmed
+
+
+def test_a_watcher_started_on_a_vault_in_sync_warms_up_once(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its first sync had nothing to do: the notes are built once while nothing is pending."""
+    vault = tmp_path / "vault"
+    sync(open_workspace(str(demo_state), str(vault)), SyncRequest())
+    assert watcher_on(demo_state, vault, monkeypatch) == [vault]
+
+
+def test_a_watcher_whose_first_sync_built_does_not_warm_up(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first sync that built the notes holds them already: no second build."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    assert watcher_on(demo_state, vault, monkeypatch) == []
 
 
 def test_a_burst_of_changes_is_planned_for_a_bounded_number_of_times() -> None:

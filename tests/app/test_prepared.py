@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pygit2
-from vaultsync.app.sync import Prepared, SyncRequest, check, prepare, sync
+import pytest
+from vaultsync.app.sync import Prepared, SyncRequest, check, prepare, sync, warm
 from vaultsync.app.workspace import Workspace, open_workspace
+from vaultsync.core import cachefile
 from vaultsync.vault.report import SyncReport
 
 NOON = datetime(2026, 10, 15, 12, 0, tzinfo=UTC)
@@ -162,3 +164,35 @@ def test_a_vault_synced_since_preparing_is_the_quick_answer(
     assert sync(ws, SyncRequest()).changed
     again = sync(ws, SyncRequest(), prepared=prepared)
     assert again.quick and not again.planned_ahead
+
+
+def test_warmed_up_the_next_sync_loads_no_cache_file(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resident process warmed up patches its first sync from memory, not from its caches."""
+    ws = synced(demo_state, tmp_path / "vault")
+    with cachefile.resident():
+        warm(ws)
+        edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")
+        loaded: list[str] = []
+        read = cachefile.read
+
+        def reading(path: Path, head: bytes) -> bytes | None:
+            loaded.append(path.name)
+            return read(path, head)
+
+        monkeypatch.setattr(cachefile, "read", reading)
+        report = sync(ws, SyncRequest(), clock=lambda: NOON).report
+    assert report is not None and report.updated
+    assert not [name for name in loaded if name.startswith(("graph-patch", "note-keys"))]
+
+
+def test_warming_up_outside_a_resident_process_builds_nothing(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing would be held: a one-shot process is not made to build for nothing."""
+    from vaultsync.app import sync as app_sync
+
+    ws = synced(demo_state, tmp_path / "vault")
+    monkeypatch.setattr(app_sync, "vault_notes", pytest.fail)
+    warm(ws)
