@@ -85,12 +85,14 @@ class Watcher:
 
     def _watch(self, stop: Stop) -> None:
         events = store_events(self.ws).start()
+        heard = _VaultHearing(self.ws.vault, self.warn)
         try:
-            self._loop(stop, events)
+            self._loop(stop, events, heard)
         finally:
+            heard.close()
             events.close()
 
-    def _loop(self, stop: Stop, events: Wakeups) -> None:
+    def _loop(self, stop: Stop, events: Wakeups, heard: _VaultHearing) -> None:
         clock = self.clock
         schedule = debounce.start(time.monotonic(), clock)
         looked: float | None = None
@@ -99,6 +101,7 @@ class Watcher:
             if events.failure != said:
                 said = events.failure
                 self.warn(f"warning: no file events from the stores ({said}): polling only")
+            heard.follow()
             self.index.refresh(time.monotonic())
             began = time.monotonic()
             seen, now = self.fingerprint(), time.monotonic()
@@ -230,6 +233,37 @@ class _Ahead:
         self.prepared, self.seen, self.plans = prepared, seen, self.plans + 1
 
 
+class _VaultHearing:
+    """The vault's file events, followed once its folder exists (``vault.vaultevents``).
+
+    They spare each sync a ``stat`` of every note it plans for; without them (the system's
+    limit of watches reached) every note is looked at, as before, and the watcher says so once.
+    """
+
+    def __init__(self, vault: Path, warn: Warn) -> None:
+        self.vault, self.warn = vault, warn
+        self.events: Wakeups | None = None
+        self._following = contextlib.ExitStack()
+        self._said = ""
+
+    def follow(self) -> None:
+        """Start hearing the vault once it exists; say once why its events stopped, if they did."""
+        if self.events is None and self.vault.is_dir():
+            from vaultsync.vault.vaultevents import watching
+
+            self.events = vault_events(self.vault).start()
+            self._following.enter_context(watching(self.vault, self.events))
+        failure = self.events.failure if self.events is not None else ""
+        if failure and failure != self._said:
+            self.warn(f"warning: no file events from the vault ({failure}): syncs stat every note")
+        self._said = failure
+
+    def close(self) -> None:
+        self._following.close()
+        if self.events is not None:
+            self.events.close()
+
+
 class _IndexKeeper:
     """Keeps an existing search index current with the user's own edits in the vault.
 
@@ -287,6 +321,25 @@ def store_events(ws: Workspace) -> Wakeups:
         return path == board_path or path.startswith(prefixes)
 
     return Wakeups([state, *outside], relevant)
+
+
+def vault_events(vault: Path) -> Wakeups:
+    """File events of the notes of ``vault``, kept by path (not started).
+
+    Its git repository and vaultsync's own folder are left out: a commit writes dozens of
+    files there, and none of them is a note.
+    """
+    from vaultsync.vault.manifest import CONTROL_DIR
+
+    folder = vault.resolve()
+    root = f"{os.fspath(folder)}{os.sep}"
+    left_out = tuple(f"{root}{name}" for name in (".git", CONTROL_DIR))
+    below = tuple(f"{name}{os.sep}" for name in left_out)
+
+    def relevant(path: str) -> bool:
+        return path.startswith(root) and path not in left_out and not path.startswith(below)
+
+    return Wakeups([folder], relevant, remember=True)
 
 
 def _changed_at(state: Path, now: float) -> float | None:

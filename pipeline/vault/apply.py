@@ -70,6 +70,7 @@ from vaultsync.vault.report import (
     format_change,
     sync_report,
 )
+from vaultsync.vault.vaultevents import events_of
 from vaultsync.vault.vcs import VaultRepo
 from vaultsync.vault.write import Applied, VaultFS
 
@@ -142,7 +143,7 @@ def run(
                 blob=kept.manifest.fingerprint,
                 stat=kept.manifest_stat,
             )
-        save_cache(
+        cache = save_cache(
             fs,
             decision,
             {},
@@ -154,6 +155,7 @@ def run(
             manifest=left,
             dumped=kept.cache.dumped,
         )
+        tie_events(fs, cache, Applied())
         return sync_report(decision, rendered, written={}, removed=())
     if commit and (found := repo.get()) is not None:
         found.verify()  # a broken repository stops the sync before any note is written
@@ -176,7 +178,7 @@ def run(
         store_written(repo, rendered, written)
     synced = sync_index(committed, written) if committed is not None else True
     applied = written.applied
-    save_cache(
+    cache = save_cache(
         fs,
         decision,
         applied.written,
@@ -188,6 +190,7 @@ def run(
         manifest=manifest,
         dumped=manifest.blob,
     )
+    tie_events(fs, cache, applied)
     if synced:
         drop_journal(fs)
     return sync_report(
@@ -480,7 +483,7 @@ def save_cache(
     waiting: bool = False,
     manifest: NewManifest | None = None,
     dumped: str = "",
-) -> None:
+) -> StatKey | None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
     ``inputs`` is kept only after a sync without conflicts that left nothing for the next
@@ -490,7 +493,8 @@ def save_cache(
     not parse it, and its edited and deleted notes are recorded with ``skipped`` (``LastSync``)
     for ``status`` and ``check``.  ``dumped``: the blob id of the manifest bytes a sync dumped
     (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or stale
-    cache costs hashing, never correctness).  Crash window: none of its own.
+    cache costs hashing, never correctness).  Crash window: none of its own.  Returns the
+    stat data of the cache file left (``None``: none).
     """
     gone = set(removed)
     doubtful = range(decision.scanned_ns - RACY_NS, time.time_ns() - RACY_NS)
@@ -506,6 +510,7 @@ def save_cache(
     # Files hashed only because they were racy are trusted once a cache written out of their
     # racy window records them.
     stale = decision.racy and not is_racy(cache.written_ns, time.time_ns())
+    kept = decision.controls.cache_stat
     if stale or entries != cache.entries or _RECORDS(after) != _RECORDS(cache):
         data = dump_cache(
             entries,
@@ -516,7 +521,23 @@ def save_cache(
             dumped=after.dumped,
             last=after.last if after.manifest else None,
         )
-        fs.write_control(CACHE, data, durable=False)
+        kept = fs.write_control(CACHE, data, durable=False)
+    return kept
+
+
+def tie_events(fs: VaultFS, cache: StatKey | None, applied: Applied) -> None:
+    """Tell the vault's file events, if this process hears them, which stat cache it left.
+
+    Its next scan then looks only at the notes changed since (``vault.vaultevents``).  A write
+    refused because its file changed unseen means the events missed that change: the next
+    scan looks at every note.
+    """
+    events = events_of(fs.root)
+    if events is None:
+        return
+    if applied.skipped:
+        cache = None
+    events.cache_kept(cache, written=len(applied.written) + len(applied.removed))
 
 
 def _proven(key: StatKey, doubtful: range) -> StatKey:

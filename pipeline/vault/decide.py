@@ -65,6 +65,7 @@ from vaultsync.vault.plan import (
     plan_sync,
     reconcile,
 )
+from vaultsync.vault.vaultevents import events_of
 from vaultsync.vault.vcs import VaultRepo, scratch_merger
 from vaultsync.vault.write import ControlFile, VaultFS
 
@@ -81,6 +82,8 @@ class ControlFiles:
     journal: Journal | None
     """The intents of an interrupted sync (``None``: the last sync finished)."""
     cache: StatCache
+    cache_stat: StatKey | None = None
+    """The stat data of the stat cache file read (``None``: missing)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -285,6 +288,7 @@ def read_controls(fs: VaultFS | None, repo: LazyRepo | None = None) -> ControlFi
         manifest=manifest,
         journal=load_journal(journal.data if journal is not None else None),
         cache=cache,
+        cache_stat=raw_cache.stat if raw_cache is not None else None,
     )
 
 
@@ -357,17 +361,22 @@ def _states(rows: list[ScanRow], paths: set[str]) -> dict[str, FileState]:
 
 
 def _disk(
-    fs: VaultFS | None, paths: set[str], cache: StatCache, early: Background[Scanned] | None
+    fs: VaultFS | None, paths: set[str], controls: ControlFiles, early: Background[Scanned] | None
 ) -> tuple[dict[str, FileState], int, int]:
     """The disk state of ``paths``, how many racy files were hashed, when the scan began.
 
-    ``early`` is taken first; the paths it lacks are scanned now.
+    ``early`` is taken first; the paths it lacks are scanned now.  In a process that hears
+    the vault's file events (``vault.vaultevents``), the files they leave untouched since the
+    stat cache's scan are not looked at.
     """
     began = time.time_ns()
+    cache = controls.cache
     if fs is None:
         return dict.fromkeys(paths, ABSENT), 0, began
     if early is None:
-        disk, racy = fs.scan(paths, cache)
+        events = events_of(fs.root)
+        changed = events.began_scan(controls.cache_stat) if events is not None else None
+        disk, racy = fs.scan(paths, cache, changed)
         return disk, racy, began
     rows, racy, began = early.result()  # it began first
     states = _states(rows, paths)
@@ -394,7 +403,7 @@ def plan_vault(
     controls = read_controls(fs) if controls is None else controls
     followed = follow(controls.manifest, moves.renamed)
     paths = _paths(specs, controls, followed, repo)
-    disk, racy, scanned_ns = _disk(fs, paths, controls.cache, early)
+    disk, racy, scanned_ns = _disk(fs, paths, controls, early)
     manifest = followed
     if controls.journal is not None:
         manifest = reconcile(manifest, controls.journal, disk)

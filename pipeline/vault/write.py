@@ -80,6 +80,37 @@ class _Blocked(Exception):
     """A parent of the path is a symlink or not a folder."""
 
 
+class _Settled:
+    """The files no event touched since the stat cache's scan: their recorded state stands.
+
+    Only a file recorded out of the racy window and proven (``UNPROVEN_NS`` is negative); a
+    changed folder (renamed, replaced, removed) unsettles every file under it.
+    """
+
+    def __init__(
+        self,
+        changed: frozenset[str],
+        hits: Mapping[str, tuple[StatKey, str]],
+        racy_from: int,
+    ) -> None:
+        self.changed, self.hits, self.racy_from = changed, hits, racy_from
+        self._folders: dict[str, bool] = {"": False}
+
+    def state(self, path: str) -> FileState | None:
+        """``path``'s state as recorded, or ``None`` when it is to be looked at."""
+        hit = self.hits.get(path)
+        if hit is None or not 0 <= hit[0][1] < self.racy_from or path in self.changed:
+            return None
+        return None if self._touched(path.rpartition("/")[0]) else file_state(hit[1], hit[0])
+
+    def _touched(self, folder: str) -> bool:
+        found = self._folders.get(folder)
+        if found is None:
+            found = folder in self.changed or self._touched(folder.rpartition("/")[0])
+            self._folders[folder] = found
+        return found
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Applied:
     """What ``apply`` did.
@@ -170,12 +201,16 @@ class VaultFS:
         self._dirs[parts] = fd
         return fd
 
-    def scan(self, paths: Iterable[str], cache: StatCache) -> tuple[dict[str, FileState], int]:
+    def scan(
+        self, paths: Iterable[str], cache: StatCache, changed: frozenset[str] | None = None
+    ) -> tuple[dict[str, FileState], int]:
         """Each path's state, and how many files were hashed only because they were racy.
 
         Per file: one ``stat`` through its folder's descriptor and a cache lookup; the paths
         are checked in bulk (``all_safe``) and split by text (every path is checked again one
-        by one, raising, only when the bulk check fails).
+        by one, raising, only when the bulk check fails).  ``changed``: every path changed
+        since ``cache``'s scan (``vault.vaultevents``); a file it does not name, nor a folder
+        above it, is as ``cache`` recorded it and is not looked at.
         """
         ordered = sorted(paths)
         if not all_safe(ordered):
@@ -184,33 +219,42 @@ class VaultFS:
         states: dict[str, FileState] = {}
         racy = 0
         hits, racy_from = cache.entries, cache.written_ns - fsio.RACY_NS
+        settled = _Settled(changed, hits, racy_from) if changed is not None else None
         last: str | None = None
         fd: int | _Blocked | None = None
         for path in ordered:
+            if settled is not None and (known := settled.state(path)) is not None:
+                states[path] = known
+                continue
             folder, _, name = path.rpartition("/")
             if folder != last:
                 last, fd = folder, self._folder(folder)
             if isinstance(fd, _Blocked):
                 states[path] = FileState(kind=FileKind.BLOCKED, detail=str(fd))
                 continue
-            try:
-                st = None if fd is None else os.stat(name, dir_fd=fd, follow_symlinks=False)
-            except FileNotFoundError:
-                st = None
-            if st is None or fd is None:
-                states[path] = ABSENT
-            elif not stat.S_ISREG(st.st_mode):
-                states[path] = FileState(kind=FileKind.OTHER, detail="not a regular file")
-            else:
-                key = (st.st_size, st.st_mtime_ns, st.st_ino)
-                hit = hits.get(path)
-                if hit is not None and hit[0] == key and key[1] < racy_from:
-                    blob = hit[1]
-                else:
-                    racy += hit is not None and hit[0] == key
-                    blob = blob_id(self._read(fd, name))
-                states[path] = file_state(blob, key)
+            states[path], was_racy = self._looked_at(fd, name, hits.get(path), racy_from)
+            racy += was_racy
         return states, racy
+
+    def _looked_at(
+        self, fd: int | None, name: str, hit: tuple[StatKey, str] | None, racy_from: int
+    ) -> tuple[FileState, bool]:
+        """A file's state from one ``stat``, and whether it was hashed only for being racy.
+
+        Its blob is ``hit``'s when the stat data match it out of the racy window.
+        """
+        try:
+            st = None if fd is None else os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is None or fd is None:
+            return ABSENT, False
+        if not stat.S_ISREG(st.st_mode):
+            return FileState(kind=FileKind.OTHER, detail="not a regular file"), False
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if hit is not None and hit[0] == key and key[1] < racy_from:
+            return file_state(hit[1], key), False
+        return file_state(blob_id(self._read(fd, name)), key), hit is not None and hit[0] == key
 
     def _folder(self, folder: str) -> int | _Blocked | None:
         """A folder's descriptor (``None``: missing), or why it cannot be reached."""
