@@ -274,7 +274,7 @@ def prepare(ws: Workspace, inputs: str = "") -> Prepared | None:
     with vault_session(ws.vault, write=False) as session:
         if session.controls.journal is not None:
             return None
-        notes = vault_notes(ws, session)
+        notes = vault_notes(ws, session, say=False)
         if notes.skipped:
             return None
         decision = session.plan(notes.specs, Asked(moves=notes.moves))
@@ -296,7 +296,7 @@ def warm(ws: Workspace) -> None:
         return
     with vault_session(ws.vault, write=False) as session:
         if session.controls.journal is None:
-            vault_notes(ws, session)
+            vault_notes(ws, session, say=False)
 
 
 def _plain(request: SyncRequest) -> bool:
@@ -390,13 +390,17 @@ def vault_notes(
     *,
     repair: bool = False,
     restored: frozenset[str] | None = frozenset(),
+    say: bool = True,
 ) -> VaultNotes:
     """Every note of the vault, to render when the command needs its bytes, and what was skipped.
 
     The notes the user moved are found first: their renders, and every link to them, go to
     the paths the user chose; the notes the user deleted are left off ``Home.md``, but for
     those ``restored`` names (``sync --force PATH``; ``None``: a bare ``--force``, every one).
+    ``say``: the command says the warnings of skipped store files not said before (then they
+    are remembered as said); a build ahead of time (``watch``) leaves them to the sync.
     """
+    from vaultsync.graph.cache import remember_warned
     from vaultsync.render.specs import vault_specs_skipped
 
     if not cachefile.is_resident():  # the plan's scan, on the other core (decide.begin_scan)
@@ -409,6 +413,8 @@ def vault_notes(
         )
         process.big_run(len(specs))
     warnings = tuple(f"warning: {source.line()}" for source in skipped if source.new)
+    if say:
+        remember_warned(ws.state, skipped)
     return VaultNotes(specs=specs, skipped=skipped, moves=moves, warnings=warnings)
 
 

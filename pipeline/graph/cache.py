@@ -413,18 +413,25 @@ def _warn_key(skipped: Skipped) -> str:
     return f"{skipped.source}|{skipped.digest}|{skipped.where}|{skipped.what}"
 
 
-def remember_warnings(state: Path, skipped: Iterable[Skipped]) -> tuple[Skipped, ...]:
-    """``skipped`` with ``new`` set for those not warned about before; remembers them all.
+def _warned_path(state: Path) -> Path:
+    return cache_dir(state) / "warned.json"
 
-    Only the sources skipped now are kept, so a file that reads again and breaks again later
-    is warned about again.
-    """
-    path = cache_dir(state) / "warned.json"
+
+def _warned(state: Path) -> set[str]:
     try:
-        seen = set(json.loads(path.read_bytes()).get("warned", []))
+        return set(json.loads(_warned_path(state).read_bytes()).get("warned", []))
     except (OSError, ValueError, AttributeError, TypeError):
-        seen = set()
-    marked = tuple(
+        return set()
+
+
+def marked_new(state: Path, skipped: Iterable[Skipped]) -> tuple[Skipped, ...]:
+    """``skipped`` with ``new`` set for those not warned about before (nothing is written).
+
+    Read-only, so a build that says nothing (``watch`` working a sync out ahead) leaves each
+    warning to the command that says it (:func:`remember_warned`).
+    """
+    seen = _warned(state)
+    return tuple(
         Skipped(
             source=s.source,
             where=s.where,
@@ -434,11 +441,18 @@ def remember_warnings(state: Path, skipped: Iterable[Skipped]) -> tuple[Skipped,
         )
         for s in skipped
     )
-    keys = sorted({_warn_key(s) for s in marked})
-    if set(keys) != seen:
+
+
+def remember_warned(state: Path, skipped: Iterable[Skipped]) -> None:
+    """Remember ``skipped`` as warned about, once a command said them.
+
+    Only the sources skipped now are kept, so a file that reads again and breaks again later
+    is warned about again.
+    """
+    keys = sorted({_warn_key(s) for s in skipped})
+    if set(keys) != _warned(state):
         data = json.dumps({"warned": keys}, ensure_ascii=False, indent=1).encode() + b"\n"
-        _replace(path, data)
-    return marked
+        _replace(_warned_path(state), data)
 
 
 def _replace(target: Path, data: bytes) -> bool:

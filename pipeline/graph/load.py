@@ -43,7 +43,7 @@ from vaultsync.graph.cache import (
     load_masks,
     load_patch_state,
     mark_history_check,
-    remember_warnings,
+    marked_new,
     save_last_good,
     save_masks,
     save_patch_state,
@@ -107,7 +107,7 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
     masked_good = {
         spread(rel, secrets): spread(value, secrets) for rel, value in masked_good.items()
     }
-    skipped = remember_warnings(state, records.skipped)
+    skipped = marked_new(state, records.skipped)
     if memo is not None:
         save_extract_memo(state, version, memo, memo.settle(everywhere))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))

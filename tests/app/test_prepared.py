@@ -196,3 +196,25 @@ def test_warming_up_outside_a_resident_process_builds_nothing(
     ws = synced(demo_state, tmp_path / "vault")
     monkeypatch.setattr(app_sync, "vault_notes", pytest.fail)
     warm(ws)
+
+
+def tear_a_session(state: Path) -> str:
+    """Cut the store's first session in half; the warning line its skip gives."""
+    session = sorted((state / "sessions").glob("*.json"))[0]
+    session.write_bytes(session.read_bytes()[:20])
+    return f"warning: sessions/{session.name}"
+
+
+@pytest.mark.parametrize("ahead", ["prepare", "warm"])
+def test_a_store_file_skipped_ahead_is_still_warned_about_by_the_sync(
+    demo_state: Path, tmp_path: Path, ahead: str
+) -> None:
+    """A build ahead of time says nothing, so it leaves each warning to the sync that says it."""
+    ws = synced(demo_state, tmp_path / "vault")
+    said = tear_a_session(demo_state)
+    with cachefile.resident():
+        assert (prepare if ahead == "prepare" else warm)(ws) is None
+        warnings = sync(ws, SyncRequest(), clock=lambda: NOON).warnings
+    assert [line for line in warnings if line.startswith(said)]
+    edit_first_fact(demo_state, "orbital speaks OTLP over HTTP now")  # a sync that reads again
+    assert not sync(ws, SyncRequest(), clock=lambda: NOON).warnings  # said once only
