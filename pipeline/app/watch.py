@@ -7,8 +7,10 @@ File events under the store folders (:mod:`vaultsync.core.fileevents`) make the 
 at once rather than at its next poll: on big stores the polls are seconds apart.  They are only
 a wake-up (the stat data decide), and where they cannot be had the watcher says so once and
 polls as before.
-The vault itself is not watched for syncs (a user edit never triggers a rewrite); an existing
-search index is refreshed from it every ``watch.debounce_s``, so edits are found at once.
+A user edit in the vault never triggers a sync (nor so a rewrite): the vault's file events only
+spare each sync a look at the notes no event named (:mod:`vaultsync.vault.vaultevents`), and an
+existing search index is refreshed from the vault every ``watch.debounce_s``, so edits are
+found at once.
 Each sync is :func:`vaultsync.app.sync.sync`, run in this process: the same lock and the same
 outcome as a ``sync``.  A sync that fails is reported and retried with back-off.  While the
 stores are quiet before a sync is due, the watcher works that sync out read-only
