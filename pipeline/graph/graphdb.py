@@ -26,7 +26,7 @@ from what :func:`load_graph` answers: the JSON form is written when asked, never
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -35,7 +35,7 @@ from pathlib import Path
 from vaultsync.core import cachefile
 from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.model import Graph, Kind, Link, Node, Origin
-from vaultsync.core.sqlitefile import is_corruption, open_writer, remove_database
+from vaultsync.core.sqlitefile import read_cache_db, read_meta, recreate, save_cache_db
 from vaultsync.graph.build import GraphDelta
 
 DB_NAME = "graph.db"
@@ -72,56 +72,23 @@ def save_graph(
     ``build_id`` and ``delta`` are the build's (``graph.build.Build``): the delta says how it
     differs from the build it was patched from.
     """
-    db = graph_db_path(state)
-    try:
-        db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (db.parent / REPLACED).unlink(missing_ok=True)
-        return _save(db, graph, build_id, delta)
-    except sqlite3.Error as err:
-        if is_corruption(err):
-            remove_database(db)  # damaged: the next save starts a new file
-        return False
-    except OSError:
-        return False
+    write = functools.partial(_save, graph=graph, build_id=build_id, delta=delta)
+    return save_cache_db(graph_db_path(state), write, timeout=BUSY_TIMEOUT, replaced=REPLACED)
 
 
-def _save(db: Path, graph: Graph, build_id: str, delta: GraphDelta | None) -> bool:
-    with open_writer(db, timeout=BUSY_TIMEOUT) as conn:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            held = _meta(conn)
-            if held.get("envelope") != _envelope():
-                _recreate(conn)
-                held = {}
-            if delta is not None and delta.base and held.get("build") == delta.base:
-                _rewrite(conn, graph, delta.nodes, delta.sources)
-            else:
-                _rewrite_all(conn, graph)
-            meta = {"envelope": _envelope(), "fingerprint": graph.fingerprint, "build": build_id}
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(meta.items()))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    return True
-
-
-def _meta(conn: sqlite3.Connection) -> dict[str, str]:
-    try:
-        return dict(conn.execute("SELECT key, value FROM meta"))
-    except sqlite3.OperationalError:  # a new file, or not ours: no meta table
-        return {}
-
-
-def _recreate(conn: sqlite3.Connection) -> None:
-    listed = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
-    )
-    tables = [row[0] for row in listed]
-    for table in tables:
-        conn.execute(f'DROP TABLE "{table}"')
-    for statement in SCHEMA:
-        conn.execute(statement)
+def _save(
+    conn: sqlite3.Connection, *, graph: Graph, build_id: str, delta: GraphDelta | None
+) -> None:
+    held = read_meta(conn)
+    if held.get("envelope") != _envelope():
+        recreate(conn, SCHEMA)
+        held = {}
+    if delta is not None and delta.base and held.get("build") == delta.base:
+        _rewrite(conn, graph, delta.nodes, delta.sources)
+    else:
+        _rewrite_all(conn, graph)
+    meta = {"envelope": _envelope(), "fingerprint": graph.fingerprint, "build": build_id}
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(meta.items()))
 
 
 def _rewrite_all(conn: sqlite3.Connection, graph: Graph) -> None:
@@ -162,23 +129,11 @@ _ORIGINS = {origin.value: origin for origin in Origin}
 
 def load_graph(state: Path, fingerprint: str) -> Graph | None:
     """The kept graph when it is of ``fingerprint``, else ``None`` (never fails)."""
-    db = graph_db_path(state)
-    if not db.is_file():
-        return None
-    try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        with contextlib.closing(conn):
-            return _read(conn, fingerprint)
-    except (sqlite3.Error, KeyError, ValueError, TypeError):
-        return None
+    return read_cache_db(graph_db_path(state), functools.partial(_read, fingerprint=fingerprint))
 
 
-def _read(conn: sqlite3.Connection, fingerprint: str) -> Graph | None:
-    conn.execute("BEGIN")  # one snapshot: the meta and the rows of one build
-    meta = _meta(conn)
+def _read(conn: sqlite3.Connection, *, fingerprint: str) -> Graph | None:
+    meta = read_meta(conn)
     if meta.get("envelope") != _envelope() or meta.get("fingerprint") != fingerprint:
         return None
     nodes = tuple(

@@ -18,7 +18,7 @@ Contract:
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from vaultsync.core import cachefile
 from vaultsync.core.digest import code_fingerprint
-from vaultsync.core.sqlitefile import is_corruption, open_writer, remove_database
+from vaultsync.core.sqlitefile import read_cache_db, read_meta, recreate, save_cache_db
 from vaultsync.graph.documents import DocumentNote, ParsedText
 
 DB_NAME = "parsed-texts.db"
@@ -55,21 +55,13 @@ def _envelope() -> str:
 
 def load_parsed_texts(state: Path) -> dict[str, ParsedText]:
     """Texts parsed by earlier builds (``text_digest`` → result); ``{}`` when unusable."""
-    db = parsed_texts_path(state)
-    if not db.is_file():
-        return {}
-    try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return {}
-    try:
-        with contextlib.closing(conn):
-            conn.execute("BEGIN")  # one snapshot: the envelope and the rows of one save
-            if _held_envelope(conn) != _envelope():
-                return {}
-            return {row[0]: _parsed(row) for row in conn.execute("SELECT * FROM texts")}
-    except (sqlite3.Error, ValueError, TypeError):
-        return {}
+    return read_cache_db(parsed_texts_path(state), _read) or {}
+
+
+def _read(conn: sqlite3.Connection) -> dict[str, ParsedText] | None:
+    if read_meta(conn).get("envelope") != _envelope():
+        return None
+    return {row[0]: _parsed(row) for row in conn.execute("SELECT * FROM texts")}
 
 
 def save_parsed_texts(
@@ -83,54 +75,19 @@ def save_parsed_texts(
     texts = {doc.digest: doc.parsed for doc in documents if doc.digest}
     if texts.keys() == known.keys():
         return True
-    db = parsed_texts_path(state)
-    try:
-        db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (db.parent / REPLACED).unlink(missing_ok=True)
-        with open_writer(db, timeout=BUSY_TIMEOUT) as conn:
-            _save(conn, texts)
-    except sqlite3.Error as err:
-        if is_corruption(err):
-            remove_database(db)  # damaged: the next save starts a new file
-        return False
-    except OSError:
-        return False
-    return True
+    write = functools.partial(_save, texts=texts)
+    return save_cache_db(parsed_texts_path(state), write, timeout=BUSY_TIMEOUT, replaced=REPLACED)
 
 
-def _save(conn: sqlite3.Connection, texts: Mapping[str, ParsedText]) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if _held_envelope(conn) != _envelope():
-            _recreate(conn)
-        held = {row[0] for row in conn.execute("SELECT digest FROM texts")}
-        gone = sorted(held - texts.keys())
-        conn.executemany("DELETE FROM texts WHERE digest = ?", ((digest,) for digest in gone))
-        new = sorted(texts.keys() - held)
-        conn.executemany("INSERT INTO texts VALUES (?, ?, ?, ?, ?, ?)", _rows(texts, new))
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def _held_envelope(conn: sqlite3.Connection) -> str:
-    try:
-        found = conn.execute("SELECT value FROM meta WHERE key = 'envelope'").fetchone()
-    except sqlite3.OperationalError:  # a new file, or not ours: no meta table
-        return ""
-    return found[0] if found is not None else ""
-
-
-def _recreate(conn: sqlite3.Connection) -> None:
-    listed = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"
-    )
-    for table in [row[0] for row in listed]:
-        conn.execute(f'DROP TABLE "{table}"')
-    for statement in SCHEMA:
-        conn.execute(statement)
-    conn.execute("INSERT INTO meta VALUES ('envelope', ?)", (_envelope(),))
+def _save(conn: sqlite3.Connection, *, texts: Mapping[str, ParsedText]) -> None:
+    if read_meta(conn).get("envelope") != _envelope():
+        recreate(conn, SCHEMA)
+        conn.execute("INSERT INTO meta VALUES ('envelope', ?)", (_envelope(),))
+    held = {row[0] for row in conn.execute("SELECT digest FROM texts")}
+    gone = sorted(held - texts.keys())
+    conn.executemany("DELETE FROM texts WHERE digest = ?", ((digest,) for digest in gone))
+    new = sorted(texts.keys() - held)
+    conn.executemany("INSERT INTO texts VALUES (?, ?, ?, ?, ?, ?)", _rows(texts, new))
 
 
 def _rows(texts: Mapping[str, ParsedText], digests: Iterable[str]) -> Iterator[Row]:

@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 import pygit2
 import pytest
+from demoedits import edit_first_fact, note_of
 from vaultsync.app.sync import Prepared, SyncRequest, check, prepare, sync, warm
 from vaultsync.app.workspace import Workspace, open_workspace
 from vaultsync.core import cachefile
 from vaultsync.vault.report import SyncReport
 
 NOON = datetime(2026, 10, 15, 12, 0, tzinfo=UTC)
-
-
-def edit_first_fact(state: Path, text: str) -> str:
-    """Give the store's first fact new content; its note's id."""
-    path = state / "memory" / "memory_index.json"
-    facts = json.loads(path.read_text(encoding="utf-8"))
-    facts[0]["content"] = text
-    path.write_text(json.dumps(facts), encoding="utf-8")
-    return f"fact:{facts[0]['id']}"
-
-
-def note_path(vault: Path, node: str) -> Path:
-    """Where the manifest says ``node``'s note is."""
-    manifest = json.loads((vault / ".vaultsync" / "manifest.json").read_text(encoding="utf-8"))
-    entries: dict[str, dict[str, str]] = manifest["entries"]
-    return vault / next(p for p, entry in entries.items() if entry["node"] == node)
 
 
 def synced(state: Path, vault: Path) -> Workspace:
@@ -113,7 +97,7 @@ def test_stores_changed_since_preparing_are_synced_as_they_are_now(
     node = edit_first_fact(demo_state, "orbital speaks OTLP over QUIC now")
     outcome = sync(ws, SyncRequest(), prepared=prepared)
     assert outcome.changed and not outcome.planned_ahead
-    assert "QUIC" in note_path(tmp_path / "vault", node).read_text(encoding="utf-8")
+    assert "QUIC" in note_of(tmp_path / "vault", node).read_text(encoding="utf-8")
     assert check(ws).in_sync
 
 
@@ -139,7 +123,7 @@ def test_a_note_edited_since_preparing_keeps_the_edit(demo_state: Path, tmp_path
     """The plan saw the note unedited; the user's save after it is never overwritten."""
     vault = tmp_path / "vault"
     ws, node, prepared = planned_change(demo_state, vault)
-    note = note_path(vault, node)
+    note = note_of(vault, node)
     edited = note.read_text(encoding="utf-8") + "\nMy own line.\n"
     note.write_text(edited, encoding="utf-8")
     outcome = sync(ws, SyncRequest(), prepared=prepared)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from demoedits import TOPIC, edit_first_fact, edit_topic, note_of
 from vaultsync.app.sync import SyncRequest, sync
 from vaultsync.app.watch import vault_events
 from vaultsync.app.workspace import Workspace, open_workspace
@@ -21,8 +21,6 @@ from vaultsync.vault.vaultevents import watching
 from vaultsync.vault.write import VaultFS
 
 NOON = datetime(2026, 10, 15, 12, 0, tzinfo=UTC)
-TOPIC = "topic:telemetry"
-"""The demo store's first topic, which :func:`edit_topic` changes."""
 
 
 class Unheard:
@@ -33,22 +31,6 @@ class Unheard:
 
     def forget_before(self, moment_ns: int) -> None:
         pass
-
-
-def edit_topic(state: Path, summary: str) -> str:
-    """Give the store's first topic a new summary (its note keeps its path); its node."""
-    path = state / "memory" / "topics.json"
-    topics = json.loads(path.read_text(encoding="utf-8"))
-    topics[0]["summary"] = summary
-    path.write_text(json.dumps(topics), encoding="utf-8")
-    return f"topic:{topics[0]['name']}"
-
-
-def note_of(vault: Path, node: str) -> Path:
-    """Where the manifest says ``node``'s note is."""
-    manifest = json.loads((vault / ".vaultsync" / "manifest.json").read_text(encoding="utf-8"))
-    entries: dict[str, dict[str, str]] = manifest["entries"]
-    return vault / next(p for p, entry in entries.items() if entry["node"] == node)
 
 
 def add_a_line(note: Path, line: str) -> None:
@@ -67,14 +49,6 @@ def synced(state: Path, vault: Path) -> Workspace:
         if ".git" not in note.parts:
             os.utime(note, ns=(before, before))
     return ws
-
-
-def edit_first_fact(state: Path, text: str) -> None:
-    """Give the store's first fact new content (a change elsewhere than the topic)."""
-    path = state / "memory" / "memory_index.json"
-    facts = json.loads(path.read_text(encoding="utf-8"))
-    facts[0]["content"] = text
-    path.write_text(json.dumps(facts), encoding="utf-8")
 
 
 def once(ws: Workspace) -> SyncReport:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 import signal
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from demoedits import edit_topic
 from vaultsync.core import debounce
 from vaultsync.search.index import update_index
 from vaultsync.search.model import SearchQuery
@@ -92,16 +92,6 @@ def watcher(demo_state: Path, tmp_path: Path) -> Iterator[Watcher]:
     if proc.poll() is None:
         proc.kill()
         proc.wait()
-
-
-def edit_topic(state: Path, summary: str) -> None:
-    """Rewrite the telemetry topic's summary the way ChatCLI does (temp file, then rename)."""
-    path = state / "memory" / "topics.json"
-    topics = json.loads(path.read_text())
-    topics[0]["summary"] = summary
-    temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(topics, indent=2))
-    temp.replace(path)
 
 
 def test_follows_stores_and_edits_through_a_burst(watcher: Watcher) -> None:
