@@ -18,7 +18,7 @@ from pathlib import Path
 # The packages whose files are vaultsync's code; found through the import system, so the
 # editable install (three folders) and a wheel (one tree) give the same set of names.
 _CODE_PACKAGES = ("vaultsync", "vaultsync.renderers", "vaultsync.templates")
-_CODE_SUFFIXES = frozenset({".py", ".j2"})
+_CODE_SUFFIXES = (".py", ".j2")
 
 
 def inputs_digest(parts: Iterable[str | bytes]) -> str:
@@ -31,35 +31,43 @@ def inputs_digest(parts: Iterable[str | bytes]) -> str:
     return digest.hexdigest()
 
 
-def files_digest(files: Iterable[tuple[str, Path]]) -> str:
+def files_digest(files: Iterable[tuple[str, str | Path]]) -> str:
     """Digest of ``(name, path)`` pairs in order: each name, then its bytes (``-`` if absent)."""
     digest = hashlib.sha256()
     for name, path in files:
         digest.update(name.encode("utf-8", "surrogatepass") + b"\0")
-        digest.update(path.read_bytes() if path.is_file() else b"-")
+        try:
+            with open(path, "rb") as handle:  # noqa: PTH123 - paths as text: no Path per file
+                digest.update(handle.read())
+        except (FileNotFoundError, IsADirectoryError):
+            digest.update(b"-")
     return digest.hexdigest()
 
 
-def _code_files() -> dict[str, Path]:
-    """Every code file of the package, by its dotted package and relative path."""
+def _code_files() -> dict[str, str]:
+    """Every code file of the package, by its dotted package and relative path.
+
+    Paths as text: a ``Path`` per file and ``relative_to`` cost more than reading the files,
+    on every command (the no-op sync's inputs hold this digest).
+    """
     roots = {
-        package: [Path(root).resolve() for root in spec.submodule_search_locations or []]
+        package: [os.path.realpath(root) for root in spec.submodule_search_locations or []]
         for package in _CODE_PACKAGES
         if (spec := importlib.util.find_spec(package)) is not None
     }
     # In a wheel `vaultsync/renderers` lies inside `vaultsync`: each package's folder is walked
     # once, under its own name, so both layouts give the same names (no per-file `resolve`).
     owned = {root for folders in roots.values() for root in folders}
-    files: dict[str, Path] = {}
+    files: dict[str, str] = {}
     for package, folders in roots.items():
         for root in folders:
             for folder, dirs, names in os.walk(root):
-                here = Path(folder)
-                dirs[:] = [d for d in dirs if d != "__pycache__" and here / d not in owned]
+                dirs[:] = [d for d in dirs if d != "__pycache__" and f"{folder}/{d}" not in owned]
+                rel = os.path.relpath(folder, root).replace(os.sep, "/")
+                prefix = f"{package}:" if rel == "." else f"{package}:{rel}/"
                 for name in names:
-                    path = here / name
-                    if path.suffix in _CODE_SUFFIXES:
-                        files[f"{package}:{path.relative_to(root).as_posix()}"] = path
+                    if name.endswith(_CODE_SUFFIXES):
+                        files[prefix + name] = f"{folder}/{name}"
     return files
 
 

@@ -33,7 +33,7 @@ def read_journal(state_dir: Path, reading: Reading | None = None) -> tuple[Journ
         def read(p: Path, period: JournalPeriod = period, label: str = label) -> JournalNote | None:
             return _note(p, period, label, state_dir)
 
-        note = reading.item(path, read)
+        note = reading.item(Path(path), read)
         if note is not None:
             notes.append(note)
     notes.sort(key=lambda n: (n.period, n.label))

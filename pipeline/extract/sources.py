@@ -6,10 +6,12 @@ The one place that knows where the stores' files are: the readers (:mod:`.memory
 standard library and :mod:`vaultsync.core.settings`, so the no-op sync (``vault.quick``) can
 fingerprint the stores for the price of the ``stat`` calls alone.
 
-``source_files`` yields every file whose content can change ``Records`` or the links, existing
+``source_paths`` yields every file whose content can change ``Records`` or the links, existing
 or not (a missing fixed-name store is yielded too; the fingerprint skips what ``stat`` does not
-find).  ``store_fingerprint`` is the SHA-256 hex of the sorted ``relpath|size|mtime_ns`` lines
-of those files: a file edited, added or removed changes it, nothing else does.
+find), as path text: the walk makes no ``Path`` object, whose parsing cost the no-op sync more
+than the ``stat`` calls (``source_files`` gives the same files as paths).
+``store_fingerprint`` is the SHA-256 hex of the sorted ``relpath|size|mtime_ns`` lines of
+those files: a file edited, added or removed changes it, nothing else does.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ __all__ = [
     "skill_folders",
     "skill_tree",
     "source_files",
+    "source_paths",
     "store_fingerprint",
     "store_places",
     "visible_entries",
@@ -65,7 +68,7 @@ BOARD = "board.json"
 CONTEXTS = "contexts"
 
 
-def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
+def visible_entries(folder: str | Path) -> list[os.DirEntry[str]]:
     """Entries of ``folder`` not starting with ``.``, sorted by name; none if it is missing."""
     try:
         entries = list(os.scandir(folder))
@@ -78,10 +81,10 @@ def visible_entries(folder: Path) -> list[os.DirEntry[str]]:
 # Memory stores
 
 
-def memory_files(state_dir: Path) -> Iterator[Path]:
-    """Every memory store file (whether or not it exists)."""
+def memory_files(state_dir: Path) -> Iterator[str]:
+    """Every memory store file (whether or not it exists), as path text."""
     for rel in STORES:
-        yield state_dir / rel
+        yield os.fspath(state_dir / rel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,8 +136,8 @@ def is_journal_folder(name: str) -> bool:
     return name in (WEEKLY, MONTHLY) or _is_number(name, 6)
 
 
-def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
-    """``(stem, path)`` of each visible ``*.md`` file directly in ``folder``."""
+def _markdown(folder: str) -> Iterator[tuple[str, str]]:
+    """``(stem, path text)`` of each visible ``*.md`` file directly in ``folder``."""
     try:
         entries = list(os.scandir(folder))
     except OSError:  # missing or unreadable (an unreadable month keeps nothing: see README)
@@ -142,11 +145,11 @@ def _markdown(folder: Path) -> Iterator[tuple[str, Path]]:
     for entry in entries:
         name = entry.name
         if name.endswith(".md") and not name.startswith(".") and not entry.is_dir():
-            yield name[:-3], Path(entry.path)
+            yield name[:-3], entry.path
 
 
-def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, Path]]:
-    """``(period, label, path)`` of every journal note, in no particular order."""
+def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, str]]:
+    """``(period, label, path text)`` of every journal note, in no particular order."""
     memory = state_dir / MEMORY
     try:
         entries = list(os.scandir(memory))
@@ -156,15 +159,15 @@ def journal_files(state_dir: Path) -> Iterator[tuple[JournalPeriod, str, Path]]:
         if not entry.is_dir() or entry.name.startswith("."):
             continue
         if entry.name == WEEKLY:
-            for stem, path in _markdown(Path(entry.path)):
+            for stem, path in _markdown(entry.path):
                 if label := weekly_label(stem):
                     yield "weekly", label, path
         elif entry.name == MONTHLY:
-            for stem, path in _markdown(Path(entry.path)):
+            for stem, path in _markdown(entry.path):
                 if label := monthly_label(stem):
                     yield "monthly", label, path
         elif _is_number(entry.name, 6):
-            for stem, path in _markdown(Path(entry.path)):
+            for stem, path in _markdown(entry.path):
                 if label := daily_label(entry.name, stem):
                     yield "daily", label, path
 
@@ -183,12 +186,12 @@ def session_folders(state_dir: Path) -> tuple[Path, ...]:
     return (state_dir / SESSIONS,)
 
 
-def session_files(state_dir: Path) -> Iterator[Path]:
-    """Every ``sessions/*.json`` file (stray ``*.tmp`` files are not sessions)."""
+def session_files(state_dir: Path) -> Iterator[str]:
+    """Every ``sessions/*.json`` file as path text (stray ``*.tmp`` files are not sessions)."""
     for folder in session_folders(state_dir):
         for entry in visible_entries(folder):
             if is_session(entry):
-                yield Path(entry.path)
+                yield entry.path
 
 
 def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, ...]:
@@ -199,15 +202,15 @@ def skill_folders(state_dir: Path, extra: tuple[Path, ...] = ()) -> tuple[Path, 
     return (*extra, shared_root(state_dir) / SKILLS)
 
 
-def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[Path]:
-    """Every visible file under the skill folders, recursively (for the fingerprint)."""
-    stack = list(skill_folders(state_dir, extra))
+def skill_tree(state_dir: Path, extra: tuple[Path, ...] = ()) -> Iterator[str]:
+    """Every visible file under the skill folders, recursively, as path text (fingerprint)."""
+    stack: list[str | Path] = list(skill_folders(state_dir, extra))
     while stack:
         for entry in visible_entries(stack.pop()):
             if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                stack.append(entry.path)
             elif entry.is_file():
-                yield Path(entry.path)
+                yield entry.path
 
 
 def board_file(state_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
@@ -233,29 +236,34 @@ def context_folders(state_dir: Path) -> tuple[Path, ...]:
     return (state_dir / CONTEXTS,)
 
 
-def context_files(state_dir: Path) -> Iterator[Path]:
-    """Every ``contexts/*.json`` file (stray ``*.tmp`` and ``*.corrupt`` files are skipped)."""
+def context_files(state_dir: Path) -> Iterator[str]:
+    """Every ``contexts/*.json`` file as path text (``*.tmp`` and ``*.corrupt`` are skipped)."""
     for folder in context_folders(state_dir):
         for entry in visible_entries(folder):
             if is_context(entry):
-                yield Path(entry.path)
+                yield entry.path
 
 
 # ---------------------------------------------------------------------------------------------
 # All of them, and their fingerprint
 
 
-def source_files(state_dir: Path, sources: Sources | None = None) -> Iterator[Path]:
-    """Every file whose content can change ``Records`` or the links, existing or not."""
+def source_paths(state_dir: Path, sources: Sources | None = None) -> Iterator[str]:
+    """Every file whose content can change ``Records`` or the links, existing or not (text)."""
     extra = sources or Sources()
     yield from memory_files(state_dir)
-    yield state_dir / LINKS
+    yield os.fspath(state_dir / LINKS)
     for _, _, path in journal_files(state_dir):
         yield path
     yield from session_files(state_dir)
     yield from skill_tree(state_dir, extra.skills)
-    yield board_file(state_dir)
+    yield os.fspath(board_file(state_dir))
     yield from context_files(state_dir)
+
+
+def source_files(state_dir: Path, sources: Sources | None = None) -> Iterator[Path]:
+    """The files of :func:`source_paths`, as ``Path`` objects."""
+    return map(Path, source_paths(state_dir, sources))
 
 
 def store_places(state_dir: Path, sources: Sources | None = None) -> tuple[tuple[Path, ...], Path]:
@@ -287,7 +295,7 @@ def store_fingerprint(state_dir: Path, sources: Sources | None = None) -> str:
     Only ``stat`` is called, never ``open``; a file that is edited, added or removed changes
     the result, and nothing else does.  ``sources``' folders count too (see ``read_state``).
     """
-    return _fingerprint(state_dir, source_files(state_dir, sources))
+    return _fingerprint(state_dir, source_paths(state_dir, sources))
 
 
 def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
@@ -298,7 +306,7 @@ def outside_fingerprint(state_dir: Path, sources: Sources) -> str:
     """
     if not sources.outside(state_dir):
         return ""
-    return _fingerprint(state_dir, outside_files(state_dir, sources))
+    return _fingerprint(state_dir, map(os.fspath, outside_files(state_dir, sources)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,16 +322,15 @@ def keys_stamp(keys: tuple[str, ...]) -> str:
     return f"sealing-keys={count}" if count else ""
 
 
-def _fingerprint(state_dir: Path, paths: Iterator[Path]) -> str:
+def _fingerprint(state_dir: Path, paths: Iterator[str]) -> str:
     # The paths are the state directory's own joined with names, so "relative to it" is a
     # prefix of their text: pathlib's relative_to took half the no-op's fingerprint time.
     root = os.fspath(state_dir)
     prefix = "" if root == "." else root if root.endswith("/") else f"{root}/"
     lines = []
-    for path in paths:
-        text = os.fspath(path)
+    for text in paths:
         try:
-            stat = path.stat()
+            stat = os.stat(text)  # noqa: PTH116 - a Path per file cost more than the stat
         except (FileNotFoundError, NotADirectoryError):
             continue
         rel = text[len(prefix) :] if prefix and text.startswith(prefix) else text

@@ -74,7 +74,7 @@ def test_status_stats_the_stores_once(
     looks: list[Path] = []
     real = sources._fingerprint
 
-    def counted(state: Path, paths: Iterator[Path]) -> str:
+    def counted(state: Path, paths: Iterator[str]) -> str:
         looks.append(state)
         return real(state, paths)
 
