@@ -3,6 +3,7 @@ the full build after any edits; a damaged, foreign or stale file is never truste
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
@@ -215,3 +216,29 @@ class TestThroughQueries:
         write_topics(tmp_path, ["telemetry"])
         graph_db_path(tmp_path).mkdir(parents=True)  # a folder where the file belongs
         assert [n.id for n in current_graph(tmp_path, Caps()).nodes] == ["topic:telemetry"]
+
+
+def test_reading_a_graph_back_runs_no_collection(tmp_path: Path) -> None:
+    """Thousands of nodes and links read back with the cyclic collector paused (it may run at
+    the end, once per generation: not every 700 objects made)."""
+    nodes = tuple(Node(id=f"topic:{i:05}", kind=Kind.TOPIC, title=f"t{i}") for i in range(3000))
+    links = tuple(
+        Link(source=a.id, target=b.id, rel="related", origin=Origin.MENTION, weight=1.0)
+        for a, b in zip(nodes, nodes[1:], strict=False)
+    )
+    graph = Graph(nodes=nodes, links=links, fingerprint="big")
+    assert save_graph(tmp_path, graph)
+    runs: list[str] = []
+
+    def counted(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(phase)
+
+    gc.callbacks.append(counted)
+    try:
+        loaded = load_graph(tmp_path, "big")
+    finally:
+        gc.callbacks.remove(counted)
+    assert loaded == graph
+    assert len(runs) <= 3
+    assert gc.isenabled()
