@@ -12,7 +12,7 @@ import functools
 import hashlib
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 # The packages whose files are vaultsync's code; found through the import system, so the
@@ -61,14 +61,19 @@ def _code_files() -> dict[str, str]:
     files: dict[str, str] = {}
     for package, folders in roots.items():
         for root in folders:
-            for folder, dirs, names in os.walk(root):
-                dirs[:] = [d for d in dirs if d != "__pycache__" and f"{folder}/{d}" not in owned]
-                rel = os.path.relpath(folder, root).replace(os.sep, "/")
-                prefix = f"{package}:" if rel == "." else f"{package}:{rel}/"
-                for name in names:
-                    if name.endswith(_CODE_SUFFIXES):
-                        files[prefix + name] = f"{folder}/{name}"
+            files.update(_package_files(package, root, owned))
     return files
+
+
+def _package_files(package: str, root: str, owned: set[str]) -> Iterator[tuple[str, str]]:
+    """``(name, path)`` of each code file under ``root``, but in the packages ``owned`` lists."""
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and f"{folder}/{d}" not in owned]
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = f"{package}:" if rel == "." else f"{package}:{rel}/"
+        for name in names:
+            if name.endswith(_CODE_SUFFIXES):
+                yield prefix + name, f"{folder}/{name}"
 
 
 @functools.cache

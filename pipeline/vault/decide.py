@@ -31,6 +31,7 @@ from vaultsync.core import progress
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.model import NoteSpec
 from vaultsync.core.parallel import Background, in_background, split_map
+from vaultsync.core.process import paused_gc
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
@@ -141,7 +142,8 @@ def _parsed(data: bytes) -> Manifest:
     """
     found = _KNOWN_MANIFESTS.get(data)
     if found is None:
-        found = _as_written(data) or load_manifest(data, fingerprint=blob_id(data))
+        with paused_gc():  # an entry per note, no cycles
+            found = _as_written(data) or load_manifest(data, fingerprint=blob_id(data))
         while len(_KNOWN_MANIFESTS) >= 2:
             del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
         _KNOWN_MANIFESTS[data] = found
@@ -399,6 +401,21 @@ def plan_vault(
     ``early``: :func:`begin_scan`'s scan of the same ``controls``, taken instead of scanning
     its paths again.
     """
+    # Stat data, entries and steps by the hundred thousand, none in a cycle: left on, the
+    # collector walked them again and again (0.19 s of a one-fact sync at 100,000 notes).
+    with paused_gc():
+        return _plan_vault(fs, repo, specs, asked, controls=controls, early=early)
+
+
+def _plan_vault(
+    fs: VaultFS | None,
+    repo: LazyRepo,
+    specs: Sequence[NoteSpec],
+    asked: Asked,
+    *,
+    controls: ControlFiles | None,
+    early: Background[Scanned] | None,
+) -> Decision:
     moves = asked.moves
     controls = read_controls(fs) if controls is None else controls
     followed = follow(controls.manifest, moves.renamed)

@@ -4,6 +4,7 @@ the full build after any edits; a damaged, foreign or stale file is never truste
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import sqlite3
@@ -224,7 +225,7 @@ def test_reading_a_graph_back_runs_no_collection(tmp_path: Path) -> None:
     nodes = tuple(Node(id=f"topic:{i:05}", kind=Kind.TOPIC, title=f"t{i}") for i in range(3000))
     links = tuple(
         Link(source=a.id, target=b.id, rel="related", origin=Origin.MENTION, weight=1.0)
-        for a, b in zip(nodes, nodes[1:], strict=False)
+        for a, b in itertools.pairwise(nodes)
     )
     graph = Graph(nodes=nodes, links=links, fingerprint="big")
     assert save_graph(tmp_path, graph)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import stat
@@ -398,6 +399,29 @@ class TestDecide:
         with VaultFS(vault) as fs:
             changed = plan_vault(fs, LazyRepo(vault), notes(3, version=2), Asked())
         assert not nothing_to_write(changed, render(changed.plan))
+
+
+def test_a_plan_runs_the_collector_at_most_once_per_generation(tmp_path: Path) -> None:
+    """Planning 2,000 notes keeps the cyclic collector paused (it may run at the end)."""
+    vault = tmp_path / "vault"
+    sync_vault(vault, notes(2000))
+    runs: list[str] = []
+
+    def counted(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(phase)
+
+    changed = notes(2000, 2)
+    with VaultFS(vault) as fs:
+        controls = read_controls(fs)
+        gc.callbacks.append(counted)
+        try:
+            decision = plan_vault(fs, LazyRepo(vault), changed, Asked(), controls=controls)
+        finally:
+            gc.callbacks.remove(counted)
+    assert len(decision.plan.steps) == 2000
+    assert len(runs) <= 3
+    assert gc.isenabled()
 
 
 def test_broken_repository_stops_the_sync_before_any_write(tmp_path: Path) -> None:
