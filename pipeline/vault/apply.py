@@ -40,6 +40,7 @@ from vaultsync.core import progress
 from vaultsync.core.config import CONFIG
 from vaultsync.core.fsio import RACY_NS, is_racy
 from vaultsync.core.model import Skipped
+from vaultsync.core.process import paused_gc
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, Rendered, know_written_manifest
 from vaultsync.vault.lazyrepo import LazyRepo
@@ -498,12 +499,13 @@ def save_cache(
     """
     gone = set(removed)
     doubtful = range(decision.scanned_ns - RACY_NS, time.time_ns() - RACY_NS)
-    entries = {
-        p: (_proven(s.stat, doubtful), s.blob)
-        for p, s in decision.disk.items()
-        if s.kind is FileKind.FILE and p not in gone
-    }
-    entries.update({p: (key, blobs[p]) for p, key in written.items()})
+    with paused_gc():  # an entry per note, no cycles: 0.13 s of collections at 100,000
+        entries = {
+            p: (_proven(s.stat, doubtful), s.blob)
+            for p, s in decision.disk.items()
+            if s.kind is FileKind.FILE and p not in gone
+        }
+        entries.update({p: (key, blobs[p]) for p, key in written.items()})
     recorded = "" if conflicts(decision.plan) or waiting else inputs
     after = _next_cache(entries, recorded, manifest, skipped, dumped)
     cache = decision.controls.cache
