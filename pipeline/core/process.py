@@ -56,7 +56,15 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if was and not _resume_deferred:
-            gc.enable()
+            _resume()
+
+
+def _resume() -> None:
+    # After big_run, what a pause made lives to the end as well (the plan, the manifest):
+    # frozen, it is never walked, where resuming walked it all at once (0.1 s at 100,000).
+    if leave_fast:
+        gc.freeze()
+    gc.enable()
 
 
 @contextlib.contextmanager
@@ -76,4 +84,4 @@ def collector_resumes_at_end() -> Iterator[None]:
     finally:
         _resume_deferred -= 1
         if was and not _resume_deferred:
-            gc.enable()
+            _resume()

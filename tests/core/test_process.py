@@ -46,3 +46,25 @@ def test_a_collector_off_before_stays_off() -> None:
     with process.collector_resumes_at_end(), process.paused_gc():
         pass
     assert not gc.isenabled()
+
+
+def test_after_a_big_run_a_pause_freezes_what_it_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-shot big run leaving fast: objects made in a pause are frozen, never walked."""
+    monkeypatch.setattr(process, "leave_fast", True)
+    before = gc.get_freeze_count()
+    try:
+        with process.paused_gc():
+            made = [[index] for index in range(5000)]
+        assert gc.get_freeze_count() >= before + len(made)
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def test_a_pause_of_another_run_freezes_nothing() -> None:
+    """Without a big run (a watcher, a test), a pause leaves the heap to the collector."""
+    before = gc.get_freeze_count()
+    with process.paused_gc():
+        made = [[index] for index in range(5000)]
+    assert gc.get_freeze_count() == before
+    assert len(made) == 5000
