@@ -70,6 +70,10 @@ def stop_on_signals(*, second_ends_now: bool = False, say: str = "") -> Iterator
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
+        if not second_ends_now:
+            # Heard once is enough; a storm of them would run this handler inside itself, one
+            # level per signal, until the interpreter's recursion limit.
+            signal.signal(signum, signal.SIG_IGN)
         stop.ask(signal.Signals(signum).name)
         if say:
             _say_at_once(say.format(signal=stop.signal_name) + "\n")
