@@ -15,9 +15,8 @@ directory except that move and the fresh ``links.json`` it leaves.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +25,6 @@ from typing import Any
 from vaultsync.core import cachefile
 from vaultsync.core.errors import SealedStoreError, StoreError, UsageError
 from vaultsync.core.model import ExplicitLink, Graph, Origin, Records, Skipped
-from vaultsync.core.parallel import MIN_ITEMS, Background, in_background
 from vaultsync.core.process import paused_gc
 from vaultsync.core.scrub import Scrubber, exposed_values, scrub, spread
 from vaultsync.core.settings import Caps, cap_fields
@@ -54,7 +52,7 @@ from vaultsync.graph.documents import context_documents
 from vaultsync.graph.graphdb import load_graph, save_graph
 from vaultsync.graph.nodes import build_nodes
 from vaultsync.graph.parsedtexts import load_parsed_texts, save_parsed_texts
-from vaultsync.graph.patch import PatchState, parsed_texts
+from vaultsync.graph.patch import parsed_texts
 
 
 def read_records(state: Path, caps: Caps | None = None) -> Records:
@@ -229,44 +227,11 @@ def repair_links(state: Path) -> Skipped | None:
     )
 
 
-SAVE_AHEAD_NOTES = 20_000
-"""From this many notes on, a one-shot patched build's state and last good records are saved
-by a helper while the notes are laid out (:func:`built_graph`); below it a fork costs about
-what the saves do."""
-
-
 def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Build]:
     """Read the stores and build the graph, refreshing the graph cache.
 
     ``repair`` (the sync): a corrupt ``links.json`` is moved aside first.
     """
-    with built_graph(state, caps, repair=repair) as built:
-        return built
-
-
-@contextlib.contextmanager
-def built_graph(
-    state: Path, caps: Caps, *, repair: bool = False
-) -> Iterator[tuple[Records, Build]]:
-    """:func:`build`'s records and graph, the graph cache refreshed by the block's end.
-
-    A big patched build of a one-shot process saves its state and last good records in a
-    forked helper while the block goes on (0.5 s of a one-fact sync at 100,000 notes), and
-    the block's end waits for them: a sync commits after it, so the last good records that
-    a later unreadable store file falls back to are always those of the notes committed.
-    """
-    records, built, saving = _build(state, caps, repair=repair)
-    try:
-        yield records, built
-    finally:
-        if saving is not None:
-            saving.result()
-
-
-def _build(
-    state: Path, caps: Caps, *, repair: bool
-) -> tuple[Records, Build, Background[bool] | None]:
-    """The records, the graph and its saves still running (``None``: all saved already)."""
     moved = repair_links(state) if repair else None
     fingerprint = graph_fingerprint(state, caps)
     # Patched from the last build's state when there is a usable one (graph.patch), else full.
@@ -291,20 +256,9 @@ def _build(
         # by its delta: a one-fact change rewrites a few rows
         save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
         save_parsed_texts(state, built.documents, known)
-    # A first build keeps its saves in this process: a helper would copy the pages of a heap
-    # at its peak; a resident process (watch) writes its caches after its sync anyway.
-    ahead = previous is not None and not cachefile.is_resident()
-    if not (ahead and len(built.graph.nodes) >= SAVE_AHEAD_NOTES):
-        _save_states(state, caps, patch, good)
-        return records, built, None
-    saves = functools.partial(_save_states, state, caps, patch, good)
-    return records, built, in_background(saves, min_items=MIN_ITEMS)
-
-
-def _save_states(state: Path, caps: Caps, patch: PatchState, good: Mapping[str, Any]) -> bool:
-    """Keep the build's patch state and last good records; ``False``: one was not written."""
-    saved = save_patch_state(state, caps, patch)
-    return save_last_good(state, good) and saved
+        save_patch_state(state, caps, patch)
+        save_last_good(state, good)
+    return records, built
 
 
 def current_graph(state: Path, caps: Caps) -> Graph:

@@ -45,7 +45,7 @@ from vaultsync.core.parallel import split_map
 from vaultsync.core.process import paused_gc
 from vaultsync.core.settings import Caps
 from vaultsync.graph.build import GraphDelta
-from vaultsync.graph.load import built_graph
+from vaultsync.graph.load import build
 from vaultsync.graph.resolve import wikilink_name_key
 from vaultsync.links.names import normalize_name
 from vaultsync.render.keycache import (
@@ -621,9 +621,9 @@ def vault_specs_skipped(
     the notes the user deleted.
     """
     progress.phase("graph")
-    # the graph's caches are saved by a helper while the notes are laid out and keyed
-    with built_graph(state, caps, repair=repair) as (records, built), paused_gc():
-        env = make_environment(templates)
+    records, built = build(state, caps, repair=repair)
+    env = make_environment(templates)
+    with paused_gc():  # ~100,000 specs and memos, no cycles among them
         delta = built.delta
         previous = None if delta is None else load_specs_memo(state, caps, base=delta.base)
         made = note_specs(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -256,70 +255,3 @@ def test_the_patch_state_loads_with_the_collector_resting(
     """Unpickling the last build's state makes no cycles: no collection walks it."""
     seen = _collector_seen(tmp_path, monkeypatch, "load_patch_state", cache.load_patch_state, 1)
     assert seen == [False]
-
-
-def _two_builds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saver: Any
-) -> tuple[Path, str, list[str]]:
-    """A state built twice (the second patched, a fact changed) with ``saver`` saving: the
-    second build's id, and the pids that saved, as the saving processes wrote them down."""
-    from vaultsync.graph import load
-
-    monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("VAULTSYNC_JOBS", "2")
-    monkeypatch.setattr(load, "SAVE_AHEAD_NOTES", 1)
-    state = tmp_path / "state"
-    facts = state / "memory" / "memory_index.json"
-    facts.parent.mkdir(parents=True)
-    facts.write_text(json.dumps([{"id": "f0", "content": "first"}]))
-    pids = tmp_path / "pids"
-
-    def recorded(*args: Any) -> bool:
-        with pids.open("a") as out:  # a helper's memory is lost, its files are not
-            out.write(f"{os.getpid()}\n")
-        return bool(saver(*args))
-
-    monkeypatch.setattr(load, "_save_states", recorded)
-    build(state, Caps())
-    facts.write_text(json.dumps([{"id": "f0", "content": "second"}]))
-    second = build(state, Caps())[1].build_id
-    return state, second, pids.read_text().split()
-
-
-def test_a_big_patched_build_saves_its_state_in_a_helper(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first build saves in the process; a patched one in a helper, done by its end."""
-    from vaultsync.graph import load
-
-    state, second, pids = _two_builds(tmp_path, monkeypatch, load._save_states)
-    assert pids[0] == str(os.getpid())
-    assert pids[1] != str(os.getpid())
-    saved = cache.load_patch_state(state, Caps())
-    assert saved is not None
-    assert saved.build_id == second
-    assert "memory/memory_index.json" in LastGood(state)
-    assert "second" in repr(LastGood(state)["memory/memory_index.json"])
-
-
-def test_a_helper_that_fails_to_save_leaves_it_to_the_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A save that dies in the helper is done again by the process before the build ends."""
-    from vaultsync.graph import load
-
-    real = load._save_states
-
-    def dies_in_a_helper(*args: Any) -> bool:
-        if os.getpid() != parent:
-            os._exit(3)
-        return real(*args)
-
-    parent = os.getpid()
-    state, second, pids = _two_builds(tmp_path, monkeypatch, dies_in_a_helper)
-    assert len(pids) == 3
-    assert pids[2] == str(os.getpid())
-    saved = cache.load_patch_state(state, Caps())
-    assert saved is not None
-    assert saved.build_id == second
-    assert "second" in repr(LastGood(state)["memory/memory_index.json"])
