@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import operator
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -374,7 +374,13 @@ def commit_changes(
     found = repo.get(create=True)
     assert found is not None  # noqa: S101 - create=True never gives None
     changes, known = _change_set(
-        fs, decision, rendered=rendered, intents=intents, written=written, manifest=manifest
+        fs,
+        decision,
+        rendered=rendered,
+        intents=intents,
+        written=written,
+        manifest=manifest,
+        committed=found.head_holds(_unwritten(rendered, written, manifest)),
     )
     when = clock() if clock is not None else None
     applied = written.applied
@@ -404,12 +410,14 @@ def _change_set(
     intents: Intents,
     written: Written,
     manifest: NewManifest,
+    committed: Set[str] = frozenset(),
 ) -> tuple[dict[str, bytes | None], dict[str, str]]:
     """What to commit, and the blob ids known for those bytes (not hashed again).
 
     The paths this sync (or the interrupted one) wrote or removed, each as the new manifest
     says if the disk agrees, and each merge this sync wrote; a removal only if one was intended
-    and the file is gone.
+    and the file is gone.  ``committed``: paths ``HEAD`` already holds as the manifest says
+    (:func:`_unwritten`), not read again.
     """
     outcome, entries = written.outcome, manifest.entries
     changes: dict[str, bytes | None] = {MANIFEST: manifest.data, GITIGNORE: GITIGNORE_BYTES}
@@ -426,6 +434,8 @@ def _change_set(
                 changes[path] = None
         elif path in rendered.writes and outcome.get(path) in {entry.blob, _merged(rendered, path)}:
             changes[path], known[path] = rendered.writes[path], rendered.blobs[path]
+        elif path in committed:
+            continue  # nothing to commit: reading it would only prove so
         elif (data := fs.read(path)) is not None and blob_id(data) in {
             entry.blob,
             _merged(rendered, path),
@@ -434,6 +444,23 @@ def _change_set(
             # A merge the file already held (a killed sync wrote it) is committed as well.
             changes[path], known[path] = data, blob_id(data)
     return changes, known
+
+
+def _unwritten(rendered: Rendered, written: Written, manifest: NewManifest) -> dict[str, str]:
+    """The paths found already as rendered and as the manifest says, with their blob.
+
+    After an upgrade, every note is rendered again and nearly all are found as they were: the
+    commit need not read them back from disk (2.2 s at 100,000 notes) when ``HEAD`` holds them.
+    """
+    entries = manifest.entries
+    return {
+        path: blob
+        for path, blob in written.outcome.items()
+        if blob is not None
+        and path not in rendered.writes
+        and (entry := entries.get(path)) is not None
+        and entry.blob == blob
+    }
 
 
 def _wrote(intents: Intents, path: str) -> str | None:

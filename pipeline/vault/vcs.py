@@ -86,6 +86,18 @@ def _blob_ids(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class _Edits:
+    """What a commit changes in its parent's tree."""
+
+    edits: dict[str, tuple[pygit2.Oid, int] | None]
+    """Repository path → (blob, mode), or ``None`` to remove it."""
+    tally: dict[tuple[str, str], int]
+    """``(kind, "created" | "updated" | "removed")`` → how many notes (control files left out)."""
+    blobs: dict[str, bytes]
+    """The blobs the edits add (id → bytes)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Tree:
     """A tree built for a commit, and what it changed (for the message)."""
 
@@ -404,6 +416,17 @@ class VaultRepo:
                 found[old.removeprefix(self.prefix)] = new.removeprefix(self.prefix)
         return found
 
+    def head_holds(self, files: Mapping[str, str]) -> set[str]:
+        """The vault paths of ``files`` (path → blob id) whose file at ``HEAD`` is that blob."""
+        if self.repo.head_is_unborn or not files:
+            return set()
+        found = _Files(self.repo.head.peel(pygit2.Commit).tree)
+        return {
+            rel
+            for rel, blob in files.items()
+            if (file := found.at(self.prefix + rel)) is not None and str(file.id) == blob
+        }
+
     def read_blob(self, blob: str) -> bytes | None:
         """The bytes of a blob of the object store (``None``: not there)."""
         try:
@@ -525,14 +548,15 @@ class VaultRepo:
     ) -> str | None:
         signature = self._signature(when)
         ids = _blob_ids(changes, known)
-        try:
-            self._store_blobs({ids[rel]: data for rel, data in changes.items() if data is not None})
-        except (pygit2.GitError, OSError) as err:
-            raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
         for _attempt in range(5):
             head = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
+            edits = self._edits(head, changes, ids)
             try:
-                tree = self._tree(head, changes, ids)
+                self._store_blobs(edits.blobs)
+            except (pygit2.GitError, OSError) as err:
+                raise VaultWriteError(f"{self.repo.path}: cannot store the notes: {err}") from err
+            try:
+                tree = self._tree(head, edits)
             except (pygit2.GitError, OSError) as err:  # a full disk, at some levels of it
                 raise VaultWriteError(
                     f"{self.repo.path}: cannot write the commit's tree: {err}",
@@ -550,19 +574,24 @@ class VaultRepo:
                 return made
         raise VaultWriteError(f"{self.repo.workdir}: HEAD kept moving; nothing committed")
 
-    def _tree(
+    def _edits(
         self,
         head: pygit2.Commit | None,
         changes: Mapping[str, bytes | None],
         ids: Mapping[str, str],
-    ) -> _Tree:
-        """``head``'s tree with ``changes`` applied (blobs stored), and what they changed."""
-        base = head.tree if head is not None else None
+    ) -> _Edits:
+        """What ``changes`` change in ``head``'s tree.
+
+        A file that already holds its bytes is no edit, and its blob is not stored again: a
+        sync after an upgrade renders every note again, nearly all of them as they were.
+        """
+        files = _Files(head.tree if head is not None else None)
         edits: dict[str, tuple[pygit2.Oid, int] | None] = {}
         tally: dict[tuple[str, str], int] = {}
+        blobs: dict[str, bytes] = {}
         for rel, data in sorted(changes.items()):
             path = self.prefix + rel
-            old = _file_at(base, path)
+            old = files.at(path)
             if data is None:
                 if old is None:
                     continue
@@ -573,11 +602,18 @@ class VaultRepo:
                     continue
                 mode = old.filemode if old is not None else FileMode.BLOB
                 edits[path] = (blob, mode if mode in _FILE_MODES else FileMode.BLOB)
+                blobs[ids[rel]] = data
                 change = "updated" if old is not None else "created"
             if not rel.startswith(f"{CONTROL_DIR}/"):
                 tally[_kind_of(rel), change] = tally.get((_kind_of(rel), change), 0) + 1
+        return _Edits(edits=edits, tally=tally, blobs=blobs)
+
+    def _tree(self, head: pygit2.Commit | None, edits: _Edits) -> _Tree:
+        """``head``'s tree with ``edits`` applied (their blobs stored), and what they changed."""
+        base = head.tree if head is not None else None
+        tally = edits.tally
         counts = {c: sum(n for (_, ch), n in tally.items() if ch == c) for c in _CHANGES}
-        tree = patched_tree(self.repo, base, edits) or self.repo.TreeBuilder().write()
+        tree = patched_tree(self.repo, base, edits.edits) or self.repo.TreeBuilder().write()
         return _Tree(id=tree, **counts, by_kind=_by_kind(tally))
 
     def _create_commit(
@@ -700,15 +736,40 @@ class VaultRepo:
             index.add(IndexEntry(path, blob, mode))
 
 
-def _file_at(tree: pygit2.Tree | None, path: str) -> pygit2.Object | None:
-    """The file (not a folder) at ``path`` of ``tree``, as an index read from it would hold it."""
-    if tree is None:
-        return None
-    try:
-        found = tree[path]
-    except KeyError:
-        return None
-    return None if found.filemode == FileMode.TREE else found
+class _Files:
+    """The files of a tree by path, as an index read from it would hold them.
+
+    Each folder's tree is looked up once: libgit2 caches no tree over 4 KB, so a lookup by
+    whole path read and parsed a big folder's tree again each time (190 µs per note at
+    100,000 notes, against under 1 µs in a folder held here).
+    """
+
+    def __init__(self, tree: pygit2.Tree | None) -> None:
+        self._root = tree
+        self._folders: dict[str, pygit2.Tree | None] = {}
+
+    def at(self, path: str) -> pygit2.Object | None:
+        """The file (not a folder) at ``path`` (``None``: none there)."""
+        folder, _, name = path.rpartition("/")
+        tree = self._folders[folder] if folder in self._folders else self._folder(folder)
+        if tree is None:
+            return None
+        try:
+            found = tree[name]
+        except KeyError:
+            return None
+        return None if found.filemode == FileMode.TREE else found
+
+    def _folder(self, folder: str) -> pygit2.Tree | None:
+        tree = self._root
+        if folder and tree is not None:
+            try:
+                found = tree[folder]
+            except KeyError:
+                found = None
+            tree = found if isinstance(found, pygit2.Tree) else None
+        self._folders[folder] = tree
+        return tree
 
 
 def patched_tree(

@@ -198,6 +198,24 @@ class TestCommit:
         repo.commit({f"{i}.md": f"{i}".encode() for i in range(PACK_AT - 1)}, fingerprint="x")
         assert not list((tmp_path / ".git" / "objects" / "pack").glob("pack-*"))
 
+    def test_files_that_hold_their_bytes_store_nothing_again(self, tmp_path: Path) -> None:
+        """Committing every note again with one changed stores that one blob, loose, no pack."""
+        notes = {
+            f"{folder}/{i:04}.md": f"{folder} {i}\n".encode() for folder in "ab" for i in range(300)
+        }
+        repo = opened(tmp_path)
+        repo.commit(dict(notes), fingerprint="x")
+        packs = sorted((tmp_path / ".git" / "objects" / "pack").glob("pack-*.pack"))
+        loose = git(tmp_path, "count-objects", "-v").splitlines()[0]
+        notes["b/0007.md"] = b"changed\n"
+        sha = repo.commit(dict(notes), fingerprint="y")
+        assert sha is not None
+        assert sorted((tmp_path / ".git" / "objects" / "pack").glob("pack-*.pack")) == packs
+        # one blob, the b folder's tree, the root tree and the commit
+        assert int(loose.split()[1]) + 4 == int(git(tmp_path, "count-objects", "-v").split()[1])
+        assert git(tmp_path, "show", "--stat", "--format=", "HEAD").split()[:1] == ["b/0007.md"]
+        assert git(tmp_path, "fsck", "--strict", "--no-dangling") == ""
+
     def test_linked_worktree_gets_loose_objects(self, tmp_path: Path) -> None:
         """In a linked worktree the objects live elsewhere: the blobs are written through git."""
         main = tmp_path / "main"
