@@ -64,6 +64,7 @@ def _remote_setting(ws: Workspace) -> str:
 def pull(ws: Workspace) -> RemoteOutcome:
     """Fetch the upstream and integrate its new commits (under the vault's lock)."""
     from vaultsync.vault import remote
+    from vaultsync.vault.gitcli import GitFailed
     from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
     if not (ws.vault / ".git").exists():
@@ -76,7 +77,7 @@ def pull(ws: Workspace) -> RemoteOutcome:
         remote.fetch(ws.vault, up)
         with VaultFS(ws.vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
             done = remote.integrate(ws.vault, up)
-    except remote.GitFailed as failed:
+    except GitFailed as failed:
         return RemoteOutcome(upstream=up.name, problem=f"pull from {up.name}: {failed.line}")
     problem = ""
     if done.refused:
@@ -92,6 +93,7 @@ def pull(ws: Workspace) -> RemoteOutcome:
 def push(ws: Workspace, resync: Callable[[], object]) -> RemoteOutcome:
     """Push HEAD; a rejected push is followed by a pull and ``resync()``, then tried again."""
     from vaultsync.vault import remote
+    from vaultsync.vault.gitcli import GitFailed
 
     up = remote.upstream(ws.vault, _remote_setting(ws))
     if up is None:
@@ -105,7 +107,7 @@ def push(ws: Workspace, resync: Callable[[], object]) -> RemoteOutcome:
         try:
             remote.push(ws.vault, up)
             return RemoteOutcome(upstream=up.name, pushed=True)
-        except remote.GitFailed as failed:
+        except GitFailed as failed:
             said = failed.line
         pulled = pull(ws)
         if pulled.problem:

@@ -244,7 +244,7 @@ def _local_sync(
         report, notes = _full_sync(ws, request, inputs, confirm, clock)
     warnings = list(notes.warnings)
     if not request.dry_run:
-        warnings += _after_sync(ws, request, changed=report.changed)
+        warnings += _after_sync(ws, request, changed=report.changed, committed=bool(report.commit))
     return SyncOutcome(
         vault=ws.vault,
         report=report,
@@ -432,13 +432,20 @@ def _confirm_force(
         raise UsageError("nothing written (--force not confirmed)")
 
 
-def _after_sync(ws: Workspace, request: SyncRequest, *, changed: bool) -> list[str]:
-    """What follows a sync that succeeded: index, saved templates, history; its warnings."""
+def _after_sync(
+    ws: Workspace, request: SyncRequest, *, changed: bool, committed: bool
+) -> list[str]:
+    """What follows a sync that succeeded: index, git's objects, saved templates, history.
+
+    Returns its warnings.
+    """
     from vaultsync.app.history import exposure_warning, history_check_due
 
     warnings = []
     if changed and (problem := refresh_search_index(ws.vault)):
         warnings.append(f"warning: search index not updated: {problem}")
+    if committed and (problem := pack_git_objects(ws.vault)):
+        warnings.append(f"warning: git objects not packed: {problem}")
     if request.remember_templates and (saved := _remember_templates(ws, request)):
         warnings.append(saved)
     if said := clear_text_notice(ws, request):
@@ -501,6 +508,24 @@ def _remember_templates(ws: Workspace, request: SyncRequest) -> str:
     # Committed right after the sync that succeeded with it, so a clone renders alike.
     save_setting(ws.vault, "render.templates", relative, commit=request.commit)
     return f"saved render.templates = {relative} in {CONFIG} (a plain sync uses it)"
+
+
+def pack_git_objects(vault: Path) -> str:
+    """Pack the loose objects of the vault's own repository once they pile up; the problem, if any.
+
+    A commit leaves its manifest loose, the size of the whole file (``vault.housekeeping``).
+    The vault is synced whatever happens here: unpacked objects only take disk space.
+    """
+    from vaultsync.vault.gitcli import GitFailed
+    from vaultsync.vault.housekeeping import pack_loose_objects
+
+    try:
+        pack_loose_objects(vault)
+    except GitFailed as failed:
+        return failed.line
+    except VaultsyncError as error:
+        return error.message
+    return ""
 
 
 def refresh_search_index(vault: Path) -> str:

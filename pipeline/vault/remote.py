@@ -24,14 +24,13 @@ aborted, leaving the vault as it was.
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from vaultsync.core.config import CONFIG
-from vaultsync.core.environment import child_environment
 from vaultsync.core.fsio import atomic_write
+from vaultsync.vault.gitcli import GitFailed, run_git, run_git_bytes
 from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 
 _DRIVERS = {
@@ -42,16 +41,6 @@ _DRIVERS = {
 ATTRIBUTES = (f"/{MANIFEST} merge=vaultsync-manifest\n", f"/{CONFIG} merge=vaultsync-config\n")
 MARKER_LINE = "^(<<<<<<<|>>>>>>>)( |$)"
 """A line git's conflict markers begin (``git grep -E``)."""
-TIMEOUT_S = 120
-"""Seconds a remote operation may take before it counts as unreachable."""
-
-
-class GitFailed(Exception):
-    """A git command failed; ``line`` is the first line of what it said."""
-
-    def __init__(self, line: str) -> None:
-        super().__init__(line)
-        self.line = line
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,41 +76,6 @@ class Integrated:
     """Why git would not merge at all (uncommitted changes in the way), if it would not."""
 
 
-def _git(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> str:
-    """Run ``git -C VAULT ARGS``; its output as text, or :class:`GitFailed` with its first line."""
-    return _git_bytes(vault, *args, timeout=timeout).decode("utf-8", "replace")
-
-
-def _git_bytes(vault: Path, *args: str, timeout: float = TIMEOUT_S) -> bytes:
-    """Run ``git -C VAULT ARGS``; its output as bytes (a blob is bytes), or :class:`GitFailed`."""
-    env = child_environment(GIT_TERMINAL_PROMPT="0", LC_ALL="C")  # never wait for a password
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(vault), *args],
-            capture_output=True,
-            env=env,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        raise GitFailed(f"git {args[0]} took longer than {timeout:.0f} s") from None
-    except OSError as error:
-        raise GitFailed(f"cannot run git: {error.strerror or error}") from None
-    if done.returncode != 0:
-        text = (done.stderr + done.stdout).decode("utf-8", "replace")
-        said = [line.strip() for line in text.splitlines() if line.strip()]
-        raise GitFailed(_first_meaningful(said) or f"git {args[0]} exited {done.returncode}")
-    return done.stdout
-
-
-def _first_meaningful(lines: list[str]) -> str:
-    for line in lines:
-        if line.startswith(("fatal:", "error:", "!")):
-            return line
-    return lines[0] if lines else ""
-
-
 def upstream(vault: Path, remote: str = "") -> Upstream | None:
     """The current branch's upstream; with ``remote``, that remote's branch of the same name.
 
@@ -129,15 +83,15 @@ def upstream(vault: Path, remote: str = "") -> Upstream | None:
     """
     try:
         # the full ref: `--short` says `heads/main` once a tag or remote is named `main`
-        ref = _git(vault, "symbolic-ref", "--quiet", "HEAD").strip()
+        ref = run_git(vault, "symbolic-ref", "--quiet", "HEAD").strip()
     except GitFailed:
         return None
     branch = ref.removeprefix("refs/heads/")
     if remote:
         return Upstream(remote=remote, branch=branch)
     try:
-        name = _git(vault, "config", f"branch.{branch}.remote").strip()
-        merge = _git(vault, "config", f"branch.{branch}.merge").strip()
+        name = run_git(vault, "config", f"branch.{branch}.remote").strip()
+        merge = run_git(vault, "config", f"branch.{branch}.merge").strip()
     except GitFailed:
         return None
     return Upstream(remote=name, branch=merge.removeprefix("refs/heads/"))
@@ -145,13 +99,13 @@ def upstream(vault: Path, remote: str = "") -> Upstream | None:
 
 def fetch(vault: Path, up: Upstream) -> None:
     """Fetch the upstream branch. Raises :class:`GitFailed` (unreachable, no such branch)."""
-    _git(vault, "fetch", "--quiet", "--no-tags", up.remote, f"+refs/heads/{up.branch}:{up.ref}")
+    run_git(vault, "fetch", "--quiet", "--no-tags", up.remote, f"+refs/heads/{up.branch}:{up.ref}")
 
 
 def counts(vault: Path, up: Upstream) -> tuple[int, int] | None:
     """(ahead, behind) of HEAD against the remote-tracking ref; ``None`` before a fetch."""
     try:
-        said = _git(vault, "rev-list", "--left-right", "--count", f"HEAD...{up.ref}")
+        said = run_git(vault, "rev-list", "--left-right", "--count", f"HEAD...{up.ref}")
     except GitFailed:
         return None
     ahead, behind = said.split()
@@ -166,7 +120,7 @@ def integrate(vault: Path, up: Upstream) -> Integrated:
     ahead, behind = found
     if ahead == 0:
         try:
-            _git(vault, "merge", "--ff-only", "--quiet", up.ref)
+            run_git(vault, "merge", "--ff-only", "--quiet", up.ref)
         except GitFailed as failed:
             return Integrated(blocked=failed.line)
         return Integrated(commits=behind, fast_forward=True)
@@ -176,7 +130,7 @@ def integrate(vault: Path, up: Upstream) -> Integrated:
 def _merge(vault: Path, up: Upstream, behind: int) -> Integrated:
     message = f"vaultsync: merge {up.name}"
     try:
-        _git(vault, "merge", "--no-edit", "--no-ff", "-m", message, up.ref)
+        run_git(vault, "merge", "--no-edit", "--no-ff", "-m", message, up.ref)
         return Integrated(commits=behind)
     except GitFailed as failed:
         conflicted = _unmerged(vault)
@@ -185,24 +139,24 @@ def _merge(vault: Path, up: Upstream, behind: int) -> Integrated:
     ours_only = _ours_is_our_render(vault, conflicted)
     refused = tuple(path for path in conflicted if path not in ours_only)
     if refused:
-        _git(vault, "merge", "--abort")
+        run_git(vault, "merge", "--abort")
         return Integrated(refused=refused)
     for path in conflicted:
-        _git(vault, "checkout", "--theirs", "--", path)
-        _git(vault, "add", "--", path)
-    _git(vault, "commit", "--no-edit", "--quiet", "-m", message)
+        run_git(vault, "checkout", "--theirs", "--", path)
+        run_git(vault, "add", "--", path)
+    run_git(vault, "commit", "--no-edit", "--quiet", "-m", message)
     return Integrated(commits=behind, taken=conflicted)
 
 
 def _unmerged(vault: Path) -> tuple[str, ...]:
-    said = _git(vault, "diff", "--name-only", "--diff-filter=U", "-z")
+    said = run_git(vault, "diff", "--name-only", "--diff-filter=U", "-z")
     return tuple(sorted(path for path in said.split("\0") if path))
 
 
 def _ours_is_our_render(vault: Path, paths: tuple[str, ...]) -> frozenset[str]:
     """The conflicted notes whose side here holds exactly the bytes our manifest says we wrote."""
     try:
-        ours = _git_bytes(vault, "show", f"HEAD:{MANIFEST}")
+        ours = run_git_bytes(vault, "show", f"HEAD:{MANIFEST}")
     except GitFailed:
         return frozenset()
     entries = load_manifest(ours).entries
@@ -212,7 +166,7 @@ def _ours_is_our_render(vault: Path, paths: tuple[str, ...]) -> frozenset[str]:
         if entry is None or entry.theirs:
             continue
         try:
-            mine = _git_bytes(vault, "show", f":2:{path}")
+            mine = run_git_bytes(vault, "show", f":2:{path}")
         except GitFailed:
             continue
         if blob_id(mine) == entry.blob:
@@ -223,7 +177,7 @@ def _ours_is_our_render(vault: Path, paths: tuple[str, ...]) -> frozenset[str]:
 def marked_notes(vault: Path) -> tuple[str, ...]:
     """Notes of HEAD holding git conflict markers: never pushed (a person must settle them)."""
     try:
-        said = _git(
+        said = run_git(
             vault, "grep", "-l", "-z", "-E", "^(<<<<<<<|>>>>>>>)( |$)", "HEAD", "--", "*.md"
         )
     except GitFailed:  # git grep exits 1 when nothing matches
@@ -233,16 +187,16 @@ def marked_notes(vault: Path) -> tuple[str, ...]:
 
 def push(vault: Path, up: Upstream) -> None:
     """Push HEAD to the upstream branch (never forced). Raises GitFailed (rejected: fetch first)."""
-    _git(vault, "push", "--quiet", "--porcelain", up.remote, f"HEAD:refs/heads/{up.branch}")
+    run_git(vault, "push", "--quiet", "--porcelain", up.remote, f"HEAD:refs/heads/{up.branch}")
 
 
 def install_merge_driver(vault: Path) -> None:
     """Register the control files' merge drivers in this clone (idempotent; nothing versioned)."""
     run = f"{shlex.quote(sys.executable)} -P -m vaultsync"
     for name, (command, about) in _DRIVERS.items():
-        _git(vault, "config", f"merge.{name}.name", about)
-        _git(vault, "config", f"merge.{name}.driver", f"{run} {command} %O %A %B")
-    git_dir = Path(_git(vault, "rev-parse", "--absolute-git-dir").strip())
+        run_git(vault, "config", f"merge.{name}.name", about)
+        run_git(vault, "config", f"merge.{name}.driver", f"{run} {command} %O %A %B")
+    git_dir = Path(run_git(vault, "rev-parse", "--absolute-git-dir").strip())
     attributes = git_dir / "info" / "attributes"
     present = attributes.read_text("utf-8") if attributes.exists() else ""
     missing = [line for line in ATTRIBUTES if line not in present]

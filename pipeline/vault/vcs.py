@@ -133,7 +133,8 @@ def _by_kind(tally: Mapping[tuple[str, str], int]) -> tuple[tuple[str, str], ...
 
 
 _CHANGES = ("created", "updated", "removed")
-_PRIVATE_UMASK = 0o077
+PRIVATE_UMASK = 0o077
+"""The umask of every write into the vault's own repository (see the module doc)."""
 
 
 @contextlib.contextmanager
@@ -146,7 +147,7 @@ def _private_umask(private: bool) -> Iterator[None]:
     if not private:
         yield
         return
-    old = os.umask(_PRIVATE_UMASK)
+    old = os.umask(PRIVATE_UMASK)
     try:
         yield
     finally:
@@ -155,7 +156,7 @@ def _private_umask(private: bool) -> Iterator[None]:
 
 def make_private(git_dir: Path) -> None:
     """``git_dir`` ``0700`` and nothing under it readable by group or others (symlinks kept)."""
-    if stat.S_IMODE(git_dir.lstat().st_mode) & _PRIVATE_UMASK == 0:
+    if stat.S_IMODE(git_dir.lstat().st_mode) & PRIVATE_UMASK == 0:
         return  # already private: repaired once, not walked on every sync
     for folder, dirs, files in os.walk(git_dir):
         for name in (*dirs, *files):
@@ -168,8 +169,8 @@ def _strip_open_bits(path: Path) -> None:
     if stat.S_ISLNK(found.st_mode):
         return
     mode = stat.S_IMODE(found.st_mode)
-    if mode & _PRIVATE_UMASK:
-        path.chmod(mode & ~_PRIVATE_UMASK)
+    if mode & PRIVATE_UMASK:
+        path.chmod(mode & ~PRIVATE_UMASK)
 
 
 def _owns_git_dir(repo: pygit2.Repository, vault: Path) -> bool:
@@ -636,7 +637,7 @@ class VaultRepo:
 
     def _store_blobs(self, blobs: Mapping[str, bytes]) -> None:
         """Store the blobs (id → bytes): loose when few, else as packs (not one file per note)."""
-        objects = self._objects_dir()
+        objects = self.objects_dir()
         if len(blobs) < PACK_AT or objects is None:
             for data in blobs.values():
                 self.repo.create_blob(data)
@@ -654,7 +655,7 @@ class VaultRepo:
                 name_of(f"pack-{pack.name}.idx")
         fsync_dir(folder)
 
-    def _objects_dir(self) -> Path | None:
+    def objects_dir(self) -> Path | None:
         """``.git/objects``, when that is where new objects go; else ``None`` (loose objects).
 
         Not for a linked worktree, nor an object directory set through the environment.

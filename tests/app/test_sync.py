@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from vaultsync.app.sync import SyncRequest, check, status, sync
 from vaultsync.app.workspace import open_workspace
 from vaultsync.core.errors import TemplateError
-from vaultsync.vault import decide
+from vaultsync.vault import decide, housekeeping
 
 NOON = datetime(2026, 10, 15, 12, 0, tzinfo=UTC)
 
@@ -216,3 +217,32 @@ def test_a_sync_freezes_its_notes_before_the_collector_resumes(
     sync(ws, SyncRequest())  # patched
     assert seen == [False, False]
     assert gc.isenabled()
+
+
+def test_a_sync_packs_the_loose_objects_past_the_bound(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bound, the objects a sync committed loose are packed, and the vault reads alike."""
+    monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    outcome = sync(ws, SyncRequest())
+    assert outcome.changed and not outcome.warnings
+    assert housekeeping.loose_bytes(vault / ".git" / "objects") == 0
+    subprocess.run(["git", "-C", str(vault), "fsck", "--strict"], check=True, capture_output=True)
+    assert not check(ws).differences
+
+
+def test_a_sync_without_a_git_program_says_its_objects_stay_loose(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No git program to pack with: the sync is done all the same, with one warning line."""
+    monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    outcome = sync(ws, SyncRequest())
+    assert outcome.changed
+    assert [w for w in outcome.warnings if "packed" in w] == [
+        "warning: git objects not packed: cannot run git: No such file or directory"
+    ]
+    assert sync(ws, SyncRequest()).quick

@@ -1,0 +1,111 @@
+"""The vault's own repository has its loose objects packed once they pass a bound (real git)."""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from vaultsync.vault.gitcli import GitFailed
+from vaultsync.vault.housekeeping import loose_bytes, pack_loose_objects
+from vaultsync.vault.vcs import VaultRepo
+
+
+def git(vault: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(vault), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def objects(vault: Path) -> Path:
+    return vault / ".git" / "objects"
+
+
+def manifest_versions(count: int, lines: int = 3000) -> Iterator[bytes]:
+    """Successive versions of a manifest-like file: random ids (deflate keeps them big), one
+    line changed per version."""
+    rng = random.Random(7)
+    rows = [f'"n{i}.md": "{rng.getrandbits(160):040x}"\n' for i in range(lines)]
+    for version in range(count):
+        rows[version * 7 % lines] = f'"n{version}.md": "{rng.getrandbits(160):040x}"\n'
+        yield "".join(rows).encode()
+
+
+def synced_history(vault: Path, versions: int) -> VaultRepo:
+    """A vault's own repository with one commit per manifest version (loose, as a sync's)."""
+    repo = VaultRepo.open(vault, create=True)
+    assert repo is not None
+    for number, data in enumerate(manifest_versions(versions)):
+        repo.commit(
+            {".vaultsync/manifest.json": data, "note.md": f"{number}\n".encode()}, fingerprint="x"
+        )
+    return repo
+
+
+def test_packs_loose_objects_past_the_bound(tmp_path: Path) -> None:
+    """Past the bound, every loose object goes into a pack and the history reads as before."""
+    synced_history(tmp_path, 4)
+    before = git(tmp_path, "log", "-p", "--format=%H %T")
+    packed = pack_loose_objects(tmp_path, at_kib=1)
+    assert packed > 0
+    assert loose_bytes(objects(tmp_path)) == 0
+    git(tmp_path, "fsck", "--strict", "--no-dangling")
+    assert git(tmp_path, "log", "-p", "--format=%H %T") == before
+
+
+def test_leaves_objects_below_the_bound(tmp_path: Path) -> None:
+    """Below the bound nothing is packed, nothing moves."""
+    synced_history(tmp_path, 2)
+    loose = loose_bytes(objects(tmp_path))
+    assert pack_loose_objects(tmp_path, at_kib=loose // 1024 + 1) == 0
+    assert loose_bytes(objects(tmp_path)) == loose
+    assert not list((objects(tmp_path) / "pack").glob("*.pack"))
+
+
+def test_manifests_pack_as_deltas(tmp_path: Path) -> None:
+    """Six manifests a line apart take about one manifest's room once packed."""
+    synced_history(tmp_path, 6)
+    loose = loose_bytes(objects(tmp_path))
+    pack_loose_objects(tmp_path, at_kib=1)
+    packed = sum(p.stat().st_size for p in (objects(tmp_path) / "pack").glob("*.pack"))
+    assert packed < loose / 3
+
+
+def test_leaves_a_larger_repository_alone(tmp_path: Path) -> None:
+    """A vault inside a larger work tree: that repository is its owner's to maintain."""
+    git(tmp_path, "init", "-q")
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    synced_history(vault, 2)
+    loose = loose_bytes(tmp_path / ".git" / "objects")
+    assert loose > 0
+    assert pack_loose_objects(vault, at_kib=1) == 0
+    assert loose_bytes(tmp_path / ".git" / "objects") == loose
+
+
+def test_packs_stay_private(tmp_path: Path) -> None:
+    """The packs git writes into the vault's own repository are the owner's alone."""
+    synced_history(tmp_path, 2)
+    old = os.umask(0o022)
+    try:
+        pack_loose_objects(tmp_path, at_kib=1)
+    finally:
+        os.umask(old)
+    made = [*(objects(tmp_path) / "pack").iterdir()]
+    assert made
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in made)
+
+
+def test_no_git_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a git program to pack with, the failure is one line and the objects stay."""
+    synced_history(tmp_path, 2)
+    loose = loose_bytes(objects(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
+    with pytest.raises(GitFailed, match="cannot run git"):
+        pack_loose_objects(tmp_path, at_kib=1)
+    assert loose_bytes(objects(tmp_path)) == loose
