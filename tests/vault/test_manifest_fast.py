@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from vaultsync.core.vaultpath import all_safe, is_safe
 from vaultsync.vault.manifest import (
@@ -19,6 +19,7 @@ from vaultsync.vault.manifest import (
     load_manifest,
     patch_manifest,
     recorded_blob,
+    recorded_blobs,
     stat_rows,
 )
 from vaultsync.vault.plan import _fold, _fold_all
@@ -234,3 +235,31 @@ def test_lower_hex_is_an_even_run_of_lower_case_hex_digits(text: str) -> None:
     """The C-speed check of blob columns says what the regex of before said."""
     expected = len(text) % 2 == 0 and re.fullmatch("[0-9a-f]*", text) is not None
     assert _lower_hex(text) == expected
+
+
+_ROW_PATHS = st.sampled_from(["a.md", "b/c.md", 'q"\\.md', "é/\u2028.md", "b/c.md.md", "c.md"])
+
+
+@given(_ENTRIES, st.frozensets(_ROW_PATHS), st.lists(_ROW_PATHS, max_size=4), st.integers(1, 3))
+def test_rows_give_what_the_parse_gives(
+    entries: dict[str, Entry], deleted: frozenset[str], asked: list[str], fmt: int
+) -> None:
+    """A dump's rows give each asked path's blob as parsing it whole does; unlisted: no answer."""
+    data = dump_manifest(entries, deleted, render_format=fmt)
+    manifest = load_manifest(data)
+    assume(not manifest.corrupt)  # a bad path elsewhere: its rows still answer (a sync's dump)
+    parsed = manifest.entries
+    found = recorded_blobs(data, asked)
+    if all(path in parsed for path in asked):
+        assert found == {path: parsed[path].blob for path in asked}
+    else:
+        assert found is None
+
+
+def test_rows_of_another_layout_give_no_answer() -> None:
+    """Compact JSON, or more paths than rows are read for, is left to a whole parse."""
+    entries = {f"n{i}.md": Entry(node="n", key="k", blob="a" * 40) for i in range(20)}
+    data = dump_manifest(entries, frozenset())
+    assert recorded_blobs(json.dumps(json.loads(data)).encode(), ["n1.md"]) is None
+    assert recorded_blobs(data, list(entries)[:16]) is not None
+    assert recorded_blobs(data, list(entries)[:17]) is None

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pygit2.enums import ConfigLevel
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.vault.manifest import blob_id, stat_key
@@ -373,3 +375,38 @@ class TestHistory:
         }
         assert len(walks) == 1
         assert len(diffed) == len(set(diffed)) == 200
+
+
+_HISTORY_PATHS = ["a.md", "b", "b/c.md", "b/d.md", "b/e/f.md", "g/h.md", "never.md"]
+_STEP = st.dictionaries(
+    st.sampled_from(_HISTORY_PATHS[:-1]), st.one_of(st.none(), st.sampled_from([b"1", b"2"]))
+)
+
+
+def _diff_changes(commit: pygit2.Commit) -> list[tuple[str, str | None]]:
+    """What a commit changed among the history paths, read from a diff of its trees."""
+    old = commit.parents[0].tree if commit.parents else None
+    diff = commit.tree.diff_to_tree(swap=True) if old is None else old.diff_to_tree(commit.tree)
+    found = []
+    for delta in diff.deltas:
+        path, file = delta.new_file.path, delta.new_file
+        if path in _HISTORY_PATHS:
+            wrote = delta.status != pygit2.enums.DeltaStatus.DELETED and file.mode == 0o100644
+            found.append((path, str(file.id) if wrote else None))
+    return sorted(found)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_STEP, min_size=1, max_size=6))
+def test_changes_path_by_path_are_a_diffs(
+    tmp_path: Path, steps: list[dict[str, bytes | None]]
+) -> None:
+    """The files a commit changed, looked up path by path, are those a diff of its trees lists."""
+    vault = tmp_path / f"v{len(list(tmp_path.iterdir()))}"
+    repo = opened(vault)
+    for step in steps:
+        repo.commit(dict(step), fingerprint="x")
+    for commit, _ in repo._walk(100):
+        assert sorted(repo._changes(commit, set(_HISTORY_PATHS))) == _diff_changes(commit)
