@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from vaultsync.vault.decide import Asked, Decision
     from vaultsync.vault.gitfacts import GitFacts
     from vaultsync.vault.hooks import SkippedHooks
-    from vaultsync.vault.manifest import LastSync, StatCache
+    from vaultsync.vault.known import Known
     from vaultsync.vault.moves import Moves
     from vaultsync.vault.report import StatusReport, SyncReport
     from vaultsync.vault.sync import VaultSession
@@ -558,9 +558,9 @@ def check(ws: Workspace) -> CheckOutcome:
     if (known := _known_since_last_sync(ws)) is not None:
         from vaultsync.vault.known import known_conflicts
 
-        found = known_conflicts(ws.vault, known[1])
+        found = known_conflicts(ws.vault, known.last)
         differences = tuple(f"conflict {c.path}: {c.reason}" for c in found)
-        skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
+        skipped, warnings = known.last.skipped, ()  # warned about by the sync that skipped them
     else:
         differences, skipped, warnings = _planned_check(ws)
     if (busy := git_busy(ws.vault)) is not None:
@@ -578,21 +578,21 @@ def _planned_check(ws: Workspace) -> tuple[tuple[str, ...], tuple[Skipped, ...],
     return differences, notes.skipped, notes.warnings
 
 
-def _known_since_last_sync(ws: Workspace, inputs: str = "") -> tuple[StatCache, LastSync] | None:
+def _known_since_last_sync(ws: Workspace, inputs: str = "") -> Known | None:
     """The last sync's record, when it still tells the whole vault (``vault.known``).
 
-    ``check`` and ``status`` then cost about a no-op sync: no store read, no note built.
+    A few notes the user edited since are read again, the rest is the record's: ``check`` and
+    ``status`` then cost about a no-op sync: no store read, no note built.
     ``inputs``: ``vault.quick.sync_inputs`` of ``ws``, when the caller has them already.
     """
-    from vaultsync.vault.known import still_known
-    from vaultsync.vault.quick import last_sync_if_unchanged, sync_inputs
+    from vaultsync.vault.known import since_last_sync
+    from vaultsync.vault.quick import sync_inputs
 
     if not ws.vault.is_dir():
         return None
-    inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
-    cache = last_sync_if_unchanged(ws.vault, inputs)
-    last = still_known(ws.vault, cache) if cache is not None else None
-    return None if cache is None or last is None else (cache, last)
+    return since_last_sync(
+        ws.vault, inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    )
 
 
 def status(ws: Workspace) -> StatusOutcome:
@@ -607,8 +607,8 @@ def status(ws: Workspace) -> StatusOutcome:
     if (known := _known_since_last_sync(ws, inputs)) is not None:
         from vaultsync.vault.known import known_status
 
-        report = known_status(ws.vault, *known)
-        skipped, warnings = known[1].skipped, ()  # warned about by the sync that skipped them
+        report = known_status(ws.vault, known)
+        skipped, warnings = known.last.skipped, ()  # warned about by the sync that skipped them
     else:
         report, skipped, warnings = _planned_status(ws)
     facts = _git_facts(ws)

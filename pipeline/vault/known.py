@@ -6,19 +6,88 @@ last conflict-free sync left it), a full plan would find exactly what that sync 
 nothing pending.  Only two things are read again, because they are cheap and can change
 without any stat data of ours showing it: the edited notes' bytes (git's conflict markers make
 one a conflict) and the deleted notes' paths (a file there is no longer a deletion).
+
+The same holds when, the inputs unchanged, the only files changed since are a few notes the
+user edited in place (:func:`since_last_sync`): with the stores as they were, a full plan keeps
+each as edited, or finds it unedited again when its bytes are the ones vaultsync wrote.  So the
+record answers with those notes' edits brought up to date, read against the blobs the manifest
+records for them.  Anything else changed (a note deleted or replaced by a folder, a file the
+manifest does not list, a vault with notes the user moved, whose edits may be links Obsidian
+rewrote: those a sync updates) is left to the full plan.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from vaultsync.vault.lazyrepo import LazyRepo
-from vaultsync.vault.manifest import LastSync, StatCache
+from vaultsync.vault.manifest import (
+    MANIFEST,
+    ROWS_AT_MOST,
+    LastSync,
+    StatCache,
+    blob_id,
+    recorded_blobs,
+)
 from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
-from vaultsync.vault.quick import read_regular
+from vaultsync.vault.quick import last_sync_and_changes, read_regular
 from vaultsync.vault.report import Conflict, EditOrigin, StatusReport
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Known:
+    """The last sync's record as a full plan would find it now (:func:`since_last_sync`)."""
+
+    last: LastSync
+    edited: Mapping[str, str]
+    """Each edited note's blob on disk, by path."""
+
+
+def since_last_sync(vault: Path, inputs: str) -> Known | None:
+    """The last sync's record as a full plan would find it now, if it can tell.
+
+    ``inputs``: ``vault.quick.sync_inputs``.  ``None``: plan (see the module docstring).
+    """
+    found = last_sync_and_changes(vault, inputs, at_most=ROWS_AT_MOST)
+    if found is None:
+        return None
+    cache, changed = found
+    last = still_known(vault, cache)
+    if last is None:
+        return None
+    blobs = {path: cache.entries[path][1] for path in last.edited}
+    if not changed:
+        return Known(last=last, edited=blobs)
+    now = user_edits(vault, changed)
+    if now is None:
+        return None
+    blobs.update((path, blob) for path, blob in now.items() if blob)
+    edited = tuple(sorted(path for path in blobs if now.get(path, blobs[path])))
+    return Known(last=replace(last, edited=edited), edited={p: blobs[p] for p in edited})
+
+
+def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, str] | None:
+    """Each changed note's blob on disk when the user edited it, ``""`` when unedited again.
+
+    Unedited: it holds what vaultsync wrote there.  ``None`` when one is not a note the
+    manifest lists, holding a file (see the module doc).
+    """
+    manifest = read_regular(vault / MANIFEST)  # the bytes the stat cache vouched for
+    changed = sorted(changed)
+    recorded = recorded_blobs(manifest, changed) if manifest is not None else None
+    if manifest is None or recorded is None or b'"chosen": true' in manifest:
+        return None
+    found = {}
+    for path in changed:
+        data = read_regular(vault / path)
+        if data is None:
+            return None
+        blob = blob_id(data)
+        found[path] = "" if blob == recorded[path] else blob
+    return found
 
 
 def still_known(vault: Path, cache: StatCache) -> LastSync | None:
@@ -50,13 +119,12 @@ def kept_edits(repo: LazyRepo, edited: Mapping[str, str]) -> tuple[EditOrigin, .
     return tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited))
 
 
-def known_status(vault: Path, cache: StatCache, last: LastSync) -> StatusReport:
+def known_status(vault: Path, known: Known) -> StatusReport:
     """``status`` from the record: kept edits (with the commit that carried each), deletions."""
-    edited = {path: cache.entries[path][1] for path in last.edited}
     return StatusReport(
-        edited=kept_edits(LazyRepo(vault), edited),
-        deleted=last.deleted,
-        conflicts=known_conflicts(vault, last),
+        edited=kept_edits(LazyRepo(vault), known.edited),
+        deleted=known.last.deleted,
+        conflicts=known_conflicts(vault, known.last),
     )
 
 

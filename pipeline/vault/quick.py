@@ -101,6 +101,20 @@ def last_sync_if_unchanged(vault: Path, inputs: str) -> StatCache | None:
     It does when a sync with these inputs would certainly find nothing to do: every file it
     records is as it was, so its ``last`` record is what a full plan would find.
     """
+    found = last_sync_and_changes(vault, inputs)
+    return found[0] if found is not None else None
+
+
+def last_sync_and_changes(
+    vault: Path, inputs: str, *, at_most: int = 0
+) -> tuple[StatCache, tuple[str, ...]] | None:
+    """The last sync's stat cache and the files it records that changed since, up to ``at_most``.
+
+    ``None`` when the cache cannot tell: no cache, other inputs, another manifest, a journal,
+    a path the manifest had absent now present, or more than ``at_most`` files changed.  A
+    changed file is one whose stat data (or, racy, its bytes) are not those recorded:
+    ``vault.known`` reads those few again.
+    """
     try:
         if (vault / JOURNAL).exists():
             return None
@@ -114,13 +128,14 @@ def last_sync_if_unchanged(vault: Path, inputs: str) -> StatCache | None:
     manifest = _racy_manifest(os.fspath(vault / MANIFEST), cache)
     if manifest is None:
         return None  # not the manifest the cache vouches for
-    racy = _verified(os.fspath(vault), cache, cache.absent)
-    if racy is None:
+    found = _verified(os.fspath(vault), cache, cache.absent, at_most)
+    if found is None:
         return None
+    racy, changed = found
     racy += manifest
-    if racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
+    if not changed and racy and max(recorded[1] for recorded in racy) < started - RACY_NS:
         _touch_cache(vault, seen, started)
-    return cache
+    return cache, tuple(changed)
 
 
 def _racy_manifest(path: str, cache: StatCache) -> list[StatKey] | None:
@@ -137,23 +152,33 @@ def _racy_manifest(path: str, cache: StatCache) -> list[StatKey] | None:
     return [recorded] if _same_bytes(path, recorded, cache.manifest) else None
 
 
-def _verified(root: str, cache: StatCache, absent: Iterable[str]) -> list[StatKey] | None:
-    """The stat data of the racy files when every file is as recorded; ``None`` otherwise.
+def _verified(
+    root: str, cache: StatCache, absent: Iterable[str], at_most: int = 0
+) -> tuple[list[StatKey], list[str]] | None:
+    """The stat data of the unchanged racy files and the changed files' paths (``at_most``).
 
-    Paths are joined as text and the racy rule inlined: this loop runs per note on every no-op.
+    ``None``: more changed files than that, or a file at an absent path.  Paths are joined as
+    text and the racy rule inlined: this loop runs per note on every no-op.
     """
     racy_from = cache.written_ns - RACY_NS
     racy: list[tuple[str, StatKey, str]] = []
+    changed: list[str] = []
     for index, (path, recorded) in enumerate(stat_rows(cache.entries)):
         if recorded[1] >= racy_from:
             racy.append((path, recorded, recorded_blob(cache.entries, index, path)))
         elif _stat(f"{root}/{path}") != recorded:
-            return None
-    if not all(_same_bytes(f"{root}/{path}", recorded, blob) for path, recorded, blob in racy):
+            changed.append(path)
+            if len(changed) > at_most:
+                return None
+    same = []
+    for path, recorded, blob in racy:
+        if _same_bytes(f"{root}/{path}", recorded, blob):
+            same.append(recorded)
+        else:
+            changed.append(path)
+    if len(changed) > at_most or any(os.path.lexists(f"{root}/{path}") for path in absent):
         return None
-    if any(os.path.lexists(f"{root}/{path}") for path in absent):
-        return None
-    return [recorded for _, recorded, _ in racy]
+    return same, changed
 
 
 def _read(path: Path) -> tuple[bytes, os.stat_result]:

@@ -13,21 +13,37 @@ from hypothesis import strategies as st
 from syncdriver import make_spec
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec, Skipped
-from vaultsync.vault.known import known_conflicts, known_status, still_known
-from vaultsync.vault.manifest import CACHE, LastSync, StatCache, dump_cache, load_cache
+from vaultsync.vault.known import (
+    Known,
+    known_conflicts,
+    known_status,
+    since_last_sync,
+    user_edits,
+)
+from vaultsync.vault.manifest import (
+    CACHE,
+    MANIFEST,
+    ROWS_AT_MOST,
+    Entry,
+    LastSync,
+    StatCache,
+    blob_id,
+    dump_cache,
+    dump_manifest,
+    load_cache,
+)
 from vaultsync.vault.moves import NO_MOVES
-from vaultsync.vault.quick import last_sync_if_unchanged
 from vaultsync.vault.report import StatusReport
 from vaultsync.vault.sync import check_vault, sync_vault, vault_moves, vault_status
 
 MARKED = "<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n"
 
 
-def specs(generation: int) -> list[NoteSpec]:
+def specs(generation: int, notes: int = 5) -> list[NoteSpec]:
     """Five notes; note 0 and note 1 change with each generation of the stores."""
     return [
         make_spec(f"F/n{i}.md", f"# Note {i}\n\nline a\nline b {generation * (i < 2)}\nline c\n")
-        for i in range(5)
+        for i in range(notes)
     ]
 
 
@@ -35,9 +51,11 @@ def inputs(generation: int) -> str:
     return f"inputs-{generation}"
 
 
-def sync(vault: Path, generation: int, skipped: tuple[Skipped, ...] = ()) -> None:
+def sync(
+    vault: Path, generation: int, skipped: tuple[Skipped, ...] = (), *, notes: int = 5
+) -> None:
     moves = vault_moves(vault) if vault.is_dir() else NO_MOVES
-    sync_vault(vault, specs(generation), inputs=inputs(generation), moves=moves)
+    sync_vault(vault, specs(generation, notes), inputs=inputs(generation), moves=moves)
     if skipped:  # the app passes the skipped store files along; here written by hand
         cache = load_cache((vault / CACHE).read_bytes())
         _rewrite(vault, cache, replace(cache.last, skipped=skipped))
@@ -62,10 +80,8 @@ def age(vault: Path) -> None:
         os.utime(path, ns=(past, past))
 
 
-def known(vault: Path, generation: int) -> tuple[StatCache, LastSync] | None:
-    cache = last_sync_if_unchanged(vault, inputs(generation))
-    last = still_known(vault, cache) if cache is not None else None
-    return None if cache is None or last is None else (cache, last)
+def known(vault: Path, generation: int) -> Known | None:
+    return since_last_sync(vault, inputs(generation))
 
 
 def planned(vault: Path, generation: int) -> StatusReport:
@@ -74,7 +90,7 @@ def planned(vault: Path, generation: int) -> StatusReport:
 
 ACTIONS = st.lists(
     st.tuples(
-        st.sampled_from(["edit", "mark", "delete", "recreate", "stores", "sync", "age"]),
+        st.sampled_from(["edit", "unedit", "mark", "delete", "recreate", "stores", "sync", "age"]),
         st.integers(min_value=0, max_value=4),
     ),
     max_size=8,
@@ -86,6 +102,8 @@ def act(vault: Path, generation: int, action: str, index: int) -> int:
     note = vault / "F" / f"n{index}.md"
     if action == "edit" and note.exists():
         note.write_text(note.read_text().replace("line a", f"line a, my edit {index}"))
+    elif action == "unedit" and note.exists():  # back to what vaultsync wrote, if only edited
+        note.write_text(note.read_text().replace(f"line a, my edit {index}", "line a"))
     elif action == "mark" and note.exists():
         note.write_text(MARKED)
     elif action == "delete" and note.exists():
@@ -119,9 +137,9 @@ class TestKnownEqualsPlanned:
                     continue
                 full = planned(vault, generation)
                 assert not full.pending and not full.manifest_problem, (action, index)
-                assert known_status(vault, *found) == full, (action, index)
+                assert known_status(vault, found) == full, (action, index)
                 lines = check_vault(vault, specs(generation), vault_moves(vault))
-                from_record = known_conflicts(vault, found[1])
+                from_record = known_conflicts(vault, found.last)
                 assert [f"conflict {c.path}: {c.reason}" for c in from_record] == list(lines)
 
 
@@ -132,16 +150,44 @@ class TestTheRecord:
         sync(vault, 0)
         assert known(vault, 0) is not None
 
-    def test_an_edit_is_recorded_by_the_next_sync(self, tmp_path: Path) -> None:
-        """A note the user edited is in the record of the sync that saw it."""
+    def test_an_edit_is_answered_before_and_after_the_next_sync(self, tmp_path: Path) -> None:
+        """A note the user edited is read again while the record answers, then recorded."""
         vault = tmp_path / "vault"
         sync(vault, 0)
         note = vault / "F" / "n3.md"
         note.write_text(note.read_text() + "mine\n")
-        assert known(vault, 0) is None  # the edit moved the stat data: plan again
+        found = known(vault, 0)
+        assert found is not None and found.last.edited == ("F/n3.md",)
         sync(vault, 0)
         found = known(vault, 0)
-        assert found is not None and found[1].edited == ("F/n3.md",)
+        assert found is not None and found.last.edited == ("F/n3.md",)
+
+    def test_a_note_deleted_since_needs_a_plan(self, tmp_path: Path) -> None:
+        """A note gone since the last sync may have moved: plan again."""
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        (vault / "F" / "n3.md").unlink()
+        assert known(vault, 0) is None
+
+    def test_many_edits_since_need_a_plan(self, tmp_path: Path) -> None:
+        """Past a few notes edited since the last sync, the plan costs less than reading them."""
+        vault = tmp_path / "vault"
+        sync(vault, 0, notes=ROWS_AT_MOST + 1)
+        for note in (vault / "F").iterdir():
+            note.write_text(note.read_text() + "mine\n")
+        assert known(vault, 0) is None
+
+    def test_edits_in_a_vault_with_moved_notes_need_a_plan(self, tmp_path: Path) -> None:
+        """Where the user moved a note, an edit may be links Obsidian rewrote: plan again."""
+        (tmp_path / "F").mkdir()
+        (tmp_path / "F" / "n3.md").write_text("mine\n")
+        entries = {"F/n3.md": Entry(node="n", key="k", blob="a" * 40)}
+        chosen = {**entries, "F/moved.md": Entry(node="m", key="k", blob="b" * 40, chosen=True)}
+        (tmp_path / MANIFEST).parent.mkdir()
+        (tmp_path / MANIFEST).write_bytes(dump_manifest(entries, frozenset()))
+        assert user_edits(tmp_path, ["F/n3.md"]) == {"F/n3.md": blob_id(b"mine\n")}
+        (tmp_path / MANIFEST).write_bytes(dump_manifest(chosen, frozenset()))
+        assert user_edits(tmp_path, ["F/n3.md"]) is None
 
     def test_a_file_at_a_deleted_notes_path_needs_a_plan(self, tmp_path: Path) -> None:
         """A deletion the record holds is undone by a file appearing there: plan again."""
@@ -171,7 +217,7 @@ class TestTheRecord:
         sync(vault, 0, skipped)
         found = known(vault, 0)
         assert found is not None
-        assert [(s.source, s.where, s.what, s.new) for s in found[1].skipped] == [
+        assert [(s.source, s.where, s.what, s.new) for s in found.last.skipped] == [
             ("sessions/a.json", "1:2", "bad JSON", False)
         ]
 
