@@ -112,3 +112,30 @@ def test_note_moved_and_edited_without_its_id_is_found_by_git(tmp_path: Path) ->
     moves = vault_moves(vault)
     assert dict(moves.renamed) == {"a.md": "Elsewhere/b.md"}
     assert dict(moves.chosen) == {"n:a": "Elsewhere/b.md"}
+
+
+def test_a_note_moved_to_obsidians_trash_is_a_deletion(tmp_path: Path) -> None:
+    """A note Obsidian moved to ``.trash`` (its delete) is deleted, never followed there."""
+    vault = tmp_path / "vault"
+    sync_vault(vault, [make_spec("a.md", "# a\n\nsome text\n", node="n:a")])
+    (vault / ".trash").mkdir()
+    (vault / "a.md").rename(vault / ".trash" / "a.md")
+    moves = vault_moves(vault)
+    assert dict(moves.renamed) == {}
+    assert moves.deleted == {"a.md"}
+
+
+def test_a_deleted_note_with_nowhere_to_go_asks_git_nothing(tmp_path: Path) -> None:
+    """With no note vaultsync does not own, git's rename detection is not asked."""
+    data = b"# skiff\n"
+    write(tmp_path, "other.md", b"# other\n")
+    asked: list[list[str]] = []
+
+    def similar(paths: list[str]) -> dict[str, str]:
+        asked.append(paths)
+        return {}
+
+    owned = {"Projects/skiff.md": entry("project:skiff", data), "other.md": entry("n:o", b"x")}
+    moves = find_moves(tmp_path, manifest(owned), similar=similar)
+    assert asked == []
+    assert moves.deleted == {"Projects/skiff.md"}
