@@ -58,15 +58,12 @@ def since_last_sync(vault: Path, inputs: str) -> Known | None:
     last = still_known(vault, cache)
     if last is None:
         return None
-    blobs = {path: cache.entries[path][1] for path in last.edited}
-    if not changed:
-        return Known(last=last, edited=blobs)
-    now = user_edits(vault, changed)
+    now = user_edits(vault, changed) if changed else {}
     if now is None:
         return None
-    blobs.update((path, blob) for path, blob in now.items() if blob)
-    edited = tuple(sorted(path for path in blobs if now.get(path, blobs[path])))
-    return Known(last=replace(last, edited=edited), edited={p: blobs[p] for p in edited})
+    edited = {path: cache.entries[path][1] for path in last.edited if path not in now}
+    edited.update((path, blob) for path, blob in now.items() if blob)
+    return Known(last=replace(last, edited=tuple(sorted(edited))), edited=edited)
 
 
 def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, str] | None:

@@ -281,6 +281,11 @@ _quote = (
 )  # the C encoder: what json.dumps(s, ensure_ascii=False) gives
 
 
+def _row_key(path: str) -> str:
+    """How a dump's row of the entry at ``path`` begins (one row per line)."""
+    return f"    {_quote(path)}: "
+
+
 def _entry_json(entry: Entry) -> str:
     chosen = ', "chosen": true' if entry.chosen else ""
     theirs = f', "theirs": "{entry.theirs}"' if entry.theirs else ""
@@ -310,7 +315,7 @@ def dump_manifest(
     text, concatenated, encoded) was one more at a first sync's peak memory.
     """
     rows = b",\n".join(
-        f"    {_quote(p)}: {_entry_json(e)}".encode() for p, e in sorted(entries.items())
+        f"{_row_key(p)}{_entry_json(e)}".encode() for p, e in sorted(entries.items())
     )
     gone = ",\n".join("    " + _quote(p) for p in sorted(deleted))
     freed = ",\n".join("    " + _quote(p) for p in sorted(released))
@@ -342,7 +347,7 @@ def recorded_blobs(data: bytes, paths: Collection[str]) -> dict[str, str] | None
         return None
     found: dict[str, str] = {}
     for path in paths:
-        row = f'\n    {_quote(path)}: {{"blob": "'.encode()
+        row = f'\n{_row_key(path)}{{"blob": "'.encode()  # _entry_json's first field
         at = data.find(row)
         blob = data[at + len(row) : at + len(row) + 41] if at >= 0 else b""
         if not _BLOB_ENDED.fullmatch(blob):
@@ -356,7 +361,7 @@ PATCH_AT_MOST = 2000
 
 
 def _row(path: str, entry: Entry) -> bytes:
-    return f"    {_quote(path)}: {_entry_json(entry)},".encode()
+    return f"{_row_key(path)}{_entry_json(entry)},".encode()
 
 
 def _changed_paths(before: Mapping[str, Entry], entries: Mapping[str, Entry]) -> list[str] | None:
