@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -65,3 +67,46 @@ def demo_vault(state: Path, vault: Path) -> Path:
     specs = build_note_specs(records, built.graph, built.resolver, make_environment())
     sync_vault(vault, specs, commit=False)
     return vault
+
+
+def index_state(vault: Path) -> dict[str, object]:
+    """Everything the search index says, by path (row ids and stat data left out)."""
+    from vaultsync.search.index import index_path
+
+    conn = sqlite3.connect(index_path(vault))
+    try:
+        paths = dict(conn.execute("SELECT nid, path FROM notes"))
+        return {
+            "notes": sorted(
+                conn.execute(
+                    "SELECT path, id, claimed, engine, title, kind, aliases, tags, sha256,"
+                    " outdegree, pkey FROM notes"
+                )
+            ),
+            "links": sorted(
+                (paths[s], q, kind, t, "" if d is None else paths[d])
+                for s, q, kind, t, d in conn.execute(
+                    "SELECT src, seq, link_type, target, dst FROM links"
+                )
+            ),
+            "names": sorted((k, paths[n]) for k, n in conn.execute("SELECT key, nid FROM names")),
+            "text": sorted(
+                (paths[r], *rest)
+                for r, *rest in conn.execute(
+                    "SELECT rowid, title, aliases, tags, path, body FROM fts"
+                )
+            ),
+        }
+    finally:
+        conn.close()
+
+
+def rebuilt_index_state(vault: Path, scratch: Path) -> dict[str, object]:
+    """The state of an index built from scratch over a copy of ``vault`` (in ``scratch``)."""
+    from vaultsync.search.index import update_index
+
+    copy = scratch / "copy"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(vault, copy, ignore=shutil.ignore_patterns("search.db*", ".git"))
+    update_index(copy)
+    return index_state(copy)

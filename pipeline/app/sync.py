@@ -44,10 +44,12 @@ from vaultsync.vault.gitstate import operation_in_progress, refuse_while_busy
 
 if TYPE_CHECKING:
     from vaultsync.core.model import NoteSpec, Skipped
+    from vaultsync.search.index import Since
     from vaultsync.vault.decide import Asked, Decision
     from vaultsync.vault.gitfacts import GitFacts
     from vaultsync.vault.hooks import SkippedHooks
     from vaultsync.vault.known import Known
+    from vaultsync.vault.manifest import Manifest
     from vaultsync.vault.moves import Moves
     from vaultsync.vault.report import StatusReport, SyncReport
     from vaultsync.vault.sync import VaultSession
@@ -98,6 +100,16 @@ class Prepared:
     notes: VaultNotes
     decision: Decision
     head: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Synced:
+    """A sync that ran: its report, the notes it worked from, the manifest it read."""
+
+    report: SyncReport
+    notes: VaultNotes
+    read: Manifest | None
+    """The manifest the sync read (``None``: a new vault); what the search index follows."""
     """The commit the vault's HEAD named then."""
 
 
@@ -238,17 +250,17 @@ def _local_sync(
     if ahead is None and quick and unchanged_since_last_sync(ws.vault, inputs):
         return SyncOutcome(vault=ws.vault, report=None)
     if ahead is not None:
-        report, notes = ahead
+        done = ahead
     else:
         inputs = "" if request.dry_run else inputs
-        report, notes = _full_sync(ws, request, inputs, confirm, clock)
-    warnings = list(notes.warnings)
+        done = _full_sync(ws, request, inputs, confirm, clock)
+    warnings = list(done.notes.warnings)
     if not request.dry_run:
-        warnings += _after_sync(ws, request, changed=report.changed, committed=bool(report.commit))
+        warnings += _after_sync(ws, request, done)
     return SyncOutcome(
         vault=ws.vault,
-        report=report,
-        skipped=notes.skipped,
+        report=done.report,
+        skipped=done.notes.skipped,
         warnings=tuple(warnings),
         planned_ahead=ahead is not None,
     )
@@ -311,7 +323,7 @@ def _applied_ahead(
     inputs: str,
     clock: Clock | None,
     prepared: Prepared | None,
-) -> tuple[SyncReport, VaultNotes] | None:
+) -> _Synced | None:
     """``prepared`` applied, when it is still this sync's plan; ``None`` when it is not."""
     if prepared is None or prepared.inputs != inputs or not _plain(request):
         return None
@@ -324,7 +336,7 @@ def _applied_ahead(
         if not session.still_as_planned(decision) or session.head() != prepared.head:
             return None
         report = session.sync(decision, inputs=inputs, clock=clock)
-    return report, prepared.notes
+    return _Synced(report=report, notes=prepared.notes, read=decision.manifest)
 
 
 def _full_sync(
@@ -333,7 +345,7 @@ def _full_sync(
     inputs: str,
     confirm: Confirm | None,
     clock: Clock | None,
-) -> tuple[SyncReport, VaultNotes]:
+) -> _Synced:
     """Every note built (moves followed) and synced in one hold of the vault."""
     from vaultsync.vault.decide import Asked
     from vaultsync.vault.sync import vault_session
@@ -350,17 +362,18 @@ def _full_sync(
             force=everything, force_paths=forced, moves=notes.moves, keep_gone=bool(notes.skipped)
         )
         if write or request.dry_run:
+            decision = session.plan(notes.specs, asked)
             report = session.sync(
-                session.plan(notes.specs, asked),
+                decision,
                 commit=request.commit,
                 dry_run=request.dry_run,
                 inputs=inputs,
                 skipped=notes.skipped,
                 clock=clock,
             )
-            return report, notes
+            return _Synced(report=report, notes=notes, read=decision.manifest)
     first = _first_sync(ws, notes, asked, commit=request.commit, inputs=inputs, clock=clock)
-    return first, notes
+    return _Synced(report=first, notes=notes, read=None)
 
 
 def _first_sync(
@@ -432,9 +445,7 @@ def _confirm_force(
         raise UsageError("nothing written (--force not confirmed)")
 
 
-def _after_sync(
-    ws: Workspace, request: SyncRequest, *, changed: bool, committed: bool
-) -> list[str]:
+def _after_sync(ws: Workspace, request: SyncRequest, done: _Synced) -> list[str]:
     """What follows a sync that succeeded: index, git's objects, saved templates, history.
 
     Returns its warnings.
@@ -442,9 +453,10 @@ def _after_sync(
     from vaultsync.app.history import exposure_warning, history_check_due
 
     warnings = []
-    if changed and (problem := refresh_search_index(ws.vault)):
+    report = done.report
+    if report.changed and (problem := refresh_search_index(ws.vault, _index_since(done))):
         warnings.append(f"warning: search index not updated: {problem}")
-    if committed and (problem := pack_git_objects(ws.vault)):
+    if report.commit and (problem := pack_git_objects(ws.vault)):
         warnings.append(f"warning: git objects not packed: {problem}")
     if request.remember_templates and (saved := _remember_templates(ws, request)):
         warnings.append(saved)
@@ -528,9 +540,26 @@ def pack_git_objects(vault: Path) -> str:
     return ""
 
 
-def refresh_search_index(vault: Path) -> str:
+def _index_since(done: _Synced) -> Since | None:
+    """What the sync changed, for the search index to look at only that (``None``: walk).
+
+    A sync that recovered an interrupted one, or met an unusable manifest, may have written
+    more than it reports: the index then walks the vault.
+    """
+    report = done.report
+    if done.read is None or report.recovered or report.manifest_problem:
+        return None
+    from vaultsync.search.index import Since
+
+    moved = [path for pair in report.renamed for path in pair]
+    paths = {*report.created, *report.updated, *report.merged, *report.removed, *moved}
+    return Since(manifest=done.read, paths=frozenset(paths))
+
+
+def refresh_search_index(vault: Path, since: Since | None = None) -> str:
     """Keep an existing search index current (its vectors in the background); the problem, if any.
 
+    ``since``: what the sync just made changed (``search.index.Since``), all the index looks at.
     The vault is synced whatever happens here: a stale index is only a warning.
     """
     from vaultsync.search.database import index_path
@@ -541,10 +570,11 @@ def refresh_search_index(vault: Path) -> str:
     from vaultsync.search.vectors import start_background
 
     try:
-        update_index(vault)
+        update_index(vault, since=since)
     except VaultsyncError as error:
         return error.message
-    start_background(vault)  # the semantic index, when the extra is installed
+    # the semantic index, when the extra is installed: the job itself finds all that is missing
+    start_background(vault, paths=None if since is None else since.paths)
     return ""
 
 

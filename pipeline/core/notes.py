@@ -96,6 +96,7 @@ __all__ = [
     "fold_keys",
     "is_note_path",
     "links_section",
+    "listed_note",
     "load_yaml",
     "read_front_matter",
     "relation_slug",
@@ -155,6 +156,14 @@ def _nameable(name: str, *, top: bool) -> bool:
     except UnicodeEncodeError:  # undecodable bytes, kept by os as lone surrogates
         return False
     return True
+
+
+def listed_note(path: str) -> bool:
+    """Whether :func:`walk_vault` lists vault path ``path`` as a note when a file is there."""
+    parts = path.split("/")
+    return is_note_path(path) and all(
+        part and _nameable(part, top=index == 0) for index, part in enumerate(parts)
+    )
 
 
 def _list_folder(fd: int, prefix: str, files: list[str], notes: list[NoteFile]) -> list[str]:
@@ -273,6 +282,11 @@ class NoteReader:
 
     def read(self, path: str) -> bytes | None:
         """The bytes of the regular file at vault path ``path``, else None (gone, a symlink…)."""
+        found = self.read_note(path)
+        return None if found is None else found[1]
+
+    def read_note(self, path: str) -> tuple[NoteFile, bytes] | None:
+        """:meth:`read`, with the stat data of the very file read (before reading it)."""
         folder, _, name = path.rpartition("/")
         if not name or name.startswith("."):
             return None
@@ -287,11 +301,12 @@ class NoteReader:
             chunks = [os.read(fd, info.st_size + 1)]
             while chunks[-1]:  # the file may have grown since the fstat
                 chunks.append(os.read(fd, 1 << 16))
-            return b"".join(chunks)
         except OSError:
             return None
         finally:
             os.close(fd)
+        found = NoteFile(path=path, size=info.st_size, mtime_ns=info.st_mtime_ns, inode=info.st_ino)
+        return found, b"".join(chunks)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,6 +30,11 @@ Details:
 * Aliases never resolve here (Obsidian leaves ``[[Alias]]`` unresolved); name resolution by
   title and alias is :mod:`vaultsync.graph.resolve`'s job.
 * Paths may be given with ``\`` (contexts scanned on Windows); they match as ``/``.
+
+``resolvable_names(target, source_path)`` says which files a resolution can return at all:
+those whose :func:`file_name_key` is one of its names (and ``source_path``).  An index built
+from those files alone resolves the link as one built from the whole vault does, so a caller
+that keeps paths by name key (the search index) resolves a few links without every path.
 """
 
 from __future__ import annotations
@@ -43,7 +48,13 @@ from urllib.parse import unquote
 
 from vaultsync.core.pickling import fast_pickle
 
-__all__ = ["ObsidianIndex"]
+__all__ = [
+    "ObsidianIndex",
+    "file_name_key",
+    "keys_reaching",
+    "link_name_keys",
+    "resolvable_names",
+]
 
 _NOTE_SUFFIX = ".md"
 
@@ -154,3 +165,62 @@ class ObsidianIndex:
             if any(form == key or form.endswith(tail) for form in forms):
                 return path
         return None
+
+
+def file_name_key(path: str) -> str:
+    """A file's name as resolution matches it: lower case, NFC, without one ``.md``."""
+    name = _key(path).rpartition("/")[2]
+    return _without_md(name)
+
+
+def _without_md(name: str) -> str:
+    return name[: -len(_NOTE_SUFFIX)] if name.endswith(_NOTE_SUFFIX) else name
+
+
+def resolvable_names(target: str, source_path: str) -> frozenset[str]:
+    """The :func:`file_name_key` of every file ``resolve(target, source_path)`` may return.
+
+    Each lookup of :meth:`ObsidianIndex._resolve` asks for one last path part ``L``: a file
+    named ``L`` or ``L.md``, so of key ``L`` or ``L`` without ``.md``.  The percent-decoded
+    target is asked too.  An empty target is the source note, whatever its name.
+    """
+    found: set[str] = set()
+    for last in _looked_up_names(target, source_path):
+        found |= {last, _without_md(last)}
+    return frozenset(found)
+
+
+def link_name_keys(target: str, source_path: str) -> tuple[str, str]:
+    """A link's keys: its looked-up name without ``.md``, as written and percent-decoded.
+
+    The second is ``""`` when decoding changes nothing.  A note of :func:`file_name_key`
+    ``K`` can be what the link resolves to only when one of these is ``K`` or ``K`` without
+    ``.md`` (:func:`resolvable_names`): the links to resolve again when such a note comes or
+    goes.
+    """
+    keys = [_without_md(last) for last in _looked_up_names(target, source_path)]
+    literal = keys[0] if keys else ""
+    decoded = keys[1] if len(keys) > 1 else ""
+    return literal, ("" if decoded == literal else decoded)
+
+
+def keys_reaching(path: str) -> frozenset[str]:
+    """The :func:`link_name_keys` of the links that may resolve to the file at ``path``."""
+    key = file_name_key(path)
+    return frozenset({key, _without_md(key)})
+
+
+def _looked_up_names(target: str, source_path: str) -> list[str]:
+    """The last part of the path each lookup asks for: as written, then percent-decoded."""
+    folder = _folder(_key(source_path))
+    written = [target.strip()]
+    if "%" in target:
+        written.append(unquote(target).strip())
+    return [_looked_up(_key(w), folder).rpartition("/")[2] for w in written if w]
+
+
+def _looked_up(key: str, folder: str) -> str:
+    """The path ``_resolve`` looks ``key`` up at (its last part is all that counts here)."""
+    if key.startswith(("./", "../")):
+        return posixpath.normpath(posixpath.join(folder, key))
+    return key

@@ -12,6 +12,9 @@ Contract:
 * ``vectors`` holds the semantic index's chunk vectors (``vaultsync.search.vectors``); the
   text index never writes it, so a rebuild (a new file) starts it empty.
 * ``is_corruption(err)`` tells damage (rebuild) from other SQLite errors (busy, locked).
+* An index of the schema before (6) is brought forward in place (its notes' ``pkey``, the
+  name key links resolve by, and its links' keys), so its vectors are kept; any other version
+  is rebuilt.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from vaultsync.core import sqlitefile
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import LockTimeout, file_lock
 from vaultsync.core.sqlitefile import is_corruption, remove_database
+from vaultsync.links.pathresolve import file_name_key, link_name_keys
 from vaultsync.search.paths import DB_NAME, index_path
 
 __all__ = [
@@ -41,7 +45,7 @@ __all__ = [
     "remove_database",
 ]
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 BUSY_TIMEOUT = 60.0
 
 SCHEMA = """
@@ -50,8 +54,10 @@ CREATE TABLE notes(
   nid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, id TEXT NOT NULL, claimed TEXT NOT NULL,
   engine INTEGER NOT NULL, title TEXT NOT NULL, kind TEXT NOT NULL, aliases TEXT NOT NULL,
   tags TEXT NOT NULL, sha256 TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-  inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, outdegree INTEGER NOT NULL);
+  inode INTEGER NOT NULL, checked_ns INTEGER NOT NULL, outdegree INTEGER NOT NULL,
+  pkey TEXT NOT NULL DEFAULT '');
 CREATE INDEX notes_id ON notes(id);
+CREATE INDEX notes_pkey ON notes(pkey);
 CREATE INDEX notes_kind ON notes(kind, path);
 CREATE VIRTUAL TABLE fts USING fts5(
   title, aliases, tags, path, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
@@ -104,9 +110,37 @@ def prepare(conn: sqlite3.Connection) -> bool:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except sqlite3.OperationalError as err:  # no meta table: not our database
         raise ForeignIndex from err
-    if row is None or row[0] != SCHEMA_VERSION:
+    if row is not None and row[0] == _PREVIOUS_SCHEMA:
+        _add_name_keys(conn)
+    elif row is None or row[0] != SCHEMA_VERSION:
         raise ForeignIndex
     return False
+
+
+_PREVIOUS_SCHEMA = "6"
+
+
+def _add_name_keys(conn: sqlite3.Connection) -> None:
+    """Schema 6 → 7: the name keys of notes and links, as ``links.pathresolve`` gives them.
+
+    A note's ``pkey`` is its ``file_name_key``; a link's keys are taken where a relative
+    target leads (``link_name_keys``).
+    """
+    conn.execute("ALTER TABLE notes ADD COLUMN pkey TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT nid, path FROM notes").fetchall()
+    conn.executemany(
+        "UPDATE notes SET pkey = ? WHERE nid = ?", [(file_name_key(p), n) for n, p in rows]
+    )
+    conn.execute("CREATE INDEX notes_pkey ON notes(pkey)")
+    links = conn.execute(
+        "SELECT src, seq, target, path FROM links JOIN notes ON nid = src"
+    ).fetchall()
+    conn.executemany(
+        "UPDATE links SET name_key = ?, alt_key = ? WHERE src = ? AND seq = ?",
+        [(*link_name_keys(target, path), src, seq) for src, seq, target, path in links],
+    )
+    conn.execute("DELETE FROM meta WHERE key = 'manifest'")  # 6 kept its nodes, 7 their blob
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
 
 @contextlib.contextmanager

@@ -44,8 +44,6 @@ __all__ = [
     "RawLink",
     "extract_links",
     "link_context",
-    "name_key",
-    "path_name_key",
 ]
 
 WIKILINK = "wikilink"
@@ -165,31 +163,3 @@ def extract_links(body: str, *, engine: bool) -> tuple[RawLink, ...]:
         RawLink(seq=seq, link_type=kind, target=target, context=context)
         for seq, (_, kind, target, context) in enumerate(found)
     )
-
-
-def _fold(text: str) -> str:
-    text = text.replace("\\", "/")
-    return (text if text.isascii() else unicodedata.normalize("NFC", text)).lower()
-
-
-def _strip_md(name: str) -> str:
-    return name[:-3] if name.endswith(".md") else name
-
-
-def name_key(target: str) -> tuple[str, str]:
-    """The name keys a link target can resolve by: as written, and percent-decoded (or ``""``).
-
-    ``ObsidianIndex`` only ever resolves a target to a file whose name (``.md`` optional)
-    matches the target's last part, case-insensitively; so a link needs re-resolving exactly
-    when a note whose :func:`path_name_key` equals one of these keys appears or goes.
-    """
-    literal = _strip_md(_fold(target.strip()).rpartition("/")[2])
-    decoded = ""
-    if "%" in target:
-        decoded = _strip_md(_fold(unquote(target).strip()).rpartition("/")[2])
-    return literal, ("" if decoded == literal else decoded)
-
-
-def path_name_key(path: str) -> str:
-    """The name key of a note path: its file name, lower case, NFC, without ``.md``."""
-    return _strip_md(_fold(path).rpartition("/")[2])

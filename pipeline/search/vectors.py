@@ -34,7 +34,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -328,8 +328,11 @@ def _notes_of(
     return [(nid, score, start) for nid, (score, _, start) in ranked[:limit]]
 
 
-def _missing(db: Path) -> bool:
-    """Whether the index lacks vectors of the installed model (False without the extra)."""
+def _missing(db: Path, paths: Collection[str] | None = None) -> bool:
+    """Whether the index lacks vectors of the installed model (False without the extra).
+
+    ``paths``: only whether the notes at those paths lack them (what a sync just wrote).
+    """
     from importlib.util import find_spec  # noqa: PLC0415
 
     from vaultsync.search.embed import model_folder, model_name  # noqa: PLC0415
@@ -344,24 +347,46 @@ def _missing(db: Path) -> bool:
         with contextlib.closing(_read_only(db)) as conn:
             if not _ours(conn):
                 return False
+            if paths is not None:
+                return _lacking(conn, name, paths)
             done, total = coverage(conn, name)
     except (OSError, sqlite3.Error):
         return False
     return done < total
 
 
-def start_background(vault: Path, *, allowed: bool | None = None) -> bool:
+def _lacking(conn: sqlite3.Connection, model: str, paths: Collection[str]) -> bool:
+    """Whether a note at one of ``paths`` has a content without vectors of ``model``."""
+    ordered = sorted(paths)
+    for start in range(0, len(ordered), 500):
+        chunk = ordered[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found = conn.execute(
+            f"SELECT 1 FROM notes AS n WHERE n.path IN ({marks}) AND NOT EXISTS"  # noqa: S608
+            " (SELECT 1 FROM vectors AS v WHERE v.model = ? AND v.sha256 = n.sha256"
+            " AND v.seq = 0) LIMIT 1",
+            (*chunk, model),
+        ).fetchone()
+        if found is not None:
+            return True
+    return False
+
+
+def start_background(
+    vault: Path, *, allowed: bool | None = None, paths: Collection[str] | None = None
+) -> bool:
     """Start the embedder for ``vault`` in its own process, detached, if it has work to do.
 
     Nothing happens when ``allowed`` is false (None: ``embedjob.background_allowed()``),
-    without the extra, without an index, when every note has its vectors, or while another
-    embedder runs.  The job's outcome is kept beside the index (``embedjob.job_failure``).
-    Returns whether a process was started.
+    without the extra, without an index, when every note has its vectors (``paths``: every
+    note at those paths, the ones a sync wrote), or while another embedder runs.  The job's
+    outcome is kept beside the index (``embedjob.job_failure``).  Returns whether a process
+    was started.
     """
     from vaultsync.search.embedjob import background_allowed  # noqa: PLC0415
 
     db = index_path(vault)
-    if not (background_allowed() if allowed is None else allowed) or not _missing(db):
+    if not (background_allowed() if allowed is None else allowed) or not _missing(db, paths):
         return False
     try:
         with file_lock(db.with_name(db.name + ".embed.lock"), timeout=0.0):

@@ -42,7 +42,7 @@ from vaultsync.core.fsio import RACY_NS, is_racy
 from vaultsync.core.model import Skipped
 from vaultsync.core.process import paused_gc
 from vaultsync.render import RENDER_FORMAT
-from vaultsync.vault.decide import Decision, Rendered, know_written_manifest
+from vaultsync.vault.decide import Decision, Rendered
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
@@ -55,12 +55,14 @@ from vaultsync.vault.manifest import (
     Entry,
     Journal,
     LastSync,
+    Manifest,
     StatCache,
     StatKey,
     blob_id,
     dump_cache,
     dump_journal,
     dump_manifest,
+    know_written_manifest,
     patch_manifest,
 )
 from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
@@ -327,7 +329,14 @@ def write_manifest(
         blob, stat = controls.manifest.fingerprint, controls.manifest_stat
     else:
         blob, stat = blob_id(data), fs.write_control(MANIFEST, data)
-        know_written_manifest(data, blob, entries, deleted, decision.plan.released)
+        written_as = Manifest(
+            entries=entries,
+            deleted=deleted,
+            released=decision.plan.released,
+            fingerprint=blob,
+            render_format=RENDER_FORMAT,
+        )
+        know_written_manifest(data, written_as)
     return NewManifest(entries=entries, deleted=deleted, data=data, blob=blob, stat=stat)
 
 

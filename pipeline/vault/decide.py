@@ -38,7 +38,6 @@ from vaultsync.vault.manifest import (
     CACHE,
     JOURNAL,
     MANIFEST,
-    Entry,
     Journal,
     Manifest,
     StatCache,
@@ -47,6 +46,7 @@ from vaultsync.vault.manifest import (
     load_cache,
     load_journal,
     load_manifest,
+    parsed_manifest,
 )
 from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.merge import merge_note
@@ -125,59 +125,7 @@ def read_manifest(fs: VaultFS | None) -> tuple[ControlFile | None, Manifest]:
     Raises ``VaultWriteError`` when it is there but cannot be read.
     """
     raw = fs.read_control_file(MANIFEST) if fs is not None else None
-    return raw, _parsed(raw.data) if raw is not None else load_manifest(None)
-
-
-_KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
-"""The last manifests parsed in this process, by their bytes (two at most)."""
-_written: tuple[bytes, str, Mapping[str, Entry], frozenset[str], frozenset[str]] | None = None
-"""The last manifest a sync of this process wrote: its bytes, their blob id, what they record."""
-
-
-def _parsed(data: bytes) -> Manifest:
-    """The manifest parsed once per process for the same bytes.
-
-    The moves search and the plan both read it; a 100,000-note manifest takes half a second.
-    The bytes a sync of this process wrote are not parsed: they are what it recorded.
-    """
-    found = _KNOWN_MANIFESTS.get(data)
-    if found is None:
-        with paused_gc():  # an entry per note, no cycles
-            found = _as_written(data) or load_manifest(data, fingerprint=blob_id(data))
-        while len(_KNOWN_MANIFESTS) >= 2:
-            del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
-        _KNOWN_MANIFESTS[data] = found
-    return found
-
-
-def know_written_manifest(
-    data: bytes,
-    blob: str,
-    entries: Mapping[str, Entry],
-    deleted: frozenset[str],
-    released: frozenset[str],
-) -> None:
-    """Take a manifest just written as ``data`` (its dump; ``blob`` its id) as their parse.
-
-    The next sync of a process that runs sync after sync (``watch``) does not parse it again;
-    nothing is done until then (a one-shot sync never needs it).
-    """
-    global _written  # noqa: PLW0603 - one per process, like the parses it stands for
-    _written = (data, blob, entries, deleted, released)
-
-
-def _as_written(data: bytes) -> Manifest | None:
-    """The manifest a sync of this process wrote as ``data``, as a parse gives it."""
-    if _written is None or _written[0] != data:
-        return None
-    _, blob, entries, deleted, released = _written
-    return Manifest(
-        entries=MappingProxyType(dict(sorted(entries.items()))),  # in the order a parse gives
-        deleted=deleted,
-        released=released,
-        fingerprint=blob,
-        render_format=RENDER_FORMAT,
-    )
+    return raw, parsed_manifest(raw.data) if raw is not None else load_manifest(None)
 
 
 def _refuse_newer(manifest: Manifest) -> None:

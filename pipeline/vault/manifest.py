@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from vaultsync.core.errors import UnsafePathError
+from vaultsync.core.process import paused_gc
 from vaultsync.core.vaultpath import all_safe, is_drive, is_safe
 
 if TYPE_CHECKING:
@@ -270,6 +271,48 @@ def _first_bad(raw: dict[str, Any]) -> str | None:
 
 def _safe_paths(paths: object) -> bool:
     return isinstance(paths, list) and all(isinstance(p, str) for p in paths) and all_safe(paths)
+
+
+_KNOWN_MANIFESTS: dict[bytes, Manifest] = {}
+"""The last manifests parsed in this process, by their bytes (two at most)."""
+_written: tuple[bytes, Manifest] | None = None
+"""The last manifest a sync of this process wrote: its bytes and what they record."""
+
+
+def parsed_manifest(data: bytes) -> Manifest:
+    """The manifest parsed once per process for the same bytes.
+
+    The moves search, the plan and the search index all read it; a 100,000-note manifest takes
+    half a second.  The bytes a sync of this process wrote are not parsed: they are what it
+    recorded.
+    """
+    found = _KNOWN_MANIFESTS.get(data)
+    if found is None:
+        with paused_gc():  # an entry per note, no cycles
+            found = _as_written(data) or load_manifest(data, fingerprint=blob_id(data))
+        while len(_KNOWN_MANIFESTS) >= 2:
+            del _KNOWN_MANIFESTS[next(iter(_KNOWN_MANIFESTS))]
+        _KNOWN_MANIFESTS[data] = found
+    return found
+
+
+def know_written_manifest(data: bytes, written: Manifest) -> None:
+    """Take a manifest just written as ``data`` (its dump) as its parse, ``written``.
+
+    The next sync of a process that runs sync after sync (``watch``), and the search index's
+    update after a sync, do not parse it again; nothing is done until then.
+    """
+    global _written  # noqa: PLW0603 - one per process, like the parses it stands for
+    _written = (data, written)
+
+
+def _as_written(data: bytes) -> Manifest | None:
+    """The manifest a sync of this process wrote as ``data``, as a parse gives it."""
+    if _written is None or _written[0] != data:
+        return None
+    written = _written[1]
+    # in the order a parse gives
+    return replace(written, entries=MappingProxyType(dict(sorted(written.entries.items()))))
 
 
 def _line(key: str, value: object) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from vaultsync.links.pathresolve import ObsidianIndex
+from vaultsync.links.pathresolve import ObsidianIndex, file_name_key, link_name_keys
 
 # The vault of the observations in obsidian-links.md §2, plus attachments and odd names.
 VAULT = (
@@ -186,3 +186,63 @@ class TestProperties:
     def test_every_note_reachable_by_full_path(self, path: str) -> None:
         """A note's own vault path without .md always finds it."""
         assert INDEX.resolve(path[:-3], "elsewhere/S.md") == path
+
+
+_FOLDERS = ["", "a/", "b/a/", "B/"]
+_STEMS = ["Note", "note", "x", "x.md", "a", "N%20o", "N o", "N\u00f6te", "No\u0308te"]
+_FILES = st.tuples(
+    st.sampled_from(_FOLDERS), st.sampled_from(_STEMS), st.sampled_from([".md", ".MD", ""])
+).map("".join)
+_TARGETS = st.tuples(
+    st.sampled_from(["", "./", "../", "/", "a/", "b/a/", "a/../", "./b/", "../a/"]),
+    st.sampled_from([*_STEMS, ""]),
+    st.sampled_from(["", ".md", ".MD", "/", "/.."]),
+).map("".join)
+
+
+class TestResolvableNames:
+    @given(st.lists(_FILES), st.one_of(_TARGETS, st.text(max_size=8)), st.sampled_from(_FOLDERS))
+    @example(["N o.md"], "N%20o", "")  # found only percent-decoded
+    @example(["a.md"], "./b/..", "a/")  # found where the relative path leads, not by its name
+    @settings(max_examples=300)
+    def test_the_files_of_those_names_resolve_as_the_whole_vault(
+        self, files: list[str], target: str, folder: str
+    ) -> None:
+        """An index of only the files resolvable_names names (and the source) answers alike."""
+        from vaultsync.links.pathresolve import resolvable_names
+
+        source = folder + "S.md"
+        paths = {*files, source}
+        names = resolvable_names(target, source)
+        few = {p for p in paths if file_name_key(p) in names} | {source}
+        whole = ObsidianIndex.build(paths).resolve(target, source)
+        assert ObsidianIndex.build(few).resolve(target, source) == whole
+
+    @given(st.one_of(_TARGETS, st.text(max_size=8)), st.sampled_from(_FOLDERS), _FILES)
+    def test_a_file_it_may_reach_has_one_of_its_keys(
+        self, target: str, folder: str, path: str
+    ) -> None:
+        """A file resolvable_names allows is reached by keys that link_name_keys gives."""
+        from vaultsync.links.pathresolve import keys_reaching, resolvable_names
+
+        source = folder + "S.md"
+        if file_name_key(path) in resolvable_names(target, source):
+            assert keys_reaching(path) & set(link_name_keys(target, source)) - {""}
+
+
+class TestLinkNameKeys:
+    def test_matches_path_key(self) -> None:
+        """A target and the note it names share a key: case, ``.md`` and folders aside."""
+        assert link_name_keys("Folder/My NOTE.md", "S.md")[0] == file_name_key("Other/my note.md")
+
+    def test_percent_decoded_alternative(self) -> None:
+        """A percent-encoded target also keys by its decoded name."""
+        assert link_name_keys("My%20Note", "S.md") == ("my%20note", "my note")
+
+    def test_nfc(self) -> None:
+        """Decomposed and composed accents give one key."""
+        assert link_name_keys("Cafe\u0301", "S.md")[0] == file_name_key("Café.md")
+
+    def test_a_relative_target_keys_by_where_it_leads(self) -> None:
+        """``./x/..`` from ``A/S.md`` looks up ``a``: its key is ``a``, not ``..``."""
+        assert link_name_keys("./x/..", "A/S.md") == ("a", "")

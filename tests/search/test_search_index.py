@@ -265,6 +265,28 @@ class TestRecovery:
         conn.close()
         assert update_index(vault).rebuilt
 
+    def test_the_schema_before_is_brought_forward_keeping_vectors(self, tmp_path: Path) -> None:
+        """An index of schema 6 gains its name keys in place: not rebuilt, its vectors kept."""
+        vault = aged_vault(tmp_path, {"A/b.md": "[[./x/..]]", "a.md": "alpha"})
+        update_index(vault)
+        conn = sqlite3.connect(index_path(vault))
+        conn.executescript(
+            "DROP INDEX notes_pkey; ALTER TABLE notes DROP COLUMN pkey;"
+            " UPDATE links SET name_key = '..'; UPDATE meta SET value = '6' WHERE key = 'schema';"
+            " INSERT INTO vectors VALUES ('m', 'h', 0, 0, x'00');"
+        )
+        conn.close()
+        report = update_index(vault)
+        conn = sqlite3.connect(index_path(vault))
+        assert not report.rebuilt
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
+        assert sorted(conn.execute("SELECT path, pkey FROM notes")) == [
+            ("A/b.md", "b"),
+            ("a.md", "a"),
+        ]
+        assert conn.execute("SELECT name_key FROM links").fetchall() == [("a",)]
+        conn.close()
+
     def test_rebuild_on_request(self, tmp_path: Path) -> None:
         """``rebuild=True`` starts from scratch."""
         vault = aged_vault(tmp_path, {"a.md": "alpha"})

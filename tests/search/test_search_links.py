@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from vaultsync.search.links import extract_links, link_context, name_key, path_name_key
+from vaultsync.search.links import extract_links, link_context
 
 
 def kinds(body: str, *, engine: bool = False) -> list[tuple[str, str]]:
@@ -111,17 +111,3 @@ class TestContext:
     def test_link_context_bounds(self) -> None:
         """``link_context`` never goes outside the given bounds."""
         assert link_context("abc[[x]]def", 3, 8, lo=2, hi=9, side=25) == "c[[x]]d"
-
-
-class TestNameKey:
-    def test_matches_path_key(self) -> None:
-        """A target and the note it names share a key: case, ``.md`` and folders aside."""
-        assert name_key("Folder/My NOTE.md")[0] == path_name_key("Other/my note.md") == "my note"
-
-    def test_percent_decoded_alternative(self) -> None:
-        """A percent-encoded target also keys by its decoded name."""
-        assert name_key("My%20Note") == ("my%20note", "my note")
-
-    def test_nfc(self) -> None:
-        """Decomposed and composed accents give one key."""
-        assert name_key("Cafe\u0301")[0] == path_name_key("Café.md")

@@ -312,6 +312,16 @@ class TestBackground:
         embed_pending(vault, load_embedder())
         assert not start_background(vault)
 
+    def test_told_a_syncs_paths_it_asks_only_about_them(self, tmp_path: Path) -> None:
+        """Given the notes a sync wrote, it starts only when one of those lacks vectors."""
+        vault = indexed(tmp_path)
+        embed_pending(vault, load_embedder())
+        (vault / "people/ana.md").write_text("# Ana\n\nAna is back in November.\n")
+        update_index(vault)
+        assert not start_background(vault, paths={"ops/rotation.md"})
+        assert start_background(vault, paths={"ops/rotation.md", "people/ana.md"})
+        assert wait_embedded(vault) == 0
+
     def test_nothing_starts_without_an_index(self, tmp_path: Path) -> None:
         """A vault without a search index starts no embedder."""
         vault = write_vault(tmp_path / "vault", NOTES)

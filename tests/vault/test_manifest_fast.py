@@ -154,7 +154,7 @@ def test_patch_refuses_another_layout() -> None:
 def test_a_written_manifest_is_known_as_its_own_parse(tmp_path: Path) -> None:
     """Each manifest a sync writes, whole or patched, is taken as what parsing it gives."""
     from syncdriver import make_spec
-    from vaultsync.vault import decide
+    from vaultsync.vault import manifest
     from vaultsync.vault.manifest import MANIFEST, blob_id
     from vaultsync.vault.sync import sync_vault
 
@@ -167,7 +167,7 @@ def test_a_written_manifest_is_known_as_its_own_parse(tmp_path: Path) -> None:
         specs = [make_spec(path, text) for path, text in sorted(notes.items())]
         sync_vault(vault, specs)
         data = (vault / MANIFEST).read_bytes()
-        assert decide._as_written(data) == load_manifest(data, fingerprint=blob_id(data))
+        assert manifest._as_written(data) == load_manifest(data, fingerprint=blob_id(data))
 
 
 @given(

@@ -37,7 +37,7 @@ import pytest
 from syncdriver import FIXED_TIME, make_spec
 from vaultsync.core import errors
 from vaultsync.core.model import NoteSpec
-from vaultsync.vault import decide
+from vaultsync.vault import manifest as manifests
 from vaultsync.vault.manifest import MANIFEST, blob_id, load_manifest
 from vaultsync.vault.report import EditOrigin
 from vaultsync.vault.resolve import Choice, release, resolve
@@ -162,7 +162,7 @@ def _expect_manifest(step: Step, _sandbox: Path, vault: Path) -> None:
     data = (vault / MANIFEST).read_bytes()
     loaded = load_manifest(data, fingerprint=blob_id(data))
     assert not loaded.corrupt
-    known = decide._as_written(data)  # what a sync wrote, taken as its own parse
+    known = manifests._as_written(data)  # what a sync wrote, taken as its own parse
     assert known is None or known == loaded
     if "entries" in step:
         assert sorted(loaded.entries) == sorted(step["entries"])
