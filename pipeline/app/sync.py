@@ -5,7 +5,8 @@ A sync, start to end:
 0. with ``pull`` (``git.pull``): the remote's new commits integrated first (``app.remote``),
    so what other devices committed is an edit like one made here;
 1. the quick answer (``vault.quick``): when nothing it depends on changed since the last
-   sync, stat data say so and nothing else runs;
+   sync, stat data say so and nothing else runs; when only a few notes were edited by hand
+   since, the last sync's record answers (``vault.known``): the edits kept, no note built;
 2. the vault held once (``vault.sync.vault_session``: one lock, one manifest read): the
    user's moves found, so the notes are built with the paths the user chose;
 3. every note built (``render.specs``: extract the stores → build the graph → resolve links
@@ -104,12 +105,14 @@ class Prepared:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Synced:
-    """A sync that ran: its report, the notes it worked from, the manifest it read."""
+    """A sync that ran: its report, its store files skipped and warnings, the manifest it read."""
 
     report: SyncReport
-    notes: VaultNotes
+    skipped: tuple[Skipped, ...]
+    warnings: tuple[str, ...]
     read: Manifest | None
-    """The manifest the sync read (``None``: a new vault); what the search index follows."""
+    """The manifest the sync read (``None``: not read, or a new vault); what the search index
+    follows."""
     """The commit the vault's HEAD named then."""
 
 
@@ -249,21 +252,35 @@ def _local_sync(
     quick = not (request.force or request.dry_run)
     if ahead is None and quick and unchanged_since_last_sync(ws.vault, inputs):
         return SyncOutcome(vault=ws.vault, report=None)
-    if ahead is not None:
-        done = ahead
-    else:
+    done = ahead or (_from_record(ws, inputs) if quick else None)
+    if done is None:
         inputs = "" if request.dry_run else inputs
         done = _full_sync(ws, request, inputs, confirm, clock)
-    warnings = list(done.notes.warnings)
+    warnings = list(done.warnings)
     if not request.dry_run:
         warnings += _after_sync(ws, request, done)
     return SyncOutcome(
         vault=ws.vault,
         report=done.report,
-        skipped=done.notes.skipped,
+        skipped=done.skipped,
         warnings=tuple(warnings),
         planned_ahead=ahead is not None,
     )
+
+
+def _from_record(ws: Workspace, inputs: str) -> _Synced | None:
+    """The sync answered from the last one's record, when only a few notes were edited since.
+
+    ``vault.known.sync_from_record``: the full sync's report, no note built.  Its skipped store
+    files were warned about by the sync that skipped them.
+    """
+    from vaultsync.vault.known import sync_from_record
+
+    found = sync_from_record(ws.vault, inputs) if ws.vault.is_dir() else None
+    if found is None:
+        return None
+    report, last = found
+    return _Synced(report=report, skipped=last.skipped, warnings=(), read=None)
 
 
 def prepare(ws: Workspace, inputs: str = "") -> Prepared | None:
@@ -336,7 +353,7 @@ def _applied_ahead(
         if not session.still_as_planned(decision) or session.head() != prepared.head:
             return None
         report = session.sync(decision, inputs=inputs, clock=clock)
-    return _Synced(report=report, notes=prepared.notes, read=decision.manifest)
+    return _planned(report, prepared.notes, decision.manifest)
 
 
 def _full_sync(
@@ -371,9 +388,14 @@ def _full_sync(
                 skipped=notes.skipped,
                 clock=clock,
             )
-            return _Synced(report=report, notes=notes, read=decision.manifest)
+            return _planned(report, notes, decision.manifest)
     first = _first_sync(ws, notes, asked, commit=request.commit, inputs=inputs, clock=clock)
-    return _Synced(report=first, notes=notes, read=None)
+    return _planned(first, notes, None)
+
+
+def _planned(report: SyncReport, notes: VaultNotes, read: Manifest | None) -> _Synced:
+    """A sync that built every note and planned them against the manifest it ``read``."""
+    return _Synced(report=report, skipped=notes.skipped, warnings=notes.warnings, read=read)
 
 
 def _first_sync(

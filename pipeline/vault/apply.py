@@ -51,7 +51,6 @@ from vaultsync.vault.manifest import (
     GITIGNORE_BYTES,
     JOURNAL,
     MANIFEST,
-    UNPROVEN_NS,
     Entry,
     Journal,
     LastSync,
@@ -59,11 +58,12 @@ from vaultsync.vault.manifest import (
     StatCache,
     StatKey,
     blob_id,
-    dump_cache,
     dump_journal,
     dump_manifest,
+    dump_stat_cache,
     know_written_manifest,
     patch_manifest,
+    proven,
 )
 from vaultsync.vault.plan import ABSENT, Action, FileKind, next_manifest
 from vaultsync.vault.report import (
@@ -71,7 +71,9 @@ from vaultsync.vault.report import (
     conflicts,
     counts_text,
     format_change,
+    settled_unchanged,
     sync_report,
+    unchanged_count,
 )
 from vaultsync.vault.vaultevents import events_of
 from vaultsync.vault.vcs import VaultRepo
@@ -157,6 +159,7 @@ def run(
             waiting=waiting,
             manifest=left,
             dumped=kept.cache.dumped,
+            unchanged=unchanged_count(decision.plan, rendered),  # it wrote nothing
         )
         tie_events(fs, cache, Applied())
         return sync_report(decision, rendered, written={}, removed=())
@@ -181,22 +184,7 @@ def run(
         store_written(repo, rendered, written)
     synced = sync_index(committed, written) if committed is not None else True
     applied = written.applied
-    cache = save_cache(
-        fs,
-        decision,
-        applied.written,
-        rendered.blobs,
-        applied.removed,
-        inputs=inputs,
-        skipped=skipped,
-        waiting=waiting,
-        manifest=manifest,
-        dumped=manifest.blob,
-    )
-    tie_events(fs, cache, applied)
-    if synced:
-        drop_journal(fs)
-    return sync_report(
+    report = sync_report(
         decision,
         rendered,
         written=applied.written,
@@ -205,6 +193,23 @@ def run(
         commit=committed.sha if committed is not None else "",
         index_synced=synced,
     )
+    cache = save_cache(
+        fs,
+        decision,
+        applied.written,
+        rendered.blobs,
+        applied.removed,
+        inputs=inputs,
+        skipped=skipped,
+        waiting=waiting or bool(applied.skipped),  # a write refused: the next sync makes it
+        manifest=manifest,
+        dumped=manifest.blob,
+        unchanged=settled_unchanged(report),
+    )
+    tie_events(fs, cache, applied)
+    if synced:
+        drop_journal(fs)
+    return report
 
 
 def unsettled(decision: Decision, rendered: Rendered) -> bool:
@@ -520,6 +525,7 @@ def save_cache(
     waiting: bool = False,
     manifest: NewManifest | None = None,
     dumped: str = "",
+    unchanged: int | None = None,
 ) -> StatKey | None:
     """Record the stat data of every file seen or written; skipped when nothing would change.
 
@@ -528,7 +534,8 @@ def save_cache(
     inputs and files are all unchanged.  With it, ``manifest`` (the valid manifest the sync
     left) is summed up as its blob id and the paths that have no file, so ``vault.quick`` need
     not parse it, and its edited and deleted notes are recorded with ``skipped`` (``LastSync``)
-    for ``status`` and ``check``.  ``dumped``: the blob id of the manifest bytes a sync dumped
+    for ``status`` and ``check``, and ``unchanged``, its report's count, for a sync answered from
+    that record (``vault.known``).  ``dumped``: the blob id of the manifest bytes a sync dumped
     (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or stale
     cache costs hashing, never correctness).  Crash window: none of its own.  Returns the
     stat data of the cache file left (``None``: none).
@@ -539,29 +546,21 @@ def save_cache(
     # collections in a one-fact sync at 100,000 notes).
     with paused_gc():
         entries = {
-            p: (_proven(s.stat, doubtful), s.blob)
+            p: (proven(s.stat, doubtful), s.blob)
             for p, s in decision.disk.items()
             if s.kind is FileKind.FILE and p not in gone
         }
         entries.update({p: (key, blobs[p]) for p, key in written.items()})
         recorded = "" if conflicts(decision.plan) or waiting else inputs
-        after = _next_cache(entries, recorded, manifest, skipped, dumped)
+        told = LastSync(skipped=skipped, unchanged=unchanged)
+        after = _next_cache(entries, recorded, manifest, told, dumped)
         cache = decision.controls.cache
         # Files hashed only because they were racy are trusted once a cache written out of
         # their racy window records them.
         stale = decision.racy and not is_racy(cache.written_ns, time.time_ns())
         kept = decision.controls.cache_stat
         if stale or entries != cache.entries or _RECORDS(after) != _RECORDS(cache):
-            data = dump_cache(
-                entries,
-                after.inputs,
-                manifest=after.manifest,
-                manifest_stat=after.manifest_stat,
-                absent=after.absent,
-                dumped=after.dumped,
-                last=after.last if after.manifest else None,
-            )
-            kept = fs.write_control(CACHE, data, durable=False)
+            kept = fs.write_control(CACHE, dump_stat_cache(after), durable=False)
     return kept
 
 
@@ -580,19 +579,6 @@ def tie_events(fs: VaultFS, cache: StatKey | None, applied: Applied) -> None:
     events.cache_kept(cache, written=len(applied.written) + len(applied.removed))
 
 
-def _proven(key: StatKey, doubtful: range) -> StatKey:
-    """``key`` as the stat cache may record it: matching nothing when its mtime is ``doubtful``.
-
-    Stat data prove a file unchanged only if it was changed ``RACY_NS`` before they were taken,
-    and the cache's own date (its write) vouches for that.  A scan seconds before the write (a
-    helper scans while the notes are built) saw files changed in its own racy window that the
-    write's no longer covers: they are read again next time (``Decision.scanned_ns``).
-    """
-    if key[1] in doubtful:
-        return (key[0], UNPROVEN_NS, key[2])
-    return key
-
-
 _RECORDS = operator.attrgetter("inputs", "manifest", "manifest_stat", "absent", "dumped", "last")
 """What a stat cache records besides its entries (and its own mtime)."""
 
@@ -601,7 +587,7 @@ def _next_cache(
     entries: dict[str, tuple[StatKey, str]],
     inputs: str,
     manifest: NewManifest | None,
-    skipped: tuple[Skipped, ...],
+    told: LastSync,
     dumped: str,
 ) -> StatCache:
     """The stat cache a sync leaves: the manifest and the last sync recorded with ``inputs``."""
@@ -615,7 +601,7 @@ def _next_cache(
         manifest_stat=manifest.stat,
         absent=absent,
         dumped=dumped,
-        last=_last_sync(manifest, entries, skipped),
+        last=_last_sync(manifest, entries, told),
     )
 
 
@@ -631,12 +617,13 @@ def _manifest_summary(
 def _last_sync(
     manifest: NewManifest | None,
     entries: Mapping[str, tuple[StatKey, str]],
-    skipped: tuple[Skipped, ...],
+    told: LastSync,
 ) -> LastSync:
     """The notes a plan would find edited or deleted now, as ``plan`` decides them.
 
     Edited: a file whose bytes are not what the engine last wrote there (for a merged note the
     manifest keeps the merge base, so it counts too).  Deleted: the manifest's deleted notes.
+    ``told``: what the sync says of itself, its skipped store files and unchanged count.
     """
     assert manifest is not None  # noqa: S101 - called only with a recorded manifest
     edited = sorted(
@@ -644,7 +631,7 @@ def _last_sync(
         for path, entry in manifest.entries.items()
         if path in entries and entries[path][1] != entry.blob
     )
-    return LastSync(edited=tuple(edited), deleted=tuple(sorted(manifest.deleted)), skipped=skipped)
+    return replace(told, edited=tuple(edited), deleted=tuple(sorted(manifest.deleted)))
 
 
 def drop_journal(fs: VaultFS) -> None:

@@ -1,4 +1,4 @@
-"""``status`` and ``check`` answered from the last sync's record, when nothing changed since.
+"""``status``, ``check`` and ``sync`` answered from the last sync's record, when little changed.
 
 When ``vault.quick`` proves a sync would find nothing to do (the same inputs, every file as the
 last conflict-free sync left it), a full plan would find exactly what that sync recorded
@@ -14,27 +14,39 @@ record answers with those notes' edits brought up to date, read against the blob
 records for them.  Anything else changed (a note deleted or replaced by a folder, a file the
 manifest does not list, a vault with notes the user moved, whose edits may be links Obsidian
 rewrote: those a sync updates) is left to the full plan.
+
+A ``sync`` then writes no note either (:func:`sync_from_record`): it reports what the full plan
+reports and leaves the record brought up to date, so the sync after it is the quick answer.
+A sync records nothing to answer from when it left work undone (a merge for later, a write
+refused because the note changed while it ran).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from vaultsync.core.fsio import RACY_NS
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
+    CACHE,
     MANIFEST,
     ROWS_AT_MOST,
     LastSync,
     StatCache,
+    StatKey,
     blob_id,
+    dump_stat_cache,
+    proven,
     recorded_blobs,
 )
 from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
-from vaultsync.vault.quick import last_sync_and_changes, read_regular
-from vaultsync.vault.report import Conflict, EditOrigin, StatusReport
+from vaultsync.vault.quick import last_sync_and_changes, read_regular, stat_of
+from vaultsync.vault.report import Conflict, EditOrigin, StatusReport, SyncReport
+from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,6 +56,10 @@ class Known:
     last: LastSync
     edited: Mapping[str, str]
     """Each edited note's blob on disk, by path."""
+    cache: StatCache
+    """The stat cache the record is from."""
+    seen: Mapping[str, tuple[StatKey, str]]
+    """The notes changed since that cache: stat data taken before they were read, and blob."""
 
 
 def since_last_sync(vault: Path, inputs: str) -> Known | None:
@@ -58,16 +74,23 @@ def since_last_sync(vault: Path, inputs: str) -> Known | None:
     last = still_known(vault, cache)
     if last is None:
         return None
+    root = os.fspath(vault)
+    stats = {path: stat_of(f"{root}/{path}") for path in changed}  # before the bytes are read
     now = user_edits(vault, changed) if changed else {}
-    if now is None:
+    if now is None or None in stats.values():
         return None
     edited = {path: cache.entries[path][1] for path in last.edited if path not in now}
-    edited.update((path, blob) for path, blob in now.items() if blob)
-    return Known(last=replace(last, edited=tuple(sorted(edited))), edited=edited)
+    edited.update((path, blob) for path, (blob, mine) in now.items() if mine)
+    return Known(
+        last=replace(last, edited=tuple(sorted(edited))),
+        edited=edited,
+        cache=cache,
+        seen={path: (stat, now[path][0]) for path, stat in stats.items() if stat is not None},
+    )
 
 
-def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, str] | None:
-    """Each changed note's blob on disk when the user edited it, ``""`` when unedited again.
+def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, tuple[str, bool]] | None:
+    """Each changed note's blob on disk, and whether the user edited it (else unedited again).
 
     Unedited: it holds what vaultsync wrote there.  ``None`` when one is not a note the
     manifest lists, holding a file (see the module doc).
@@ -83,7 +106,7 @@ def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, str] | None:
         if data is None:
             return None
         blob = blob_id(data)
-        found[path] = "" if blob == recorded[path] else blob
+        found[path] = (blob, blob != recorded[path])
     return found
 
 
@@ -129,3 +152,42 @@ def known_conflicts(vault: Path, last: LastSync) -> tuple[Conflict, ...]:
     """The recorded edited notes that hold git's conflict markers now."""
     # a note that cannot be read as a file: the next full plan says why
     return marked_conflicts(last.edited, lambda path: read_regular(vault / path))
+
+
+def sync_from_record(vault: Path, inputs: str) -> tuple[SyncReport, LastSync] | None:
+    """A sync answered from the last sync's record: its report, and the record it leaves.
+
+    When :func:`since_last_sync` tells the whole vault and a few notes were edited since, a
+    full sync would write no note: with the stores' inputs unchanged, each changed note is kept
+    as the user's edit (git's conflict markers too: ``check`` names them), or is vaultsync's
+    own again.  Its report is then
+    the full plan's (the unchanged count moves with the edits), and so is the stat cache it
+    leaves: the changed notes' stat data and blobs, so the next sync is the quick answer.
+    Under the vault lock, as a sync.  ``None``: sync in full.
+    """
+    with VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
+        started = time.time_ns()
+        known = since_last_sync(vault, inputs)
+        if known is None or not known.seen:
+            return None  # nothing changed since: the quick answer's
+        before = known.cache.last
+        if before.unchanged is None:
+            return None  # a record from before its count was kept
+        last = replace(
+            known.last,
+            unchanged=before.unchanged + len(before.edited) - len(known.last.edited),
+        )
+        _record(fs, known, last, doubtful=range(started - RACY_NS, time.time_ns() - RACY_NS))
+    report = SyncReport(
+        unchanged=last.unchanged or 0, kept_edited=last.edited, kept_deleted=last.deleted
+    )
+    return report, last
+
+
+def _record(fs: VaultFS, known: Known, last: LastSync, *, doubtful: range) -> None:
+    """The stat cache brought up to date with the notes read since it was written."""
+    cache = known.cache
+    entries = dict(cache.entries)
+    entries.update((p, (proven(key, doubtful), blob)) for p, (key, blob) in known.seen.items())
+    data = dump_stat_cache(replace(cache, entries=entries, last=last))
+    fs.write_control(CACHE, data, durable=False)

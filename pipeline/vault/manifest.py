@@ -476,6 +476,9 @@ class LastSync:
     deleted: tuple[str, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     """The store files that sync skipped (masked, as printed)."""
+    unchanged: int | None = None
+    """The notes that sync found unchanged, as its report counts them (``None``: not recorded,
+    a cache from before it was)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -545,23 +548,33 @@ def _last_sync(doc: object) -> LastSync:
         return LastSync()
     if not isinstance(doc, dict):
         raise ValueError("malformed last-sync record")
-    edited, deleted, skipped = doc["edited"], doc["deleted"], doc["skipped"]
-    if not (_safe_paths(edited) and _safe_paths(deleted) and isinstance(skipped, list)):
+    edited, deleted, unchanged = doc["edited"], doc["deleted"], doc.get("unchanged")
+    if not (_safe_paths(edited) and _safe_paths(deleted)):
         raise ValueError("malformed last-sync record")
-    rows = [row for row in skipped if isinstance(row, list) and len(row) == 4]
-    if len(rows) != len(skipped) or not all(isinstance(v, str) for row in rows for v in row):
+    if unchanged is not None and (type(unchanged) is not int or unchanged < 0):
         raise ValueError("malformed last-sync record")
+    rows = _skipped_rows(doc["skipped"])
+    last = LastSync(edited=tuple(edited), deleted=tuple(deleted), unchanged=unchanged)
     if not rows:
-        return LastSync(edited=tuple(edited), deleted=tuple(deleted))
+        return last
     from vaultsync.core.model import Skipped  # noqa: PLC0415 - kept off the no-op path
 
-    return LastSync(
-        edited=tuple(edited),
-        deleted=tuple(deleted),
+    return replace(
+        last,
         skipped=tuple(
             Skipped(source=s, where=w, what=what, digest=d, new=False) for s, w, what, d in rows
         ),
     )
+
+
+def _skipped_rows(skipped: object) -> list[list[str]]:
+    """The record's skipped store files, four strings each; ``ValueError`` when malformed."""
+    if not isinstance(skipped, list):
+        raise ValueError("malformed last-sync record")
+    rows = [row for row in skipped if isinstance(row, list) and len(row) == 4]
+    if len(rows) != len(skipped) or not all(isinstance(v, str) for row in rows for v in row):
+        raise ValueError("malformed last-sync record")
+    return rows
 
 
 def _columns(doc: dict[str, Any]) -> ColumnEntries:
@@ -675,6 +688,32 @@ def _manifest_summary(doc: object) -> tuple[str, StatKey | None, tuple[str, ...]
     return manifest, None, tuple(absent)
 
 
+def proven(key: StatKey, doubtful: range) -> StatKey:
+    """``key`` as the stat cache may record it: matching nothing when its mtime is ``doubtful``.
+
+    Stat data prove a file unchanged only if it was changed ``RACY_NS`` before they were taken,
+    and the cache's own date (its write) vouches for that.  Stat data taken seconds before the
+    write (a helper scans while the notes are built) saw files changed in their own racy window
+    that the write's no longer covers: they are read again next time.
+    """
+    if key[1] in doubtful:
+        return (key[0], UNPROVEN_NS, key[2])
+    return key
+
+
+def dump_stat_cache(cache: StatCache) -> bytes:
+    """:func:`dump_cache` of a whole stat cache (its ``last`` kept only with a manifest)."""
+    return dump_cache(
+        cache.entries,
+        cache.inputs,
+        manifest=cache.manifest,
+        manifest_stat=cache.manifest_stat,
+        absent=cache.absent,
+        dumped=cache.dumped,
+        last=cache.last if cache.manifest else None,
+    )
+
+
 def dump_cache(
     entries: Mapping[str, tuple[StatKey, str]],
     inputs: str = "",
@@ -706,6 +745,8 @@ def dump_cache(
             "deleted": list(last.deleted),
             "skipped": [[k.source, k.where, k.what, k.digest] for k in last.skipped],
         }
+        if last.unchanged is not None:
+            doc["last"]["unchanged"] = last.unchanged
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -148,7 +148,7 @@ def _racy_manifest(path: str, cache: StatCache) -> list[StatKey] | None:
     if recorded is None:  # a cache from before the manifest's stat data were kept
         return [] if _blob_of(path) == cache.manifest else None
     if recorded[1] < cache.written_ns - RACY_NS:
-        return [] if _stat(path) == recorded else None
+        return [] if stat_of(path) == recorded else None
     return [recorded] if _same_bytes(path, recorded, cache.manifest) else None
 
 
@@ -166,7 +166,7 @@ def _verified(
     for index, (path, recorded) in enumerate(stat_rows(cache.entries)):
         if recorded[1] >= racy_from:
             racy.append((path, recorded, recorded_blob(cache.entries, index, path)))
-        elif _stat(f"{root}/{path}") != recorded:
+        elif stat_of(f"{root}/{path}") != recorded:
             changed.append(path)
             if len(changed) > at_most:
                 return None
@@ -187,7 +187,8 @@ def _read(path: Path) -> tuple[bytes, os.stat_result]:
         return handle.read(), os.fstat(handle.fileno())
 
 
-def _stat(path: str) -> StatKey | None:
+def stat_of(path: str) -> StatKey | None:
+    """The stat data of the file at ``path`` (a symlink not followed), ``None`` when none."""
     try:
         st = os.lstat(path)
     except OSError:

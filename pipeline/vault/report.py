@@ -170,6 +170,20 @@ def counts_text(report: SyncReport) -> str:
     return ", ".join(parts)
 
 
+def unchanged_count(plan: Plan, rendered: Rendered) -> int:
+    """The notes a sync leaves as they are: planned so, or rendered to the bytes already there."""
+    return len(plan.paths(Action.UNCHANGED)) + len(rendered.same)
+
+
+def settled_unchanged(report: SyncReport) -> int:
+    """The notes a plan right after this sync, with the same inputs, finds unchanged.
+
+    Those it found unchanged, and those it wrote (created or updated: the file is the render
+    now); a merged note is the user's edit, kept.
+    """
+    return report.unchanged + len(report.created) + len(report.updated)
+
+
 def sync_report(
     decision: Decision,
     rendered: Rendered,
@@ -197,7 +211,7 @@ def sync_report(
             if m.waiting
         ),
         removed=tuple(plan.paths(Action.REMOVE) if removed is None else removed),
-        unchanged=len(plan.paths(Action.UNCHANGED)) + len(rendered.same),
+        unchanged=unchanged_count(plan, rendered),
         kept_edited=_kept_edited(plan, merged, removed, frozenset(skipped) - appeared),
         kept_deleted=plan.paths(Action.KEEP_DELETED),
         renamed=tuple(sorted(decision.renamed.items())),

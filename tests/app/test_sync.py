@@ -6,6 +6,7 @@ import json
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pygit2
 import pytest
@@ -246,3 +247,28 @@ def test_a_sync_without_a_git_program_says_its_objects_stay_loose(
         "warning: git objects not packed: cannot run git: No such file or directory"
     ]
     assert sync(ws, SyncRequest()).quick
+
+
+def test_a_sync_after_edits_alone_builds_no_note(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stores unchanged, a note edited in Obsidian: answered from the record, the edit kept."""
+    from vaultsync.app import sync as app_sync
+
+    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    first = sync(ws, SyncRequest()).report
+    note = ws.vault / "Topics" / "Go.md"
+    note.write_text(note.read_text() + "\nmy own line\n")
+    built: list[object] = []
+    real = app_sync.vault_notes
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app_sync, "vault_notes", counted)
+    outcome = sync(ws, SyncRequest())
+    assert first is not None and outcome.report is not None and built == []
+    assert outcome.report.kept_edited == ("Topics/Go.md",) and not outcome.changed
+    assert outcome.report.unchanged == first.unchanged + len(first.created) - 1
+    assert sync(ws, SyncRequest()).quick  # said once: the record now holds the edit

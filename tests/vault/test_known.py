@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from syncdriver import make_spec
 from vaultsync.core.fsio import RACY_NS
@@ -18,6 +18,7 @@ from vaultsync.vault.known import (
     known_conflicts,
     known_status,
     since_last_sync,
+    sync_from_record,
     user_edits,
 )
 from vaultsync.vault.manifest import (
@@ -33,7 +34,8 @@ from vaultsync.vault.manifest import (
     load_cache,
 )
 from vaultsync.vault.moves import NO_MOVES
-from vaultsync.vault.report import StatusReport
+from vaultsync.vault.quick import unchanged_since_last_sync
+from vaultsync.vault.report import StatusReport, SyncReport
 from vaultsync.vault.sync import check_vault, sync_vault, vault_moves, vault_status
 
 MARKED = "<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n"
@@ -53,12 +55,13 @@ def inputs(generation: int) -> str:
 
 def sync(
     vault: Path, generation: int, skipped: tuple[Skipped, ...] = (), *, notes: int = 5
-) -> None:
+) -> SyncReport:
     moves = vault_moves(vault) if vault.is_dir() else NO_MOVES
-    sync_vault(vault, specs(generation, notes), inputs=inputs(generation), moves=moves)
+    report = sync_vault(vault, specs(generation, notes), inputs=inputs(generation), moves=moves)
     if skipped:  # the app passes the skipped store files along; here written by hand
         cache = load_cache((vault / CACHE).read_bytes())
         _rewrite(vault, cache, replace(cache.last, skipped=skipped))
+    return report
 
 
 def _rewrite(vault: Path, cache: StatCache, last: LastSync) -> None:
@@ -143,6 +146,55 @@ class TestKnownEqualsPlanned:
                 assert [f"conflict {c.path}: {c.reason}" for c in from_record] == list(lines)
 
 
+def _notes(vault: Path) -> dict[str, bytes]:
+    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in vault.rglob("F/*.md")}
+
+
+def _record(vault: Path) -> LastSync:
+    return load_cache((vault / CACHE).read_bytes()).last
+
+
+EDITS_AND_SYNCS = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "edit", "unedit", "mark", "delete", "stores", "sync", "sync"]),
+        st.integers(min_value=0, max_value=4),
+    ),
+    max_size=8,
+)
+"""Mostly edits and syncs: a sync after edits alone is the one the record answers."""
+
+
+class TestSyncFromRecord:
+    @settings(max_examples=50, deadline=None)
+    @given(EDITS_AND_SYNCS)
+    @example([("delete", 3), ("sync", 0), ("edit", 1), ("sync", 0)])  # a deletion kept
+    @example([("mark", 2), ("sync", 0), ("unedit", 2), ("edit", 4), ("sync", 0)])
+    def test_a_sync_from_the_record_equals_the_full_sync(
+        self, actions: list[tuple[str, int]]
+    ) -> None:
+        """Two vaults, the same edits: where one syncs from the record, the other in full; the
+        reports, the records left, the notes and the next quick answer are the same."""
+        with tempfile.TemporaryDirectory() as tmp:
+            ours, full, generation = Path(tmp) / "ours", Path(tmp) / "full", 0
+            sync(ours, generation)
+            sync(full, generation)
+            for action, index in actions:
+                if action == "sync":
+                    answered = sync_from_record(ours, inputs(generation))
+                    report = sync(full, generation)
+                    event("from the record" if answered else "in full")
+                    if answered is None:
+                        sync(ours, generation)
+                        continue
+                    assert answered[0] == report
+                    assert _record(ours) == _record(full) == answered[1]
+                    assert unchanged_since_last_sync(ours, inputs(generation))
+                else:
+                    act(full, generation, action, index)
+                    generation = act(ours, generation, action, index)
+                assert _notes(ours) == _notes(full)
+
+
 class TestTheRecord:
     def test_a_synced_vault_is_answered_from_the_record(self, tmp_path: Path) -> None:
         """Right after a conflict-free sync, nothing changed: the record answers."""
@@ -161,6 +213,22 @@ class TestTheRecord:
         sync(vault, 0)
         found = known(vault, 0)
         assert found is not None and found.last.edited == ("F/n3.md",)
+
+    def test_a_sync_whose_write_was_refused_leaves_no_record(self, tmp_path: Path) -> None:
+        """A note edited after the plan looked at it keeps the edit, and the next plan merges it."""
+        from vaultsync.vault.decide import Asked
+        from vaultsync.vault.sync import vault_session
+
+        vault = tmp_path / "vault"
+        sync(vault, 0)
+        with vault_session(vault, write=True) as session:
+            decision = session.plan(specs(1), Asked())
+            note = vault / "F" / "n0.md"
+            note.write_text(note.read_text() + "typed while the sync ran\n")
+            report = session.sync(decision, inputs=inputs(1))
+        assert "F/n0.md" in report.kept_edited
+        assert known(vault, 1) is None
+        assert check_vault(vault, specs(1), vault_moves(vault))
 
     def test_a_note_deleted_since_needs_a_plan(self, tmp_path: Path) -> None:
         """A note gone since the last sync may have moved: plan again."""
@@ -185,7 +253,7 @@ class TestTheRecord:
         chosen = {**entries, "F/moved.md": Entry(node="m", key="k", blob="b" * 40, chosen=True)}
         (tmp_path / MANIFEST).parent.mkdir()
         (tmp_path / MANIFEST).write_bytes(dump_manifest(entries, frozenset()))
-        assert user_edits(tmp_path, ["F/n3.md"]) == {"F/n3.md": blob_id(b"mine\n")}
+        assert user_edits(tmp_path, ["F/n3.md"]) == {"F/n3.md": (blob_id(b"mine\n"), True)}
         (tmp_path / MANIFEST).write_bytes(dump_manifest(chosen, frozenset()))
         assert user_edits(tmp_path, ["F/n3.md"]) is None
 
