@@ -12,8 +12,8 @@ user edited in place (:func:`since_last_sync`): with the stores as they were, a 
 each as edited, or finds it unedited again when its bytes are the ones vaultsync wrote.  So the
 record answers with those notes' edits brought up to date, read against the blobs the manifest
 records for them.  Anything else changed (a note deleted or replaced by a folder, a file the
-manifest does not list, a vault with notes the user moved, whose edits may be links Obsidian
-rewrote: those a sync updates) is left to the full plan.
+manifest does not list, an edit that is only links Obsidian rewrote where the user moved notes:
+those a sync updates) is left to the full plan.
 
 A ``sync`` then writes no note either (:func:`sync_from_record`): it reports what the full plan
 reports and leaves the record brought up to date, so the sync after it is the quick answer.
@@ -40,6 +40,7 @@ from vaultsync.vault.manifest import (
     StatKey,
     blob_id,
     dump_stat_cache,
+    parsed_manifest,
     proven,
     recorded_blobs,
 )
@@ -98,16 +99,45 @@ def user_edits(vault: Path, changed: Iterable[str]) -> dict[str, tuple[str, bool
     manifest = read_regular(vault / MANIFEST)  # the bytes the stat cache vouched for
     changed = sorted(changed)
     recorded = recorded_blobs(manifest, changed) if manifest is not None else None
-    if manifest is None or recorded is None or b'"chosen": true' in manifest:
+    if manifest is None or recorded is None:
         return None
-    found = {}
+    found, read = {}, {}
     for path in changed:
         data = read_regular(vault / path)
         if data is None:
             return None
         blob = blob_id(data)
         found[path] = (blob, blob != recorded[path])
+        read[path] = data
+    if b'"chosen": true' in manifest:
+        mine = {path: read[path] for path, (_, edited) in found.items() if edited}
+        if mine and _links_rewritten(vault, manifest, mine, recorded):
+            return None
     return found
+
+
+def _links_rewritten(
+    vault: Path, manifest: bytes, mine: Mapping[str, bytes], recorded: Mapping[str, str]
+) -> bool:
+    """Whether an edit may be only links Obsidian rewrote, which a full plan updates.
+
+    Where the user moved notes, a plan takes an edit that differs from what vaultsync wrote only
+    by wikilinks opening the same notes for Obsidian's rewrite, and writes the note again
+    (``decide._links_rewritten``); so does this, with the moves the manifest records (a move
+    since the last sync is a deletion, which the record never answers).  What vaultsync wrote
+    is read from git; not found there, it may be.
+    """
+    from vaultsync.vault.moves import LinkTargets, same_but_links  # noqa: PLC0415 - with moves
+
+    repo = LazyRepo(vault).get()
+    if repo is None:
+        return True
+    targets = LinkTargets.of(parsed_manifest(manifest), {})
+    for path, data in mine.items():
+        base = repo.read_blob(recorded[path])
+        if base is None or same_but_links(data, base, path, targets):
+            return True
+    return False
 
 
 def still_known(vault: Path, cache: StatCache) -> LastSync | None:
