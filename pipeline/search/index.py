@@ -11,10 +11,12 @@ are assigned again only when a note came, went or claims another id, or the mani
 sync wrote or removed and those whose manifest node changed (the manifest it read against the
 one it left), without walking the vault, when the index last followed the manifest the sync
 read; else it walks.  The user's own edits are left to the next walk, which every search,
-``watch`` and the HTTP API make before they read.  The whole update is **one transaction**, and the
-database runs in WAL mode, so a reader never waits for it and always sees the last complete
-state (before or after, never between).  A corrupt database, or one of an older schema, is
-deleted and rebuilt, never fatal.
+``watch`` and the HTTP API make before they read.
+
+The whole update is **one transaction**, and the database runs in WAL mode, so a reader never
+waits for it and always sees the last complete state (before or after, never between).  A
+corrupt database, or one of an unknown schema, is deleted and rebuilt, never fatal; schema 6
+is brought forward in place (``search.database``).
 
 Tables (created in ``vaultsync.search.database``):
 

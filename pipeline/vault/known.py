@@ -78,15 +78,18 @@ def since_last_sync(vault: Path, inputs: str) -> Known | None:
     root = os.fspath(vault)
     stats = {path: stat_of(f"{root}/{path}") for path in changed}  # before the bytes are read
     now = user_edits(vault, changed) if changed else {}
-    if now is None or None in stats.values():
+    if now is None:
         return None
+    seen = {path: (stat, now[path][0]) for path, stat in stats.items() if stat is not None}
+    if len(seen) != len(stats):
+        return None  # a note gone between its stat and its read
     edited = {path: cache.entries[path][1] for path in last.edited if path not in now}
     edited.update((path, blob) for path, (blob, mine) in now.items() if mine)
     return Known(
         last=replace(last, edited=tuple(sorted(edited))),
         edited=edited,
         cache=cache,
-        seen={path: (stat, now[path][0]) for path, stat in stats.items() if stat is not None},
+        seen=seen,
     )
 
 
@@ -190,10 +193,9 @@ def sync_from_record(vault: Path, inputs: str) -> tuple[SyncReport, LastSync] | 
     When :func:`since_last_sync` tells the whole vault and a few notes were edited since, a
     full sync would write no note: with the stores' inputs unchanged, each changed note is kept
     as the user's edit (git's conflict markers too: ``check`` names them), or is vaultsync's
-    own again.  Its report is then
-    the full plan's (the unchanged count moves with the edits), and so is the stat cache it
-    leaves: the changed notes' stat data and blobs, so the next sync is the quick answer.
-    Under the vault lock, as a sync.  ``None``: sync in full.
+    own again.  Its report is then the full plan's (the unchanged count moves with the edits),
+    and so is the stat cache it leaves: the changed notes' stat data and blobs, so the next
+    sync is the quick answer.  Under the vault lock, as a sync.  ``None``: sync in full.
     """
     with VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
         started = time.time_ns()
@@ -203,14 +205,11 @@ def sync_from_record(vault: Path, inputs: str) -> tuple[SyncReport, LastSync] | 
         before = known.cache.last
         if before.unchanged is None:
             return None  # a record from before its count was kept
-        last = replace(
-            known.last,
-            unchanged=before.unchanged + len(before.edited) - len(known.last.edited),
-        )
+        # an edit moves a note out of the unchanged ones, an unedit back in
+        unchanged = before.unchanged + len(before.edited) - len(known.last.edited)
+        last = replace(known.last, unchanged=unchanged)
         _record(fs, known, last, doubtful=range(started - RACY_NS, time.time_ns() - RACY_NS))
-    report = SyncReport(
-        unchanged=last.unchanged or 0, kept_edited=last.edited, kept_deleted=last.deleted
-    )
+    report = SyncReport(unchanged=unchanged, kept_edited=last.edited, kept_deleted=last.deleted)
     return report, last
 
 
