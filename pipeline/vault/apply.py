@@ -168,6 +168,14 @@ def run(
     intents = write_journal(fs, decision, rendered, gitignore=not gitignore_ok)
     written = write_notes(fs, decision, rendered)
     manifest = write_manifest(fs, decision, rendered, written)
+    applied = written.applied
+    report = sync_report(
+        decision,
+        rendered,
+        written=applied.written,
+        removed=applied.removed,
+        skipped=applied.skipped,
+    )
     committed = None
     if commit:
         committed = commit_changes(
@@ -178,21 +186,14 @@ def run(
             intents=intents,
             written=written,
             manifest=manifest,
+            counts=report,
             clock=clock,
         )
     else:
         store_written(repo, rendered, written)
     synced = sync_index(committed, written) if committed is not None else True
-    applied = written.applied
-    report = sync_report(
-        decision,
-        rendered,
-        written=applied.written,
-        removed=applied.removed,
-        skipped=applied.skipped,
-        commit=committed.sha if committed is not None else "",
-        index_synced=synced,
-    )
+    sha = committed.sha if committed is not None else ""
+    report = replace(report, commit=sha, index_synced=synced)
     cache = save_cache(
         fs,
         decision,
@@ -377,12 +378,14 @@ def commit_changes(
     intents: Intents,
     written: Written,
     manifest: NewManifest,
+    counts: SyncReport,
     clock: Callable[[], datetime] | None = None,
 ) -> Committed:
     """Commit the paths this sync (or the interrupted one) wrote or removed, and the manifest.
 
-    Creates the repository if there is none.  Crash window: committed, index not synced; the
-    next sync's commit is empty and its index sync runs.
+    ``counts``: the sync's report, whose counts (as the terminal and ``--json`` give them) make
+    the commit's subject.  Creates the repository if there is none.  Crash window: committed,
+    index not synced; the next sync's commit is empty and its index sync runs.
     """
     progress.phase("commit")
     found = repo.get(create=True)
@@ -397,15 +400,7 @@ def commit_changes(
         committed=found.head_holds(_unwritten(rendered, written, manifest)),
     )
     when = clock() if clock is not None else None
-    applied = written.applied
-    done = sync_report(
-        decision,
-        rendered,
-        written=applied.written,
-        removed=applied.removed,
-        skipped=applied.skipped,
-    )  # the counts the terminal and --json give, for the subject
-    subject = format_change_subject(decision, changes) or f"sync ({counts_text(done)})"
+    subject = format_change_subject(decision, changes) or f"sync ({counts_text(counts)})"
     sha = found.commit(changes, fingerprint=manifest.blob, when=when, known=known, subject=subject)
     return Committed(repo=found, sha=sha or "", changes=changes, known=known)
 
