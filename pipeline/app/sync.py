@@ -370,7 +370,8 @@ def _full_sync(
     forced = frozenset(request.paths)
     everything = request.force and not forced
     write = not request.dry_run and ws.vault.is_dir()
-    with vault_session(ws.vault, write=write) as session:
+    # the caches the build saved are written on the other core while the plan is made
+    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=write) as session:
         restored = None if everything else forced
         notes = vault_notes(ws, session, repair=not request.dry_run, restored=restored)
         if everything and not request.dry_run:
@@ -379,6 +380,7 @@ def _full_sync(
             force=everything, force_paths=forced, moves=notes.moves, keep_gone=bool(notes.skipped)
         )
         if write or request.dry_run:
+            aside.begin(len(notes.specs))  # not a first sync's: a second heap at its peak
             decision = session.plan(notes.specs, asked)
             report = session.sync(
                 decision,
@@ -624,8 +626,9 @@ def _planned_check(ws: Workspace) -> tuple[tuple[str, ...], tuple[Skipped, ...],
     """``check`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
-    with vault_session(ws.vault, write=False) as session:
+    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=False) as session:
         notes = vault_notes(ws, session)
+        aside.begin(len(notes.specs))  # the build's caches, written while the plan is made
         differences = session.check(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
     return differences, notes.skipped, notes.warnings
 
@@ -705,8 +708,9 @@ def _planned_status(
     """``status`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
-    with vault_session(ws.vault, write=False) as session:
+    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=False) as session:
         notes = vault_notes(ws, session)
+        aside.begin(len(notes.specs))  # the build's caches, written while the plan is made
         report = session.status(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
     return report, notes.skipped, notes.warnings
 

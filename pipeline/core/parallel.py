@@ -246,6 +246,11 @@ class Background(Generic[R]):
         os.close(write_end)
         self._pid, self._pipe = pid, read_end
 
+    @property
+    def forked(self) -> bool:
+        """Whether a helper was forked for the work (else :meth:`result` does it here)."""
+        return self._pid is not None
+
     def discard(self) -> None:
         """Stop the helper, its value unwanted (nothing is left behind)."""
         if self._pid is not None:

@@ -192,8 +192,15 @@ def save_last_good(state: Path, good: Mapping[str, Any]) -> bool:
 
     Each part's second line is a digest of the pickle that follows, so unchanged records are
     told from the file's first bytes, without loading it.  A resident process (``watch``)
-    does not even pickle a part whose records are the very objects it saved last time.
+    does not even pickle a part whose records are the very objects it saved last time.  A
+    one-shot sync writes them with its other saves (``cachefile.later``).
     """
+    return cachefile.later(
+        cache_dir(state) / "last-good", functools.partial(_write_last_good, state, good)
+    )
+
+
+def _write_last_good(state: Path, good: Mapping[str, Any]) -> bool:
     parts: dict[str, dict[str, Any]] = {}
     for rel, value in sorted(good.items()):
         parts.setdefault(_part_of(rel), {})[rel] = value

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from vaultsync.core import cachefile
+from vaultsync.core import cachefile, parallel
 
 HEAD = cachefile.envelope("held", 1, "key")
 
@@ -180,3 +181,82 @@ def test_a_write_that_fails_at_the_flush_is_no_cache(tmp_path: Path) -> None:
         cachefile.flush()
         assert cachefile.held(first, HEAD) is None and not first.exists()
         assert cachefile.read(second, HEAD) == b"w"
+
+
+def _pid_writer(path: Path) -> Callable[[], bool]:
+    """A write of the writing process's id: who wrote the file."""
+    return lambda: cachefile.write(path, HEAD, str(os.getpid()).encode(), durable=False)
+
+
+def _writer_pid(path: Path) -> int | None:
+    data = cachefile.read(path, HEAD)
+    return int(data) if data else None
+
+
+def test_saves_aside_wait_until_begin(tmp_path: Path) -> None:
+    """Inside ``saved_aside`` a save and a ``later`` write nothing before ``begin``."""
+    first, second = tmp_path / "c.bin", tmp_path / "d.bin"
+    with cachefile.saved_aside():
+        assert cachefile.save(first, HEAD, "v", _pid_writer(first))
+        assert cachefile.later(second, _pid_writer(second))
+        assert not first.exists() and not second.exists()
+        assert cachefile.held(first, HEAD) is None  # a one-shot run holds no value
+    assert _writer_pid(first) == _writer_pid(second) == os.getpid()  # written on leaving
+
+
+def test_a_large_runs_saves_are_written_by_a_helper(tmp_path: Path) -> None:
+    """``begin`` with many items hands the saves to a forked helper, written once it is left."""
+    path = tmp_path / "c.bin"
+    with cachefile.saved_aside() as aside:
+        cachefile.save(path, HEAD, "v", _pid_writer(path))
+        aside.begin(parallel.MIN_ITEMS)
+    writer = _writer_pid(path)
+    assert writer is not None and writer != os.getpid()
+
+
+def test_a_small_runs_saves_are_written_here(tmp_path: Path) -> None:
+    """Below the fork's worth (or with ``VAULTSYNC_JOBS=1``), this process writes them."""
+    path = tmp_path / "c.bin"
+    with cachefile.saved_aside() as aside:
+        cachefile.save(path, HEAD, "v", _pid_writer(path))
+        aside.begin(parallel.MIN_ITEMS - 1)
+    assert _writer_pid(path) == os.getpid()
+
+
+def test_a_save_after_begin_is_written_on_leaving(tmp_path: Path) -> None:
+    """What is saved once the helper began is written by this process, after the helper's."""
+    first, second = tmp_path / "c.bin", tmp_path / "d.bin"
+    with cachefile.saved_aside() as aside:
+        cachefile.save(first, HEAD, "v", _pid_writer(first))
+        aside.begin(parallel.MIN_ITEMS)
+        cachefile.save(second, HEAD, "w", _pid_writer(second))
+    assert _writer_pid(first) != os.getpid()
+    assert _writer_pid(second) == os.getpid()
+
+
+def test_a_helper_that_dies_leaves_the_earlier_file(tmp_path: Path) -> None:
+    """A helper killed while writing: the earlier cache stays, and the run goes on."""
+    path, parent = tmp_path / "c.bin", os.getpid()
+    assert cachefile.write(path, HEAD, b"earlier")
+
+    def dies_in_the_helper() -> bool:
+        if os.getpid() != parent:
+            os._exit(9)
+        return cachefile.write(path, HEAD, b"here")
+
+    with cachefile.saved_aside() as aside:
+        cachefile.save(path, HEAD, "v", dies_in_the_helper)
+        aside.begin(parallel.MIN_ITEMS)
+    assert cachefile.read(path, HEAD) == b"earlier"
+
+
+def test_a_resident_process_keeps_its_own_policy(tmp_path: Path) -> None:
+    """In ``resident``, ``saved_aside`` changes nothing: saves are held until the flush."""
+    path = tmp_path / "c.bin"
+    with cachefile.resident():
+        with cachefile.saved_aside() as aside:
+            cachefile.save(path, HEAD, "v", _pid_writer(path))
+            aside.begin(parallel.MIN_ITEMS)
+        assert not path.exists() and cachefile.held(path, HEAD) == "v"
+        cachefile.flush()
+        assert _writer_pid(path) == os.getpid()
