@@ -370,7 +370,6 @@ def _full_sync(
     forced = frozenset(request.paths)
     everything = request.force and not forced
     write = not request.dry_run and ws.vault.is_dir()
-    # the caches the build saved are written on the other core while the plan is made
     with cachefile.saved_aside() as aside, vault_session(ws.vault, write=write) as session:
         restored = None if everything else forced
         notes = vault_notes(ws, session, repair=not request.dry_run, restored=restored)
@@ -380,7 +379,7 @@ def _full_sync(
             force=everything, force_paths=forced, moves=notes.moves, keep_gone=bool(notes.skipped)
         )
         if write or request.dry_run:
-            aside.begin(len(notes.specs))  # not a first sync's: a second heap at its peak
+            _caches_aside(aside, session, notes)
             decision = session.plan(notes.specs, asked)
             report = session.sync(
                 decision,
@@ -393,6 +392,17 @@ def _full_sync(
             return _planned(report, notes, decision.manifest)
     first = _first_sync(ws, notes, asked, commit=request.commit, inputs=inputs, clock=clock)
     return _planned(first, notes, None)
+
+
+def _caches_aside(aside: cachefile.Aside, session: VaultSession, notes: VaultNotes) -> None:
+    """The build's caches written on the other core while this one plans and applies.
+
+    Only into a vault synced before: a first sync renders every note, its heap at its largest,
+    and a helper pickling beside it copied every page it touched (its processes peaked at
+    1,018 MiB instead of 940 at 100,000 notes).
+    """
+    if session.controls.manifest_bytes is not None:
+        aside.begin(len(notes.specs))
 
 
 def _planned(report: SyncReport, notes: VaultNotes, read: Manifest | None) -> _Synced:
