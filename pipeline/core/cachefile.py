@@ -19,9 +19,10 @@ values of one cache folder are held at a time.  There a stage's :func:`save` is 
 and written at the next :func:`flush`, once the sync is committed: serialising 100,000 notes'
 memos is off the path from a store change to its commit.
 
-A one-shot sync does the like within itself (:func:`saved_aside`): its stages' saves wait, and
-are written by a forked helper on the other core while the sync plans, writes and commits; the
-sync waits for them before it returns, so it leaves its caches written as a plain run does.
+A one-shot command that builds every note (a sync, a ``check`` or ``status`` that plans) does
+the like within itself (:func:`saved_aside`): its stages' saves wait, and are written by a
+forked helper on the other core while it plans (a sync: and writes and commits); it waits for
+them before it returns, so it leaves its caches written as a plain run does.
 """
 
 from __future__ import annotations
