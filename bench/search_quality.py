@@ -257,8 +257,11 @@ def scale(embedder: Any, notes: int) -> dict[str, Any]:
         if statement.strip():
             conn.execute(statement)
     shas = [f"{i:064x}" for i in range(notes)]
+    # by name: a column the schema gains keeps its default here
     conn.executemany(
-        "INSERT INTO notes VALUES (?, ?, '', '', 0, '', 'doc', '[]', '[]', ?, 0, 0, 0, 0, 0)",
+        "INSERT INTO notes (nid, path, id, claimed, engine, title, kind, aliases, tags, sha256,"
+        " size, mtime_ns, inode, checked_ns, outdegree)"
+        " VALUES (?, ?, '', '', 0, '', 'doc', '[]', '[]', ?, 0, 0, 0, 0, 0)",
         [(i + 1, f"n/{i}.md", sha) for i, sha in enumerate(shas)],
     )
     rows = []

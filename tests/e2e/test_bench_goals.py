@@ -8,6 +8,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 RUN = Path(__file__).resolve().parents[2] / "bench" / "run.py"
 
 
@@ -120,3 +122,20 @@ class TestPhases:
         assert "| graph build | 2.000 | 2.000 |" in lines
         assert not any(line.startswith("| peak_rss_mib") for line in lines)
         assert "| render | 900 | 900 |" in lines
+
+
+def test_the_search_scale_bench_fills_the_index_schema_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``search_quality.scale`` inserts rows the search index's tables take, then searches."""
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script puts the checkout first
+    path = RUN.with_name("search_quality.py")
+    spec = importlib.util.spec_from_file_location("bench_search_quality", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from vaultsync.search.embed import load_embedder
+
+    found = module.scale(load_embedder(), 20)
+    assert (found["notes"], found["chunks"]) == (20, 22)
