@@ -1,9 +1,11 @@
 """Where one sync's time goes: ``python bench/phases.py STATE VAULT [--json FILE]``.
 
-Runs one ``vaultsync sync`` in this process with a wall-clock timer around each stage —
-imports, the stores' digest, extract, the graph patch state's load, graph build (patched),
-graph.db, layout and note keys, the vault scan and plan, render, then ``vault.apply``'s
-steps: journal, write, manifest, commit, index, cache — and the patch state's save, and prints
+Runs one ``vaultsync sync`` in this process (``app.sync``, as the command does) with a
+wall-clock timer around each stage — imports, the stores' digest, extract, the graph patch
+state's load, graph build (patched), graph.db, layout and note keys, the vault scan and plan,
+render, then ``vault.apply``'s steps: journal, write, manifest, commit, index, cache — and the
+caches' save (into a vault synced before, handed to helpers that write them while the sync
+goes on: then the handing over is timed, not the save itself), and prints
 them (or writes JSON), with the peak memory (RSS, this process and its finished children) once
 each stage ended: where a sync's peak memory is reached.  The stages are timed by wrapping their
 functions by name (``vault.sync`` and ``vault.apply`` call them through their modules), so the
@@ -25,11 +27,14 @@ from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from vaultsync.core.config import resolve  # noqa: E402
+from vaultsync.app.sync import SyncRequest  # noqa: E402
+from vaultsync.app.sync import sync as app_sync  # noqa: E402
+from vaultsync.app.workspace import open_workspace  # noqa: E402
+from vaultsync.core import cachefile, process  # noqa: E402
 from vaultsync.graph import build as graph  # noqa: E402
 from vaultsync.graph import cache, graphdb, load  # noqa: E402
 from vaultsync.render import specs as render  # noqa: E402
-from vaultsync.vault import apply, decide, quick, sync  # noqa: E402
+from vaultsync.vault import apply, decide, quick  # noqa: E402
 
 IMPORTS = time.perf_counter() - T0
 STAGES: list[tuple[str, Any, str]] = [
@@ -48,6 +53,8 @@ STAGES: list[tuple[str, Any, str]] = [
     ("index", apply, "sync_index"),
     ("cache", apply, "save_cache"),
     ("graph state save", cache, "save_patch_state"),
+    # a sync into a vault synced before: the stages' caches handed to helpers (twice)
+    ("caches handed aside", cachefile, "hand_over"),
 ]
 
 
@@ -89,10 +96,8 @@ def measure(state: Path, vault: Path) -> dict[str, float]:
         (render, load, "build"),
     ):
         setattr(target, name, getattr(module, name))
-    settings = resolve({}, vault=vault)
-    inputs = quick.sync_inputs(state, settings.as_key(), None)
-    specs = render.vault_specs(state, settings.caps)
-    sync.sync_vault(vault, specs, inputs=inputs)
+    process.one_shot = True  # as the command: a big run freezes its heap
+    app_sync(open_workspace(str(state), str(vault)), SyncRequest())
     times["total"] = time.perf_counter() - T0
     return times
 

@@ -689,7 +689,7 @@ def _phase_table(rows: list[dict[str, Any]]) -> list[str]:
     if not timed_rows:
         return []
     header = ["stage"]
-    names = [name for name, value in timed_rows[0]["phases_first"].items() if name != PEAK_RSS]
+    names = [name for name in _stages(timed_rows) if name != PEAK_RSS]
     for row in timed_rows:
         header += [f"{row['notes']:,}: first sync", f"{row['notes']:,}: one fact"]
     lines = ["", "## Where the time goes", "",
@@ -716,11 +716,21 @@ def _stage_rows(
 PEAK_RSS = "peak_rss_mib"
 
 
+def _stages(rows: list[dict[str, Any]], within: str = "") -> dict[str, None]:
+    """The stages timed in any run, in order: a first sync hands no cache to a helper."""
+    found: dict[str, None] = {}
+    for row in rows:
+        for key in ("phases_first", "phases_one_fact"):
+            timed = row.get(key, {})
+            found.update(dict.fromkeys(timed.get(within, {}) if within else timed))
+    return found
+
+
 def _memory_table(rows: list[dict[str, Any]], header: list[str]) -> list[str]:
     """Peak RSS once each stage ended (``bench/phases.py``): where a sync's memory peaks."""
     if PEAK_RSS not in rows[0]["phases_first"]:
         return []
-    names = list(rows[0]["phases_first"][PEAK_RSS])
+    names = list(_stages(rows, PEAK_RSS))
     lines = ["", "Peak memory (RSS of the process or of a finished child, MiB) once each stage "
              "ended, same runs:", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]  # fmt: skip

@@ -27,6 +27,7 @@ to say besides (warnings) travels in the outcome, for the adapter to print.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -370,7 +371,7 @@ def _full_sync(
     forced = frozenset(request.paths)
     everything = request.force and not forced
     write = not request.dry_run and ws.vault.is_dir()
-    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=write) as session:
+    with vault_session(ws.vault, write=write) as session, _caches_aside(session):
         restored = None if everything else forced
         notes = vault_notes(ws, session, repair=not request.dry_run, restored=restored)
         if everything and not request.dry_run:
@@ -379,7 +380,6 @@ def _full_sync(
             force=everything, force_paths=forced, moves=notes.moves, keep_gone=bool(notes.skipped)
         )
         if write or request.dry_run:
-            _caches_aside(aside, session, notes)
             decision = session.plan(notes.specs, asked)
             report = session.sync(
                 decision,
@@ -394,15 +394,14 @@ def _full_sync(
     return _planned(first, notes, None)
 
 
-def _caches_aside(aside: cachefile.Aside, session: VaultSession, notes: VaultNotes) -> None:
-    """The build's caches written on the other core while this one plans and applies.
+def _caches_aside(session: VaultSession) -> contextlib.AbstractContextManager[None]:
+    """The build's caches written on the other core while this one goes on (``saved_aside``).
 
-    Only into a vault synced before: a first sync renders every note, its heap at its largest,
-    and a helper pickling beside it copied every page it touched (its processes peaked at
-    1,018 MiB instead of 940 at 100,000 notes).
+    A helper only into a vault synced before: a first sync renders every note, its heap at its
+    largest, and a helper pickling beside it copied every page it touched (its processes
+    peaked at 1,018 MiB instead of 940 at 100,000 notes).
     """
-    if session.controls.manifest_bytes is not None:
-        aside.begin(len(notes.specs))
+    return cachefile.saved_aside(helper=session.controls.manifest_bytes is not None)
 
 
 def _planned(report: SyncReport, notes: VaultNotes, read: Manifest | None) -> _Synced:
@@ -636,9 +635,8 @@ def _planned_check(ws: Workspace) -> tuple[tuple[str, ...], tuple[Skipped, ...],
     """``check`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
-    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=False) as session:
+    with vault_session(ws.vault, write=False) as session, _caches_aside(session):
         notes = vault_notes(ws, session)
-        aside.begin(len(notes.specs))  # the build's caches, written while the plan is made
         differences = session.check(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
     return differences, notes.skipped, notes.warnings
 
@@ -718,9 +716,8 @@ def _planned_status(
     """``status`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
-    with cachefile.saved_aside() as aside, vault_session(ws.vault, write=False) as session:
+    with vault_session(ws.vault, write=False) as session, _caches_aside(session):
         notes = vault_notes(ws, session)
-        aside.begin(len(notes.specs))  # the build's caches, written while the plan is made
         report = session.status(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
     return report, notes.skipped, notes.warnings
 

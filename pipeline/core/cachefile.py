@@ -20,9 +20,10 @@ and written at the next :func:`flush`, once the sync is committed: serialising 1
 memos is off the path from a store change to its commit.
 
 A one-shot command that builds every note (a sync, a ``check`` or ``status`` that plans) does
-the like within itself (:func:`saved_aside`): its stages' saves wait, and are written by a
-forked helper on the other core while it plans (a sync: and writes and commits); it waits for
-them before it returns, so it leaves its caches written as a plain run does.
+the like within itself (:func:`saved_aside`): once a stage has saved its caches it hands them
+over (:func:`hand_over`) to a forked helper that writes them on the other core while the
+command goes on; the command waits for its helpers before it returns, so it leaves its caches
+written as a plain run does.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ _held: dict[Path, tuple[FileKey | None, bytes, object]] = {}
 _pending: dict[Path, Callable[[], bool]] = {}
 """The writes :func:`save` left for :func:`flush`, in the order they were asked for."""
 _resident = 0
-_aside = False
+_aside: list[Background[bool]] | None = None
+"""Inside :func:`saved_aside`: the helpers writing the saves handed over so far."""
+_aside_helper = False
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
@@ -162,7 +165,7 @@ def save(path: Path, head: bytes, value: object, write: Callable[[], bool]) -> b
     then leaves the earlier file, an earlier build's cache, as valid as it was.  The caller
     hands ``value`` over, as to :func:`hold`.
     """
-    if not (_resident or _aside):
+    if not _resident and _aside is None:
         return write()
     _pending.pop(path, None)  # a newer save of the file is written in its own turn
     _keep_one_folder(path.parent)
@@ -177,69 +180,61 @@ def later(path: Path, write: Callable[[], bool]) -> bool:
 
     For a cache whose value is not held (``path`` names it among the saves: one write each).
     """
-    if not _aside:
+    if _aside is None:
         return write()
     _pending.pop(path, None)
     _pending[path] = write
     return True
 
 
-class Aside:
-    """The saves of one :func:`saved_aside`, written in a helper once :meth:`begin` is called."""
+@contextlib.contextmanager
+def saved_aside(*, helper: bool = True) -> Iterator[None]:
+    """Inside, a one-shot process's :func:`save` and :func:`later` wait for :func:`hand_over`.
 
-    def __init__(self, *, active: bool) -> None:
-        """Inactive: a resident process, whose saves wait for its own :func:`flush`."""
-        self._active = active
-        self._writing: Background[bool] | None = None
-
-    def begin(self, items: int) -> None:
-        """Write the saves asked for so far in a forked helper, while this process goes on.
-
-        ``items``: the run's size; a small one (no fork worth it) writes them on leaving.
-        """
-        from vaultsync.core.parallel import in_background  # noqa: PLC0415 - not on the no-op path
-
-        if self._active and self._writing is None and _pending:
-            self._writing = in_background(_written_all, min_items=items)
-            if self._writing.forked:
-                # The helper's now: dropped here, their memory is the plan's (a one-fact sync
-                # at 100,000 notes peaked 144 MiB higher holding them to the end).  If the
-                # helper fails, the earlier files stay: a cache is only a hint.
-                forget()
-
-    def finish(self) -> None:
-        """Every save written, by the helper or here, and nothing of them kept in memory."""
-        if not self._active:
-            return
+    Why: pickling and writing a one-fact sync's caches took 0.9 s of its 10 s at 100,000
+    notes, work the other core can do while this one goes on.  ``helper``: whether a forked
+    helper may write them (not in a first sync: its heap is at its largest while it renders
+    every note, and a helper pickling beside it copied the pages it touched).  On leaving,
+    every helper is waited for and whatever is left is written here.  A cache is a hint, so a
+    helper killed midway leaves the earlier files, as valid as they were.  A resident process
+    keeps its own policy (its saves wait for its :func:`flush`, after the commit).
+    """
+    global _aside, _aside_helper
+    if _resident or _aside is not None:
+        yield
+        return
+    _aside, _aside_helper = [], helper
+    try:
+        yield
+    finally:
+        begun, _aside = _aside, None
         try:
-            if self._writing is not None:
-                self._writing.result()  # waits for the helper; without one, writes them here
-            flush()  # any saved since
+            for writing in begun:
+                writing.result()  # waits for the helper (what it could not write stays as was)
+            flush()  # any saved since the last hand-over
         finally:
             forget()
 
 
-@contextlib.contextmanager
-def saved_aside() -> Iterator[Aside]:
-    """Inside, a one-shot process's :func:`save` and :func:`later` wait for ``Aside.begin``.
+def hand_over(items: int) -> None:
+    """The saves asked for so far written now: by a forked helper, inside :func:`saved_aside`.
 
-    Why: pickling and writing a one-fact sync's caches took 0.9 s of its 10 s at 100,000
-    notes, all of it work the other core can do while this one plans, writes and commits.  A
-    cache is a hint, so a helper killed midway leaves the earlier file, as valid as it was;
-    on leaving, whatever the helper did not write is written here.  A resident process keeps
-    its own policy (its saves wait for its :func:`flush`, after the commit).
+    A stage calls it once its caches are saved, so their values are freed at once, as if
+    written in line (held to the end, they raised a one-fact sync's peak by 144 MiB, and a
+    sync's after an upgrade by 50).  ``items``: the stage's size; where a fork is not worth
+    it, or not allowed, they are written here.  Outside :func:`saved_aside`, nothing waits.
     """
-    global _aside  # noqa: PLW0603 - the process's one policy, set by the run it is in
-    if _resident or _aside:
-        yield Aside(active=False)
+    from vaultsync.core.parallel import in_background  # noqa: PLC0415 - not on the no-op path
+
+    if _aside is None or not _pending:
         return
-    _aside = True
-    aside = Aside(active=True)
-    try:
-        yield aside
-    finally:
-        _aside = False
-        aside.finish()
+    if _aside_helper:
+        writing = in_background(_written_all, min_items=items)
+        if writing.forked:
+            _aside.append(writing)
+            forget()  # the helper's now
+            return
+    flush()
 
 
 def _written_all() -> bool:

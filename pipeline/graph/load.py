@@ -258,6 +258,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
         save_parsed_texts(state, built.documents, known)
         save_patch_state(state, caps, patch)
         save_last_good(state, good)
+        cachefile.hand_over(len(built.graph.nodes))  # written aside, if the command lets them
     return records, built
 
 

@@ -36,7 +36,7 @@ from urllib.parse import unquote
 import jinja2
 from jinja2 import meta
 from jinja2.loaders import split_template_path
-from vaultsync.core import progress
+from vaultsync.core import cachefile, progress
 from vaultsync.core.digest import code_fingerprint as package_fingerprint
 from vaultsync.core.digest import inputs_digest
 from vaultsync.core.errors import ConfigError, TemplateError
@@ -638,4 +638,5 @@ def vault_specs_skipped(
             previous=previous,
         )
         save_specs_memo(state, caps, made.memo, build=built.build_id)
+        cachefile.hand_over(len(made.specs))  # written aside, if the command lets them
     return made.specs, records.skipped

@@ -193,8 +193,8 @@ def _writer_pid(path: Path) -> int | None:
     return int(data) if data else None
 
 
-def test_saves_aside_wait_until_begin(tmp_path: Path) -> None:
-    """Inside ``saved_aside`` a save and a ``later`` write nothing before ``begin``."""
+def test_saves_aside_wait_for_the_hand_over(tmp_path: Path) -> None:
+    """Inside ``saved_aside`` a save and a ``later`` write nothing before ``hand_over``."""
     first, second = tmp_path / "c.bin", tmp_path / "d.bin"
     with cachefile.saved_aside():
         assert cachefile.save(first, HEAD, "v", _pid_writer(first))
@@ -204,31 +204,53 @@ def test_saves_aside_wait_until_begin(tmp_path: Path) -> None:
     assert _writer_pid(first) == _writer_pid(second) == os.getpid()  # written on leaving
 
 
-def test_a_large_runs_saves_are_written_by_a_helper(tmp_path: Path) -> None:
-    """``begin`` with many items hands the saves to a forked helper, written once it is left."""
+def test_a_large_stages_saves_are_written_by_a_helper(tmp_path: Path) -> None:
+    """``hand_over`` with many items gives the saves to a forked helper, waited for on leaving."""
     path = tmp_path / "c.bin"
-    with cachefile.saved_aside() as aside:
+    with cachefile.saved_aside():
         cachefile.save(path, HEAD, "v", _pid_writer(path))
-        aside.begin(parallel.MIN_ITEMS)
+        cachefile.hand_over(parallel.MIN_ITEMS)
     writer = _writer_pid(path)
     assert writer is not None and writer != os.getpid()
 
 
-def test_a_small_runs_saves_are_written_here(tmp_path: Path) -> None:
-    """Below the fork's worth (or with ``VAULTSYNC_JOBS=1``), this process writes them."""
+def test_each_hand_over_has_its_own_helper(tmp_path: Path) -> None:
+    """Two stages handing their saves over: two helpers, both waited for."""
+    first, second = tmp_path / "c.bin", tmp_path / "d.bin"
+    with cachefile.saved_aside():
+        cachefile.save(first, HEAD, "v", _pid_writer(first))
+        cachefile.hand_over(parallel.MIN_ITEMS)
+        cachefile.save(second, HEAD, "w", _pid_writer(second))
+        cachefile.hand_over(parallel.MIN_ITEMS)
+    pids = {_writer_pid(first), _writer_pid(second)}
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_a_small_stages_saves_are_written_at_the_hand_over(tmp_path: Path) -> None:
+    """Below the fork's worth, this process writes them then, not later."""
     path = tmp_path / "c.bin"
-    with cachefile.saved_aside() as aside:
+    with cachefile.saved_aside():
         cachefile.save(path, HEAD, "v", _pid_writer(path))
-        aside.begin(parallel.MIN_ITEMS - 1)
-    assert _writer_pid(path) == os.getpid()
+        cachefile.hand_over(parallel.MIN_ITEMS - 1)
+        assert _writer_pid(path) == os.getpid()
 
 
-def test_a_save_after_begin_is_written_on_leaving(tmp_path: Path) -> None:
+def test_without_a_helper_the_saves_are_written_at_the_hand_over(tmp_path: Path) -> None:
+    """``saved_aside(helper=False)`` (a first sync): written here, once handed over."""
+    path = tmp_path / "c.bin"
+    with cachefile.saved_aside(helper=False):
+        cachefile.save(path, HEAD, "v", _pid_writer(path))
+        assert not path.exists()
+        cachefile.hand_over(parallel.MIN_ITEMS)
+        assert _writer_pid(path) == os.getpid()
+
+
+def test_a_save_after_the_hand_over_is_written_on_leaving(tmp_path: Path) -> None:
     """What is saved once the helper began is written by this process, after the helper's."""
     first, second = tmp_path / "c.bin", tmp_path / "d.bin"
-    with cachefile.saved_aside() as aside:
+    with cachefile.saved_aside():
         cachefile.save(first, HEAD, "v", _pid_writer(first))
-        aside.begin(parallel.MIN_ITEMS)
+        cachefile.hand_over(parallel.MIN_ITEMS)
         cachefile.save(second, HEAD, "w", _pid_writer(second))
     assert _writer_pid(first) != os.getpid()
     assert _writer_pid(second) == os.getpid()
@@ -244,9 +266,9 @@ def test_a_helper_that_dies_leaves_the_earlier_file(tmp_path: Path) -> None:
             os._exit(9)
         return cachefile.write(path, HEAD, b"here")
 
-    with cachefile.saved_aside() as aside:
+    with cachefile.saved_aside():
         cachefile.save(path, HEAD, "v", dies_in_the_helper)
-        aside.begin(parallel.MIN_ITEMS)
+        cachefile.hand_over(parallel.MIN_ITEMS)
     assert cachefile.read(path, HEAD) == b"earlier"
 
 
@@ -254,9 +276,17 @@ def test_a_resident_process_keeps_its_own_policy(tmp_path: Path) -> None:
     """In ``resident``, ``saved_aside`` changes nothing: saves are held until the flush."""
     path = tmp_path / "c.bin"
     with cachefile.resident():
-        with cachefile.saved_aside() as aside:
+        with cachefile.saved_aside():
             cachefile.save(path, HEAD, "v", _pid_writer(path))
-            aside.begin(parallel.MIN_ITEMS)
+            cachefile.hand_over(parallel.MIN_ITEMS)
         assert not path.exists() and cachefile.held(path, HEAD) == "v"
         cachefile.flush()
         assert _writer_pid(path) == os.getpid()
+
+
+def test_outside_saved_aside_a_hand_over_does_nothing(tmp_path: Path) -> None:
+    """A save outside is written at once; ``hand_over`` then finds nothing to hand."""
+    path = tmp_path / "c.bin"
+    cachefile.save(path, HEAD, "v", _pid_writer(path))
+    cachefile.hand_over(parallel.MIN_ITEMS)
+    assert _writer_pid(path) == os.getpid()
