@@ -160,10 +160,11 @@ def hold(path: Path, head: bytes, value: object) -> None:
 def save(path: Path, head: bytes, value: object, write: Callable[[], bool]) -> bool:
     """Save ``value`` as what ``path`` holds under ``head``: ``write()`` writes the file.
 
-    A one-shot process writes now (``write()``'s answer).  A resident one holds ``value`` at
-    once, for its next sync, and writes at the next :func:`flush`: a process killed before
-    then leaves the earlier file, an earlier build's cache, as valid as it was.  The caller
-    hands ``value`` over, as to :func:`hold`.
+    A one-shot process writes now (``write()``'s answer), or inside :func:`saved_aside` at its
+    stage's :func:`hand_over`.  A resident one holds ``value`` at once, for its next sync, and
+    writes at the next :func:`flush`: a process killed before then leaves the earlier file, an
+    earlier build's cache, as valid as it was.  The caller hands ``value`` over, as to
+    :func:`hold`.
     """
     if not _resident and _aside is None:
         return write()
@@ -199,7 +200,7 @@ def saved_aside(*, helper: bool = True) -> Iterator[None]:
     helper killed midway leaves the earlier files, as valid as they were.  A resident process
     keeps its own policy (its saves wait for its :func:`flush`, after the commit).
     """
-    global _aside, _aside_helper
+    global _aside, _aside_helper  # the process's one policy, set by the run it is in
     if _resident or _aside is not None:
         yield
         return
