@@ -22,10 +22,10 @@ from vaultsync.graph.load import read_records
 from vaultsync.synthetic import generate_store
 
 
-def _large_vault(tmp_path: Path) -> Workspace:
-    """A synced vault of more notes than a helper process is forked for."""
+def _synced_vault(tmp_path: Path, notes: int = parallel.MIN_ITEMS + 50) -> Workspace:
+    """A synced vault, by default of more notes than a helper process is forked for."""
     state = tmp_path / "state"
-    generate_store(state, notes=parallel.MIN_ITEMS + 50)
+    generate_store(state, notes=notes)
     ws = open_workspace(str(state), str(tmp_path / "vault"))
     sync(ws, SyncRequest())
     return ws
@@ -40,7 +40,7 @@ def _change_a_fact(state: Path, words: str = " and the kettle", number: int = 0)
 
 def test_the_graph_state_a_sync_leaves_is_its_own_build(tmp_path: Path) -> None:
     """After a sync whose caches a helper wrote, the patch state describes the stores now."""
-    ws = _large_vault(tmp_path)
+    ws = _synced_vault(tmp_path)
     _change_a_fact(ws.state)
     outcome = sync(ws, SyncRequest())
     assert outcome.report is not None and outcome.report.updated
@@ -53,7 +53,7 @@ def test_the_graph_state_a_sync_leaves_is_its_own_build(tmp_path: Path) -> None:
 
 def test_the_last_good_records_a_sync_leaves_are_the_stores_now(tmp_path: Path) -> None:
     """The last good records written aside hold the fact changed by that very sync."""
-    ws = _large_vault(tmp_path)
+    ws = _synced_vault(tmp_path)
     _change_a_fact(ws.state)
     sync(ws, SyncRequest())
     facts = load_last_good(ws.state)["memory/memory_index.json"]
@@ -83,7 +83,7 @@ def _notes(vault: Path) -> dict[str, bytes]:
 
 
 def _two_generations(root: Path) -> _Generations:
-    ws = _large_vault(root)
+    ws = _synced_vault(root, notes=60)  # what a mix does needs no helper: a small store is quick
     folder = cache_dir(ws.state)
     shutil.copytree(folder, root / "cache-1")
     _change_a_fact(ws.state, " then the teapot", number=1)
