@@ -225,11 +225,11 @@ def hand_over(items: int) -> None:
     sync's after an upgrade by 50).  ``items``: the stage's size; where a fork is not worth
     it, or not allowed, they are written here.  Outside :func:`saved_aside`, nothing waits.
     """
-    from vaultsync.core.parallel import in_background  # noqa: PLC0415 - not on the no-op path
-
     if _aside is None or not _pending:
         return
     if _aside_helper:
+        from vaultsync.core.parallel import in_background  # noqa: PLC0415 - forks: when asked
+
         writing = in_background(_written_all, min_items=items)
         if writing.forked:
             _aside.append(writing)
