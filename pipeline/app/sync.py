@@ -667,14 +667,14 @@ def status(ws: Workspace) -> StatusOutcome:
     warnings: tuple[str, ...]
     # Read once: the last sync's record and the history check are both keyed by them.
     inputs = sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
+    facts = _git_facts(ws)
     if (known := _known_since_last_sync(ws, inputs)) is not None:
         from vaultsync.vault.known import known_status
 
-        report = known_status(ws.vault, known)
+        report = known_status(ws.vault, known, facts)
         skipped, warnings = known.last.skipped, ()  # warned about by the sync that skipped them
     else:
-        report, skipped, warnings = _planned_status(ws)
-    facts = _git_facts(ws)
+        report, skipped, warnings = _planned_status(ws, facts)
     outcome = StatusOutcome(
         vault=ws.vault,
         report=report,
@@ -711,14 +711,15 @@ def _skipped_hooks(ws: Workspace, facts: GitFacts) -> SkippedHooks | None:
 
 
 def _planned_status(
-    ws: Workspace,
+    ws: Workspace, facts: GitFacts
 ) -> tuple[StatusReport, tuple[Skipped, ...], tuple[str, ...]]:
     """``status`` the long way: every note built and planned against the vault."""
     from vaultsync.vault.sync import vault_session
 
     with vault_session(ws.vault, write=False) as session, _caches_aside(session):
         notes = vault_notes(ws, session)
-        report = session.status(notes.specs, notes.moves, keep_gone=bool(notes.skipped))
+        skipped = bool(notes.skipped)
+        report = session.status(notes.specs, notes.moves, keep_gone=skipped, facts=facts)
     return report, notes.skipped, notes.warnings
 
 

@@ -9,7 +9,12 @@ given again while that digest is the same:
 
 - the hooks folder and the upstream: ``HEAD`` (it names the branch) and every config file
   git or libgit2 reads (the repository's, the user's, the system's);
-- the commit at ``HEAD``: those, the loose ref ``HEAD`` names and ``packed-refs``.
+- the commit at ``HEAD``: those, the loose ref ``HEAD`` names and ``packed-refs``;
+- what ``status`` reads from the history behind ``HEAD`` (where each kept edit came from):
+  those, the files that graft or cut that history (``shallow``, ``info/grafts``), and the
+  question asked (the edited notes and their blobs).  Commits never change, so the answer
+  for one commit and one question is the same until one of them does; only the last one
+  asked is kept.
 
 The digest is of bytes, not stat data, so no racy window applies, and it is taken again after
 the answer is computed: an answer whose files changed meanwhile is not kept.  The user asking
@@ -35,7 +40,7 @@ from vaultsync.core import cachefile
 
 FACTS = "git-facts"
 """The cache file's name, in the state's cache folder."""
-VERSION = 1
+VERSION = 2
 
 Answer = str | list[str] | None
 """An answer as JSON keeps it."""
@@ -106,6 +111,15 @@ class GitFacts:
         """The commit at ``HEAD`` (empty: none yet, or no repository)."""
         return _text_or_none(self._answer("head", refs=True, compute=compute)) or ""
 
+    def history(self, name: str, question: str, compute: Callable[[], str]) -> str | None:
+        """An answer read from the history behind ``HEAD`` for ``question`` (``None``: none)."""
+        return _text_or_none(self._answer(name, refs=True, compute=compute, question=question))
+
+    def forget(self, name: str) -> None:
+        """Drop the answer kept as ``name`` (one that proved unusable): asked anew next time."""
+        if self._answers.pop(name, None) is not None:
+            self._new = True
+
     def save(self) -> None:
         """Keep what was answered anew; a cache that cannot be written only costs time."""
         if self._new:
@@ -113,20 +127,27 @@ class GitFacts:
             cachefile.write(self._path, self._head_line(), payload, durable=False)
             self._new = False
 
-    def _answer(self, name: str, *, refs: bool, compute: Callable[[], Answer]) -> Answer:
+    def _answer(
+        self, name: str, *, refs: bool, compute: Callable[[], Answer], question: str = ""
+    ) -> Answer:
         if self._keys is None:
             self._keys = _digests(self._vault, self._environ)
-        which = 1 if refs else 0
-        key = self._keys[which]
+        key = self._key(refs, question)
         kept = self._answers.get(name)
         if key is not None and kept is not None and kept[0] == key:
             return kept[1]
         value = compute()
         self._keys = _digests(self._vault, self._environ)  # read again: git was just asked
-        if key is not None and self._keys[which] == key:  # unchanged while it was asked
+        if key is not None and self._key(refs, question) == key:  # unchanged while it was asked
             self._answers[name] = [key, value]
             self._new = True
         return value
+
+    def _key(self, refs: bool, question: str) -> str | None:
+        """The digest an answer is kept under: of the files it reads, and of its question."""
+        assert self._keys is not None  # noqa: S101 - read by _answer first
+        key = self._keys[1 if refs else 0]
+        return key if key is None or not question else _digest([key, question])
 
     def _head_line(self) -> bytes:
         return cachefile.envelope(FACTS, VERSION, str(self._vault))
@@ -148,7 +169,7 @@ def _digest(parts: list[object]) -> str:
 def _read_parts(
     vault: Path, environ: Mapping[str, str]
 ) -> tuple[list[object], list[object] | None]:
-    """What every answer reads, then what only the commit at ``HEAD`` reads besides.
+    """What every answer reads, then what only the commit at ``HEAD`` (and its history) reads.
 
     The second is ``None`` when the refs are not kept (a symbolic ref past ``HEAD``).
     """
@@ -168,7 +189,9 @@ def _read_parts(
             raise _Unkeyable
         parts += [str(path), data]
     try:
-        return parts, [_ref_bytes(git_dir, head), _bytes(git_dir / "packed-refs")]
+        refs = [_ref_bytes(git_dir, head), _bytes(git_dir / "packed-refs")]
+        # what grafts or cuts the history behind HEAD (a deepened shallow clone walks further)
+        return parts, [*refs, _bytes(git_dir / "shallow"), _bytes(git_dir / "info" / "grafts")]
     except _Unkeyable:
         return parts, None
 

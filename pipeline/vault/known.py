@@ -23,11 +23,14 @@ refused because the note changed while it ran).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.vault.lazyrepo import LazyRepo
@@ -48,6 +51,9 @@ from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.quick import last_sync_and_changes, read_regular, stat_of
 from vaultsync.vault.report import Conflict, EditOrigin, StatusReport, SyncReport
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
+
+if TYPE_CHECKING:
+    from vaultsync.vault.gitfacts import GitFacts
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -165,17 +171,83 @@ def marked_conflicts(
     )
 
 
-def kept_edits(repo: LazyRepo, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:
-    """Each edited note (path → blob on disk) with the commit that carried its edit, by path."""
-    found = repo.get() if edited else None
+def kept_edits(
+    repo: LazyRepo, edited: Mapping[str, str], facts: GitFacts | None = None
+) -> tuple[EditOrigin, ...]:
+    """Each edited note (path → blob on disk) with the commit that carried its edit, by path.
+
+    ``facts``: where the answer is kept for the commit at ``HEAD`` and these very edits, so a
+    ``status`` reads the history once per new commit or edit (two 25 MB manifests from git at
+    100,000 notes, 0.45 s), not on every run.
+    """
+    if not edited:
+        return ()
+    if facts is None:
+        return _edit_origins(repo, edited)
+    question = json.dumps(sorted(edited.items()))
+
+    def ask() -> str:
+        return _origins_json(_edit_origins(repo, edited))
+
+    found = _origins_of(facts.history(EDIT_ORIGINS, question, ask), edited)
+    if found is None:  # kept in another shape (damaged, foreign): asked again, kept instead
+        facts.forget(EDIT_ORIGINS)
+        found = _origins_of(facts.history(EDIT_ORIGINS, question, ask), edited)
+    return found if found is not None else _edit_origins(repo, edited)
+
+
+EDIT_ORIGINS = "edit-origins"
+"""The name :func:`kept_edits` keeps its answer under (``vault.gitfacts``)."""
+
+
+def _edit_origins(repo: LazyRepo, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:
+    found = repo.get()
     origins = found.edit_origins(edited) if found is not None else {}
     return tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited))
 
 
-def known_status(vault: Path, known: Known) -> StatusReport:
-    """``status`` from the record: kept edits (with the commit that carried each), deletions."""
+def _origins_json(origins: Iterable[EditOrigin]) -> str:
+    return json.dumps(
+        [
+            [o.path, o.commit, o.when.isoformat() if o.when else "", o.uncommitted, o.merged]
+            for o in origins
+        ]
+    )
+
+
+def _origins_of(answer: str | None, edited: Mapping[str, str]) -> tuple[EditOrigin, ...] | None:
+    """The origins :func:`_origins_json` kept, one per edited path in order; else ``None``."""
+    if answer is None:
+        return None
+    try:
+        origins = tuple(map(_origin, json.loads(answer)))
+    except (ValueError, TypeError):
+        return None
+    if [o.path for o in origins] != sorted(edited):
+        return None
+    return origins
+
+
+def _origin(row: object) -> EditOrigin:
+    """One kept row as an origin; ``TypeError`` when it is not one :func:`_origins_json` wrote."""
+    if not isinstance(row, list) or len(row) != 5:
+        raise TypeError(row)
+    path, commit, when, uncommitted, merged = row
+    if not all(isinstance(text, str) for text in (path, commit, when, merged)):
+        raise TypeError(row)
+    if not isinstance(uncommitted, bool):
+        raise TypeError(row)
+    moment = datetime.fromisoformat(when) if when else None
+    return EditOrigin(path=path, commit=commit, when=moment, uncommitted=uncommitted, merged=merged)
+
+
+def known_status(vault: Path, known: Known, facts: GitFacts | None = None) -> StatusReport:
+    """``status`` from the record: kept edits (with the commit that carried each), deletions.
+
+    ``facts``: where the edits' origins are kept (:func:`kept_edits`).
+    """
     return StatusReport(
-        edited=kept_edits(LazyRepo(vault), known.edited),
+        edited=kept_edits(LazyRepo(vault), known.edited, facts),
         deleted=known.last.deleted,
         conflicts=known_conflicts(vault, known.last),
     )

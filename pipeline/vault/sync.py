@@ -41,6 +41,7 @@ from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 if TYPE_CHECKING:
     from vaultsync.core.parallel import Background
+    from vaultsync.vault.gitfacts import GitFacts
 
 __all__ = [
     "LOCK_TIMEOUT",
@@ -147,14 +148,22 @@ class VaultSession:
         return tuple(lines)
 
     def status(
-        self, specs: Sequence[NoteSpec], moves: Moves = NO_MOVES, *, keep_gone: bool = False
+        self,
+        specs: Sequence[NoteSpec],
+        moves: Moves = NO_MOVES,
+        *,
+        keep_gone: bool = False,
+        facts: GitFacts | None = None,
     ) -> StatusReport:
-        """Kept edits (with the commit that carried them), user deletions, conflicts, pending."""
+        """Kept edits (with the commit that carried them), user deletions, conflicts, pending.
+
+        ``facts``: where the edits' origins are kept (``vault.known.kept_edits``).
+        """
         decision = self.plan(specs, decide.Asked(moves=moves, keep_gone=keep_gone))
         plan = decision.plan
         edited = {p: decision.disk[p].blob for p in plan.paths(Action.KEEP_EDITED, Action.MERGE)}
         return StatusReport(
-            edited=kept_edits(self.repo, edited),
+            edited=kept_edits(self.repo, edited, facts),
             deleted=plan.paths(Action.KEEP_DELETED),
             conflicts=self._conflicts(decision),
             pending=pending(plan, decide.render(plan), decision.manifest),

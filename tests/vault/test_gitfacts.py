@@ -123,6 +123,41 @@ def test_a_new_commit_asks_git_again(vault: Path, tmp_path: Path) -> None:
     assert facts(vault, tmp_path).head(lambda: real_head(vault)) == real_head(vault) != old
 
 
+def _history_answer(question: str) -> Callable[[GitFacts, Callable[[], str]], object]:
+    def answer(kept: GitFacts, ask: Callable[[], str]) -> object:
+        return kept.history("origins", question, ask)
+
+    return answer
+
+
+def test_a_history_answer_is_kept_for_its_question(vault: Path, tmp_path: Path) -> None:
+    """The same question at the same commit is answered from the cache the second time."""
+    assert asked_in_two_runs(vault, tmp_path, _history_answer("q"), lambda: "a") == 1
+
+
+def test_another_question_asks_the_history_again(vault: Path, tmp_path: Path) -> None:
+    """An answer kept for one question is not given for another."""
+    first = facts(vault, tmp_path)
+    first.history("origins", "one", lambda: "for one")
+    first.save()
+    assert facts(vault, tmp_path).history("origins", "two", lambda: "for two") == "for two"
+
+
+@pytest.mark.parametrize("change", ["commit", "graft", "shallow"])
+def test_a_changed_history_asks_again(vault: Path, tmp_path: Path, change: str) -> None:
+    """A new commit, a graft or a deeper shallow clone changes the history: asked again."""
+    first = facts(vault, tmp_path)
+    first.history("origins", "q", lambda: "before")
+    first.save()
+    if change == "commit":
+        commit(vault, "second")
+    else:
+        place = vault / ".git" / ("info/grafts" if change == "graft" else "shallow")
+        place.parent.mkdir(exist_ok=True)
+        place.write_text(real_head(vault) + "\n")
+    assert facts(vault, tmp_path).history("origins", "q", lambda: "after") == "after"
+
+
 def test_a_changed_hooks_path_asks_git_again(vault: Path, tmp_path: Path) -> None:
     """``core.hooksPath`` set in the repository's config is seen by the next status."""
     kept = facts(vault, tmp_path)

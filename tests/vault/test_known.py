@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from syncdriver import make_spec
+from vaultsync.core.environment import read_environment
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec, Skipped
+from vaultsync.vault.gitfacts import GitFacts
 from vaultsync.vault.known import (
+    EDIT_ORIGINS,
     Known,
     known_conflicts,
     known_status,
@@ -88,11 +94,9 @@ def planned(vault: Path, generation: int) -> StatusReport:
     return vault_status(vault, specs(generation), vault_moves(vault))
 
 
+ACTION_NAMES = ["edit", "unedit", "mark", "delete", "recreate", "stores", "sync", "age"]
 ACTIONS = st.lists(
-    st.tuples(
-        st.sampled_from(["edit", "unedit", "mark", "delete", "recreate", "stores", "sync", "age"]),
-        st.integers(min_value=0, max_value=4),
-    ),
+    st.tuples(st.sampled_from(ACTION_NAMES), st.integers(min_value=0, max_value=4)),
     max_size=8,
 )
 
@@ -141,6 +145,63 @@ class TestKnownEqualsPlanned:
                 lines = check_vault(vault, specs(generation), vault_moves(vault))
                 from_record = known_conflicts(vault, found.last)
                 assert [f"conflict {c.path}: {c.reason}" for c in from_record] == list(lines)
+
+
+def _commit_by_hand(vault: Path) -> None:
+    """The user commits whatever the work tree holds (their edits), as git does."""
+    subprocess.run(["git", "add", "-A"], cwd=vault, check=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "mine"], cwd=vault, check=False)
+
+
+class TestKeptOrigins:
+    @settings(max_examples=20, deadline=None)
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(["commit", *ACTION_NAMES]), st.integers(0, 4)), max_size=6
+        )
+    )
+    @example([("edit", 0), ("commit", 0), ("edit", 0)])  # same edit, new commit; then new blob
+    def test_kept_origins_equal_the_history_read_again(
+        self, actions: list[tuple[str, int]]
+    ) -> None:
+        """Whatever the user edits, commits by hand or syncs, the edits' origins ``status``
+        keeps per commit and edit equal those read from the history again."""
+        with tempfile.TemporaryDirectory() as tmp:
+            vault, cache, generation = Path(tmp) / "vault", Path(tmp) / "cache", 0
+            sync(vault, generation)
+            for action, index in actions:
+                if action == "commit":
+                    _commit_by_hand(vault)
+                else:
+                    generation = act(vault, generation, action, index)
+                found = known(vault, generation)
+                if found is None:
+                    continue
+                facts = GitFacts(vault, cache, read_environment().git)
+                kept = known_status(vault, found, facts)
+                facts.save()
+                assert kept == known_status(vault, found), (action, index)
+
+    @pytest.mark.parametrize(
+        "rows", ['[["F/n0.md", 1, "", true, ""]]', '[["F/n1.md", "", "", true, ""]]', "{"]
+    )
+    def test_a_kept_answer_of_another_shape_is_asked_again(self, tmp_path: Path, rows: str) -> None:
+        """Rows that are not this question's origins (a damaged or foreign cache) give the
+        history's answer, which is kept in their place."""
+        vault, cache = tmp_path / "vault", tmp_path / "cache"
+        sync(vault, 0)
+        act(vault, 0, "edit", 0)
+        found = known(vault, 0)
+        assert found is not None
+        question = json.dumps(sorted(found.edited.items()))
+        damaged = GitFacts(vault, cache, read_environment().git)
+        damaged.history(EDIT_ORIGINS, question, lambda: rows)
+        damaged.save()
+        again = GitFacts(vault, cache, read_environment().git)
+        assert known_status(vault, found, again) == known_status(vault, found)
+        again.save()
+        kept = GitFacts(vault, cache, read_environment().git)
+        assert kept.history(EDIT_ORIGINS, question, lambda: "asked") not in (rows, "asked")
 
 
 def _notes(vault: Path) -> dict[str, bytes]:
