@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,28 +18,27 @@ HEAD = cachefile.envelope("held", 1, "key")
 @given(st.binary(max_size=200), st.text(max_size=20), st.integers(0, 9))
 def test_what_is_written_reads_back(payload: bytes, key: str, version: int) -> None:
     """A payload written under a head reads back whole, under that head only."""
-    import tempfile
-
-    path = Path(tempfile.mkdtemp()) / "cache"
-    head = cachefile.envelope("thing", version, key)
-    assert cachefile.write(path, head, payload, durable=False)
-    assert cachefile.read(path, head) == payload
-    assert cachefile.holds(path, head)
-    assert cachefile.read(path, cachefile.envelope("thing", version + 1, key)) is None
-    assert cachefile.read(path, cachefile.envelope("thing", version, key + "x")) is None
-    assert cachefile.read(path, cachefile.envelope("other", version, key)) is None
+    with tempfile.TemporaryDirectory() as folder:  # one per example, removed after it
+        path = Path(folder) / "cache"
+        head = cachefile.envelope("thing", version, key)
+        assert cachefile.write(path, head, payload, durable=False)
+        assert cachefile.read(path, head) == payload
+        assert cachefile.holds(path, head)
+        assert cachefile.read(path, cachefile.envelope("thing", version + 1, key)) is None
+        assert cachefile.read(path, cachefile.envelope("thing", version, key + "x")) is None
+        assert cachefile.read(path, cachefile.envelope("other", version, key)) is None
 
 
 @given(st.integers(0, 60))
 def test_a_truncated_or_corrupt_pickle_is_no_cache(cut: int) -> None:
     """A pickle cut anywhere, or garbage after the head, loads as ``None``, never an error."""
-    import tempfile
-
-    path = Path(tempfile.mkdtemp()) / "cache"
-    head = cachefile.envelope("memo", 1, "k")
-    body = pickle.dumps({"a": [1, 2, 3], "b": "text" * 5})
-    path.write_bytes((head + body)[: len(head) + cut] if cut < len(body) else head + b"\x80junk")
-    assert cachefile.load_pickle(path, head) is None
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cache"
+        head = cachefile.envelope("memo", 1, "k")
+        body = pickle.dumps({"a": [1, 2, 3], "b": "text" * 5})
+        cut_off = (head + body)[: len(head) + cut] if cut < len(body) else head + b"\x80junk"
+        path.write_bytes(cut_off)
+        assert cachefile.load_pickle(path, head) is None
 
 
 def test_a_missing_file_is_no_cache(tmp_path: Path) -> None:

@@ -257,18 +257,18 @@ def test_random_interleavings_lose_no_phone_edit(demo_state: Path, steps: list[s
     check is green on a fresh clone."""
     import tempfile
 
-    tmp = Path(tempfile.mkdtemp(prefix="interleave-"))
-    devices = Devices(demo_state, tmp)
-    for number, step in enumerate(steps):
-        devices.step(step, number)
-    for vault in (devices.laptop, devices.desktop, devices.laptop):
-        engine_sync(devices.state, vault)
-    files = remote_head_files(devices.remote, tmp)
-    for path, line in devices.written.items():
-        assert line in files.get(path, ""), (steps, path)
-    assert not any(m in text for text in files.values() for m in MARKERS)
-    assert check(open_workspace(str(devices.state), str(tmp / "fresh"))).in_sync
-    shutil.rmtree(tmp, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="interleave-") as folder:  # one per example
+        tmp = Path(folder)
+        devices = Devices(demo_state, tmp)
+        for number, step in enumerate(steps):
+            devices.step(step, number)
+        for vault in (devices.laptop, devices.desktop, devices.laptop):
+            engine_sync(devices.state, vault)
+        files = remote_head_files(devices.remote, tmp)
+        for path, line in devices.written.items():
+            assert line in files.get(path, ""), (steps, path)
+        assert not any(m in text for text in files.values() for m in MARKERS)
+        assert check(open_workspace(str(devices.state), str(tmp / "fresh"))).in_sync
 
 
 def test_conflict_markers_are_never_pushed(demo_state: Path, tmp_path: Path) -> None:
