@@ -37,9 +37,12 @@ unchanged store never loads the rules.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import re
+import typing
 from collections.abc import Callable, Iterable, Mapping
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from vaultsync.core.model import Profile, ProfileField
@@ -272,8 +275,64 @@ def _collect_private(value: Any, found: set[str]) -> None:
                 found.update(texts)
         _collect_private(value.fields, found)
     elif _is_record(value):
-        for field in dataclasses.fields(value):
-            _collect_private(getattr(value, field.name), found)
+        for name in _fields_holding_private(type(value)):
+            _collect_private(getattr(value, name), found)
+
+
+def _fields_holding_private(cls: type) -> tuple[str, ...]:
+    """The fields of the record class ``cls`` whose declared type can hold a profile value.
+
+    The walk then skips every fact, episode and document (0.4 s of a history check at 100,000
+    notes found nothing there): their fields are strings, times and tuples of them.  Any field
+    whose type cannot be told (``Any``, ``object``, an unresolved name) is walked.
+    """
+    found = _HOLDING_PRIVATE.get(cls)
+    if found is None:
+        found = _HOLDING_PRIVATE[cls] = _record_fields(cls, frozenset({cls}))
+    return found
+
+
+_HOLDING_PRIVATE: dict[type, tuple[str, ...]] = {}
+""":func:`_fields_holding_private` of each record class, worked out once per process."""
+
+_PLAIN = frozenset({str, int, float, bool, bytes, type(None), datetime, date})
+"""Types that hold no record."""
+
+
+def _can_hold_private(kind: Any, seen: frozenset[type]) -> bool:
+    """Whether a value of the declared type ``kind`` can be or hold a profile value."""
+    if isinstance(kind, list):  # a callable's parameters
+        return any(_can_hold_private(argument, seen) for argument in kind)
+    if isinstance(kind, type):
+        return _class_can_hold_private(kind, seen)
+    if kind is Ellipsis:
+        return False
+    arguments = typing.get_args(kind)
+    if typing.get_origin(kind) is None or not arguments:
+        return True  # Any, a type variable, an unresolved name: it may hold anything
+    return any(_can_hold_private(argument, seen) for argument in arguments)
+
+
+def _class_can_hold_private(cls: type, seen: frozenset[type]) -> bool:
+    if cls in (Profile, ProfileField):
+        return True
+    if dataclasses.is_dataclass(cls):
+        # a record class met again inside itself adds nothing to what its other fields say
+        return cls not in seen and bool(_record_fields(cls, seen | {cls}))
+    return not (cls in _PLAIN or issubclass(cls, enum.Enum))  # object, a bare tuple: anything
+
+
+def _record_fields(cls: type, seen: frozenset[type]) -> tuple[str, ...]:
+    """:func:`_fields_holding_private` of a class met inside another (cycles cut by ``seen``)."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except (NameError, TypeError):
+        return tuple(field.name for field in dataclasses.fields(cls))
+    return tuple(
+        field.name
+        for field in dataclasses.fields(cls)
+        if _can_hold_private(hints.get(field.name, Any), seen)
+    )
 
 
 def _strings(value: Any) -> list[str]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import sample_records
@@ -241,3 +244,40 @@ def test_exposed_values_from_an_earlier_runs_masks_equal_a_fresh_judgement(
     earlier(raw)
     remembered = Scrubber(earlier.learned, b"s" * 16)
     assert exposed_values(raw, remembered) == exposed_values(raw)
+
+
+@dataclass(frozen=True)
+class _Anything:
+    value: Any
+
+
+@dataclass(frozen=True)
+class _Fields:
+    fields: tuple[ProfileField, ...]
+    words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Nested:
+    inner: _Fields | None
+    count: int = 0
+
+
+_PRIVATE = ProfileField(key="address", value="Rua das Flores 12", private=True)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        _Anything(value=(_PRIVATE,)),
+        _Fields(fields=(_PRIVATE,)),
+        _Nested(inner=_Fields(fields=(_PRIVATE,))),
+        (_Nested(inner=None), [_Anything(value=_Anything(value=_PRIVATE))]),
+    ],
+)
+def test_a_private_value_is_found_wherever_its_record_types_let_it_be(value: object) -> None:
+    """A record whose field may hold a profile value (by its declared type, or ``Any``) is
+    walked into: the private value is found however deep."""
+    from vaultsync.core.scrub import exposed_values
+
+    assert exposed_values(value) == frozenset({"Rua das Flores 12"})
