@@ -33,8 +33,14 @@ def fast_pickle(cls: type[T]) -> type[T]:
     def __getstate__(self: Any) -> tuple[Any, ...]:
         return values(self)
 
+    size = len(setters)
+
     def __setstate__(self: Any, state: tuple[Any, ...]) -> None:
-        for set_value, value in zip(setters, state, strict=True):
+        # one length check, then a plain zip: zip(strict=True) took a third of this loop's time
+        # (343,000 objects in a one-fact sync's caches at 100,000 notes)
+        if len(state) != size:
+            raise ValueError(f"{cls.__name__}: a state of {len(state)} values, not {size}")
+        for set_value, value in zip(setters, state):  # noqa: B905 - lengths checked above
             set_value(self, value)
 
     setattr(cls, "__getstate__", __getstate__)  # noqa: B010 - a method of every instance

@@ -80,3 +80,16 @@ def test_a_class_without_slots_is_refused() -> None:
         @dataclass(frozen=True)
         class Plain:
             value: str
+
+
+def test_a_state_of_another_length_is_refused() -> None:
+    """A state with fewer or more values than fields (a class changed since) is an error, never
+    an object with fields unset or shifted."""
+    from vaultsync.core.model import Link, Origin
+
+    link = Link(source="a", target="b", rel="links_to", origin=Origin.USER, weight=1.0)
+    state = tuple(getattr(link, field.name) for field in dataclasses.fields(Link))
+    set_state = Link.__dict__["__setstate__"]  # fast_pickle's, set on the class
+    for wrong in (state[:-1], (*state, "one more")):
+        with pytest.raises(ValueError, match="Link"):
+            set_state(object.__new__(Link), wrong)
