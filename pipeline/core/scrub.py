@@ -314,6 +314,7 @@ def _can_hold_private(kind: Any, seen: frozenset[type]) -> bool:
 
 
 def _class_can_hold_private(cls: type, seen: frozenset[type]) -> bool:
+    """:func:`_can_hold_private` of a class: a profile's, a record holding one, or unknown."""
     if cls in (Profile, ProfileField):
         return True
     if dataclasses.is_dataclass(cls):

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from syncdriver import make_spec
+from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.environment import read_environment
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.core.model import NoteSpec, Skipped
@@ -193,7 +194,7 @@ class TestKeptOrigins:
         act(vault, 0, "edit", 0)
         found = known(vault, 0)
         assert found is not None
-        question = json.dumps(sorted(found.edited.items()))
+        question = json.dumps([code_fingerprint(), sorted(found.edited.items())])
         damaged = GitFacts(vault, cache, read_environment().git)
         damaged.history(EDIT_ORIGINS, question, lambda: rows)
         damaged.save()
@@ -202,6 +203,21 @@ class TestKeptOrigins:
         again.save()
         kept = GitFacts(vault, cache, read_environment().git)
         assert kept.history(EDIT_ORIGINS, question, lambda: "asked") not in (rows, "asked")
+
+    def test_an_answer_kept_by_another_version_is_asked_again(self, tmp_path: Path) -> None:
+        """Origins another vaultsync kept for the same commit and edits (its reading of the
+        history) are not given: the history is read again."""
+        vault, cache = tmp_path / "vault", tmp_path / "cache"
+        sync(vault, 0)
+        act(vault, 0, "edit", 0)
+        found = known(vault, 0)
+        assert found is not None
+        older = json.dumps(["an older vaultsync", sorted(found.edited.items())])
+        other = GitFacts(vault, cache, read_environment().git)
+        other.history(EDIT_ORIGINS, older, lambda: '[["F/n0.md", "0" , "", false, ""]]')
+        other.save()
+        again = GitFacts(vault, cache, read_environment().git)
+        assert known_status(vault, found, again) == known_status(vault, found)
 
 
 def _notes(vault: Path) -> dict[str, bytes]:
