@@ -12,9 +12,9 @@ given again while that digest is the same:
 - the commit at ``HEAD``: those, the loose ref ``HEAD`` names and ``packed-refs``;
 - what ``status`` reads from the history behind ``HEAD`` (where each kept edit came from):
   those, the files that graft or cut that history (``shallow``, ``info/grafts``), and the
-  question asked (the edited notes and their blobs).  Commits never change, so the answer
-  for one commit and one question is the same until one of them does; only the last one
-  asked is kept.
+  question asked (for the edits: the edited notes, their blobs and vaultsync's code, whose
+  reading of the history it is).  Commits never change, so the answer for one commit and one
+  question is the same until one of them does; only the last one asked is kept.
 
 The digest is of bytes, not stat data, so no racy window applies, and it is taken again after
 the answer is computed: an answer whose files changed meanwhile is not kept.  The user asking
