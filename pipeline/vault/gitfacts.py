@@ -115,6 +115,15 @@ class GitFacts:
         """An answer read from the history behind ``HEAD`` for ``question`` (``None``: none)."""
         return _text_or_none(self._answer(name, refs=True, compute=compute, question=question))
 
+    def kept(self, name: str) -> str | None:
+        """The text last kept as ``name``, whatever files and question it was kept for.
+
+        For an answer that can be carried over to new ones (the edits' origins, across a
+        commit that changed none of the edited notes); ``None``: none kept.
+        """
+        found = self._answers.get(name)
+        return _text_or_none(found[1]) if found is not None else None
+
     def forget(self, name: str) -> None:
         """Drop the answer kept as ``name`` (one that proved unusable): asked anew next time."""
         if self._answers.pop(name, None) is not None:

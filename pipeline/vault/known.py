@@ -50,7 +50,13 @@ from vaultsync.vault.manifest import (
 )
 from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
 from vaultsync.vault.quick import last_sync_and_changes, read_regular, stat_of
-from vaultsync.vault.report import Conflict, EditOrigin, StatusReport, SyncReport
+from vaultsync.vault.report import (
+    Conflict,
+    EditHistory,
+    EditOrigin,
+    StatusReport,
+    SyncReport,
+)
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 if TYPE_CHECKING:
@@ -178,60 +184,78 @@ def kept_edits(
     """Each edited note (path → blob on disk) with the commit that carried its edit, by path.
 
     ``facts``: where the answer is kept for the commit at ``HEAD`` and these very edits, so a
-    ``status`` reads the history once per new commit or edit (two 25 MB manifests from git at
-    100,000 notes, 0.45 s), not on every run.
+    ``status`` reads the history once per edit (two 25 MB manifests from git at 100,000 notes,
+    0.45 s), not on every run.  A new commit that changed none of the edited notes (a sync of
+    other notes) carries the last answer over (``VaultRepo.still_tells``).
     """
     if not edited:
         return ()
     if facts is None:
-        return _edit_origins(repo, edited)
+        return _each_edit(_read_history(repo, edited), edited)
     # the answer is this code's reading of the history: another version reads it again
     question = json.dumps([code_fingerprint(), sorted(edited.items())])
 
     def ask() -> str:
-        return _origins_json(_edit_origins(repo, edited))
+        kept = _history_of(facts.kept(EDIT_ORIGINS), question, edited)
+        found = repo.get() if kept is not None else None
+        carried = found.still_tells(kept, edited.keys()) if found and kept else None
+        return _history_json(question, carried or _read_history(repo, edited), edited)
 
-    found = _origins_of(facts.history(EDIT_ORIGINS, question, ask), edited)
-    if found is None:  # kept in another shape (damaged, foreign): asked again, kept instead
+    history = _history_of(facts.history(EDIT_ORIGINS, question, ask), question, edited)
+    if history is None:  # kept in another shape (damaged, foreign): asked again, kept instead
         facts.forget(EDIT_ORIGINS)
-        found = _origins_of(facts.history(EDIT_ORIGINS, question, ask), edited)
-    return found if found is not None else _edit_origins(repo, edited)
+        history = _history_of(facts.history(EDIT_ORIGINS, question, ask), question, edited)
+    return _each_edit(history or _read_history(repo, edited), edited)
 
 
 EDIT_ORIGINS = "edit-origins"
 """The name :func:`kept_edits` keeps its answer under (``vault.gitfacts``)."""
 
 
-def _edit_origins(repo: LazyRepo, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:
+def _read_history(repo: LazyRepo, edited: Mapping[str, str]) -> EditHistory:
     found = repo.get()
-    origins = found.edit_origins(edited) if found is not None else {}
+    if found is None:
+        return EditHistory(origins={}, head="", walked=None)
+    return found.edit_origins(edited)
+
+
+def _each_edit(history: EditHistory, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:
+    """An origin per edited note, by path (one the history does not know: uncommitted)."""
+    origins = history.origins
     return tuple(origins.get(p, EditOrigin(path=p, uncommitted=True)) for p in sorted(edited))
 
 
-def _origins_json(origins: Iterable[EditOrigin]) -> str:
-    return json.dumps(
-        [
-            [o.path, o.commit, o.when.isoformat() if o.when else "", o.uncommitted, o.merged]
-            for o in origins
-        ]
-    )
+def _history_json(question: str, history: EditHistory, edited: Mapping[str, str]) -> str:
+    rows = [
+        [o.path, o.commit, o.when.isoformat() if o.when else "", o.uncommitted, o.merged]
+        for o in _each_edit(history, edited)
+    ]
+    kept = {"question": question, "head": history.head, "walked": history.walked, "rows": rows}
+    return json.dumps(kept)
 
 
-def _origins_of(answer: str | None, edited: Mapping[str, str]) -> tuple[EditOrigin, ...] | None:
-    """The origins :func:`_origins_json` kept, one per edited path in order; else ``None``."""
-    if answer is None:
-        return None
+def _history_of(answer: str | None, question: str, edited: Mapping[str, str]) -> EditHistory | None:
+    """The history :func:`_history_json` kept for ``question``; ``None`` if not one.
+
+    One row per edited path, in order, each an origin :func:`_origin` reads back.
+    """
     try:
-        origins = tuple(map(_origin, json.loads(answer)))
-    except (ValueError, TypeError):
+        kept = json.loads(answer) if answer is not None else None
+        if not isinstance(kept, dict) or kept.get("question") != question:
+            return None
+        head, walked = kept["head"], kept["walked"]
+        if not isinstance(head, str) or not (walked is None or type(walked) is int):
+            return None
+        origins = tuple(map(_origin, kept["rows"]))
+    except (ValueError, TypeError, KeyError):
         return None
     if [o.path for o in origins] != sorted(edited):
         return None
-    return origins
+    return EditHistory(origins={o.path: o for o in origins}, head=head, walked=walked)
 
 
 def _origin(row: object) -> EditOrigin:
-    """One kept row as an origin; ``TypeError`` when it is not one :func:`_origins_json` wrote."""
+    """One kept row as an origin; ``TypeError`` when it is not one :func:`_history_json` wrote."""
     if not isinstance(row, list) or len(row) != 5:
         raise TypeError(row)
     path, commit, when, uncommitted, merged = row

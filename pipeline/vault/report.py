@@ -34,6 +34,17 @@ class EditOrigin:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class EditHistory:
+    """The edited notes' origins as read from the history behind one commit."""
+
+    origins: Mapping[str, EditOrigin]
+    head: str
+    """The commit the walk began at (``""``: none yet)."""
+    walked: int | None
+    """How many commits it took to settle every note (``None``: the walk's limit came first)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Conflict:
     """A produced note that cannot be written, and why."""
 

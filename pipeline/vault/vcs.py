@@ -56,7 +56,7 @@ from vaultsync.vault.manifest import (
     stat_key,
 )
 from vaultsync.vault.packfile import plan_packs, write_pack
-from vaultsync.vault.report import EditOrigin
+from vaultsync.vault.report import EditHistory, EditOrigin
 
 TRAILER = "Vaultsync-Sync"
 FALLBACK_NAME = "vaultsync"
@@ -476,9 +476,9 @@ class VaultRepo:
 
     def edit_origins(
         self, edited: Mapping[str, str], *, max_commits: int = MAX_COMMITS
-    ) -> dict[str, EditOrigin]:
+    ) -> EditHistory:
         """For each edited note (path → blob on disk): the commit that first carried the edit."""
-        first, merged = self._edit_history(set(edited), max_commits)
+        first, merged, walked = self._edit_history(set(edited), max_commits)
         head = _Files(
             None
             if self.repo.head_is_unborn
@@ -498,20 +498,47 @@ class VaultRepo:
                 when = datetime.fromtimestamp(carrier.commit_time, zone)
                 origin = replace(origin, commit=str(carrier.id), when=when)
             out[path] = origin
-        return out
+        return EditHistory(origins=out, head=self._head_id(), walked=walked)
+
+    def still_tells(self, history: EditHistory, paths: Collection[str]) -> EditHistory | None:
+        """``history`` as read from ``HEAD`` now, if it can tell; else ``None`` (read again).
+
+        It can when ``HEAD`` is one commit on the one ``history`` was read from, and that
+        commit changed none of ``paths``: a walk from it meets that commit first, then the
+        same commits as before.  The same origins, the same files at ``HEAD`` (so the same
+        ``uncommitted``), settled one commit later, as long as that is within the walk's limit.
+        """
+        if history.walked is None or history.walked >= MAX_COMMITS or not history.head:
+            return None
+        git = self.repo
+        if git.head_is_unborn:
+            return None
+        head = git.head.peel(pygit2.Commit)
+        if [str(parent) for parent in head.parent_ids] != [history.head]:
+            return None
+        before, after = self.vault_tree(head.parents[0]), self.vault_tree(head)
+        if any(True for _ in _file_changes(before, after, paths)):
+            return None
+        return replace(history, head=str(head.id), walked=history.walked + 1)
+
+    def _head_id(self) -> str:
+        return "" if self.repo.head_is_unborn else str(self.repo.head.target)
 
     def _edit_history(
         self, pending: set[str], max_commits: int
-    ) -> tuple[dict[str, pygit2.Commit], dict[str, str]]:
+    ) -> tuple[dict[str, pygit2.Commit], dict[str, str], int | None]:
         """Per path, the oldest commit of the user's since the sync that last rendered it.
 
         And the newest sync commit that merged into it; ``pending`` empties as paths settle.
+        Last, how many commits the walk took to settle them all (``None``: it did not).
         """
         first: dict[str, pygit2.Commit] = {}
         merged: dict[str, str] = {}
+        walked = 0
         for commit, is_sync in self._walk(max_commits):
             if not pending:
                 break
+            walked += 1
             changed = list(self._changes(commit, pending))
             wrote = [path for path, blob in changed if blob is not None]
             rendered = self._manifest_blobs(commit, wrote) if is_sync and wrote else {}
@@ -522,7 +549,7 @@ class VaultRepo:
                     merged.setdefault(path, str(commit.id))  # a merge: the edit is older
                 else:
                     pending.discard(path)
-        return first, merged
+        return first, merged, None if pending else walked
 
     # -- commit and index ---------------------------------------------------------------------
 

@@ -39,8 +39,9 @@ from vaultsync.vault.manifest import (
 )
 from vaultsync.vault.moves import NO_MOVES
 from vaultsync.vault.quick import unchanged_since_last_sync
-from vaultsync.vault.report import StatusReport, SyncReport
+from vaultsync.vault.report import EditHistory, StatusReport, SyncReport
 from vaultsync.vault.sync import check_vault, sync_vault, vault_moves, vault_status
+from vaultsync.vault.vcs import VaultRepo
 
 MARKED = "<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n"
 
@@ -162,6 +163,9 @@ class TestKeptOrigins:
         )
     )
     @example([("edit", 0), ("commit", 0), ("edit", 0)])  # same edit, new commit; then new blob
+    @example([("edit", 2), ("stores", 0), ("sync", 0)])  # a sync of other notes: carried over
+    @example([("edit", 0), ("stores", 0), ("sync", 0)])  # a sync merging into the edit: read
+    @example([("edit", 2), ("stores", 0), ("commit", 0), ("sync", 0)])  # two commits: read
     def test_kept_origins_equal_the_history_read_again(
         self, actions: list[tuple[str, int]]
     ) -> None:
@@ -205,19 +209,60 @@ class TestKeptOrigins:
         assert kept.history(EDIT_ORIGINS, question, lambda: "asked") not in (rows, "asked")
 
     def test_an_answer_kept_by_another_version_is_asked_again(self, tmp_path: Path) -> None:
-        """Origins another vaultsync kept for the same commit and edits (its reading of the
-        history) are not given: the history is read again."""
+        """Origins another vaultsync kept (its reading of the history) are neither given nor
+        carried over a sync of other notes: the history is read again."""
         vault, cache = tmp_path / "vault", tmp_path / "cache"
         sync(vault, 0)
-        act(vault, 0, "edit", 0)
-        found = known(vault, 0)
+        parent = _head(vault)
+        act(vault, 0, "edit", 2)
+        sync(vault, 1)  # a commit of notes 0 and 1 only
+        found = known(vault, 1)
         assert found is not None
         older = json.dumps(["an older vaultsync", sorted(found.edited.items())])
+        rows = [["F/n2.md", "0" * 40, "", False, ""]]
+        kept = {"question": older, "head": parent, "walked": 1, "rows": rows}
         other = GitFacts(vault, cache, read_environment().git)
-        other.history(EDIT_ORIGINS, older, lambda: '[["F/n0.md", "0" , "", false, ""]]')
+        other.history(EDIT_ORIGINS, older, lambda: json.dumps(kept))
         other.save()
         again = GitFacts(vault, cache, read_environment().git)
         assert known_status(vault, found, again) == known_status(vault, found)
+
+    def test_a_sync_of_other_notes_carries_the_origins_over(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """After a sync commit that changed none of the edited notes, ``status`` gives the
+        origins it kept, without reading the history again, equal to a fresh reading."""
+        vault, cache = tmp_path / "vault", tmp_path / "cache"
+        sync(vault, 0)
+        act(vault, 0, "edit", 2)
+        first = GitFacts(vault, cache, read_environment().git)
+        known_status(vault, _known(vault, 0), first)
+        first.save()
+        sync(vault, 1)  # a commit of notes 0 and 1 only
+        found = _known(vault, 1)
+        reads: list[int] = []
+        real = VaultRepo.edit_origins
+
+        def counted(repo: VaultRepo, edited: Mapping[str, str]) -> EditHistory:
+            reads.append(1)
+            return real(repo, edited)
+
+        monkeypatch.setattr(VaultRepo, "edit_origins", counted)
+        carried = known_status(vault, found, GitFacts(vault, cache, read_environment().git))
+        monkeypatch.undo()
+        assert (reads, carried) == ([], known_status(vault, found))
+
+
+def _head(vault: Path) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=vault, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _known(vault: Path, generation: int) -> Known:
+    found = known(vault, generation)
+    assert found is not None
+    return found
 
 
 def _notes(vault: Path) -> dict[str, bytes]:

@@ -329,15 +329,36 @@ class TestHistory:
     def test_edit_origins(self, story: tuple[Path, VaultRepo]) -> None:
         """A committed edit names its commit and date; an unsaved one says "uncommitted"."""
         vault, repo = story
-        origin = repo.edit_origins({"a.md": blob_id(b"a by the user")})["a.md"]
+        origin = repo.edit_origins({"a.md": blob_id(b"a by the user")}).origins["a.md"]
         assert repo.repo[origin.commit].peel(pygit2.Commit).message == "my edit\n"
         assert origin.when is not None
         assert abs(origin.when - datetime.now(UTC)) < timedelta(minutes=5)
         assert not origin.uncommitted
         write(vault, {"c.md": b"c edited, not committed"})
-        origin = repo.edit_origins({"c.md": blob_id(b"c edited, not committed")})["c.md"]
+        origin = repo.edit_origins({"c.md": blob_id(b"c edited, not committed")}).origins["c.md"]
         assert origin.commit == ""
         assert origin.uncommitted
+
+    def test_origins_carried_over_other_commits_equal_a_new_reading(
+        self, story: tuple[Path, VaultRepo]
+    ) -> None:
+        """Carried over commits that changed none of the edited notes, the origins, the commit
+        they were read at and the commits the walk took equal a new reading; a commit of an
+        edited note carries nothing."""
+        vault, repo = story
+        edited = {"a.md": blob_id(b"a by the user")}
+        history = repo.edit_origins(edited)
+        for number in range(2):
+            write(vault, {f"x{number}.md": b"another note"})
+            git(vault.parent, "add", f"v/x{number}.md")
+            git(vault.parent, "commit", "-qm", f"another note {number}")
+            carried = repo.still_tells(history, edited.keys())
+            assert carried == repo.edit_origins(edited)
+            assert carried is not None
+            history = carried
+        write(vault, {"a.md": b"a edited again"})
+        git(vault.parent, "commit", "-qam", "edited again")
+        assert repo.still_tells(history, edited.keys()) is None
 
     def test_one_walk_for_many_paths(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """200 sync commits, 1,000 paths asked: one walk that diffs each commit once.
