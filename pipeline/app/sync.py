@@ -718,8 +718,8 @@ def _planned_status(
 
     with vault_session(ws.vault, write=False) as session, _caches_aside(session):
         notes = vault_notes(ws, session)
-        skipped = bool(notes.skipped)
-        report = session.status(notes.specs, notes.moves, keep_gone=skipped, facts=facts)
+        keep_gone = bool(notes.skipped)
+        report = session.status(notes.specs, notes.moves, keep_gone=keep_gone, facts=facts)
     return report, notes.skipped, notes.warnings
 
 

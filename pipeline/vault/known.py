@@ -197,8 +197,7 @@ def kept_edits(
 
     def ask() -> str:
         kept = _history_of(facts.kept(EDIT_ORIGINS), question, edited)
-        found = repo.get() if kept is not None else None
-        carried = found.still_tells(kept, edited.keys()) if found and kept else None
+        carried = _carried(repo, kept, edited) if kept is not None else None
         return _history_json(question, carried or _read_history(repo, edited), edited)
 
     history = _history_of(facts.history(EDIT_ORIGINS, question, ask), question, edited)
@@ -217,6 +216,12 @@ def _read_history(repo: LazyRepo, edited: Mapping[str, str]) -> EditHistory:
     if found is None:
         return EditHistory(origins={}, head="", walked=None)
     return found.edit_origins(edited)
+
+
+def _carried(repo: LazyRepo, kept: EditHistory, edited: Mapping[str, str]) -> EditHistory | None:
+    """``kept`` carried over to the commit at ``HEAD`` (``VaultRepo.still_tells``), if it can be."""
+    found = repo.get()
+    return found.still_tells(kept, edited.keys()) if found is not None else None
 
 
 def _each_edit(history: EditHistory, edited: Mapping[str, str]) -> tuple[EditOrigin, ...]:

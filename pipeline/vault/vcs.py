@@ -479,11 +479,8 @@ class VaultRepo:
     ) -> EditHistory:
         """For each edited note (path → blob on disk): the commit that first carried the edit."""
         first, merged, walked = self._edit_history(set(edited), max_commits)
-        head = _Files(
-            None
-            if self.repo.head_is_unborn
-            else self.vault_tree(self.repo.head.peel(pygit2.Commit))
-        )
+        tip = None if self.repo.head_is_unborn else self.repo.head.peel(pygit2.Commit)
+        head = _Files(None if tip is None else self.vault_tree(tip))
         out = {}
         for path, disk_blob in edited.items():
             in_head = head.at(path)
@@ -498,7 +495,7 @@ class VaultRepo:
                 when = datetime.fromtimestamp(carrier.commit_time, zone)
                 origin = replace(origin, commit=str(carrier.id), when=when)
             out[path] = origin
-        return EditHistory(origins=out, head=self._head_id(), walked=walked)
+        return EditHistory(origins=out, head="" if tip is None else str(tip.id), walked=walked)
 
     def still_tells(self, history: EditHistory, paths: Collection[str]) -> EditHistory | None:
         """``history`` as read from ``HEAD`` now, if it can tell; else ``None`` (read again).
@@ -520,9 +517,6 @@ class VaultRepo:
         if any(True for _ in _file_changes(before, after, paths)):
             return None
         return replace(history, head=str(head.id), walked=history.walked + 1)
-
-    def _head_id(self) -> str:
-        return "" if self.repo.head_is_unborn else str(self.repo.head.target)
 
     def _edit_history(
         self, pending: set[str], max_commits: int
