@@ -218,14 +218,19 @@ class Background(Generic[R]):
     Best effort like :func:`split_map`: a helper that fails, dies, sends damaged bytes or has
     not sent its value within ``MIN_WAIT`` seconds of being asked for it is killed if need
     be, and the parent calls ``work()`` itself: same value, same error.  No thread waits on
-    the helper (a later fork must not copy one): it sends its value once done, and the pipe
-    is read when the value is asked for.
+    the helper (a later fork must not copy one).  Where the system has anonymous memory files
+    (Linux's ``memfd_create``), the helper writes its value into one and leaves at once, its
+    memory freed: through a pipe nobody reads yet, it waited with its whole heap (at 100,000
+    notes, the scan's 190 MiB for the five seconds the notes took to build, beside the
+    caches' helper).  Elsewhere it sends its value through the pipe, read when asked for.
     """
 
     def __init__(self, work: Callable[[], R], *, fork: bool) -> None:
         self._work = work
         self._pid: int | None = None
         self._pipe = -1
+        self._value = -1
+        """The anonymous file the helper writes its value into (``-1``: the pipe carries it)."""
         if fork:
             self._begin()
 
@@ -235,16 +240,17 @@ class Background(Generic[R]):
             read_end, write_end = os.pipe()
         except OSError:
             return  # no helper: the parent does the work when asked
+        value = _value_file()
         try:
             pid = os.fork()
         except OSError:
-            os.close(read_end)
-            os.close(write_end)
+            for fd in (read_end, write_end, value):
+                _close(fd)
             return
         if pid == 0:  # pragma: no cover - runs in the helper, which leaves through os._exit
-            _background_helper(self._work, read_end, write_end, parent)
+            _background_helper(self._work, read_end, write_end, parent, value)
         os.close(write_end)
-        self._pid, self._pipe = pid, read_end
+        self._pid, self._pipe, self._value = pid, read_end, value
 
     @property
     def forked(self) -> bool:
@@ -269,19 +275,28 @@ class Background(Generic[R]):
             status = self._stop(kill=data is None)
         if data is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
             try:
+                if self._value != -1:
+                    data = _read_all(self._value)
                 return cast("R", pickle.loads(data))  # noqa: S301 - our own child's
             except Exception:  # noqa: S110 - damaged: the parent does the work below
                 pass
+            finally:
+                self._value = _close(self._value)
         return self._work()
 
     def _stop(self, *, kill: bool) -> int:
-        """Reap the helper (killed first if ``kill``) and close the pipe: its wait status."""
+        """Reap the helper (killed first if ``kill``) and close the pipe: its wait status.
+
+        The file its value is in stays open when it ended well (``result`` reads it).
+        """
         pid, self._pid = self._pid, None
         assert pid is not None  # noqa: S101 - called only while there is a helper
         if kill:
             _kill(pid)
         _, status = os.waitpid(pid, 0)
         os.close(self._pipe)
+        if kill or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+            self._value = _close(self._value)
         return status
 
 
@@ -299,21 +314,50 @@ def in_background(work: Callable[[], R], *, min_items: int = 0) -> Background[R]
 
 
 def _background_helper(
-    work: Callable[[], object], read_end: int, write_end: int, parent: int
+    work: Callable[[], object], read_end: int, write_end: int, parent: int, value: int
 ) -> None:  # pragma: no cover - runs in the helper, which leaves through os._exit
-    """The background helper's whole life: do the work, send its value, leave without cleanup."""
+    """The background helper's whole life: do the work, send its value, leave without cleanup.
+
+    Into ``value``, an anonymous file, when there is one (the pipe's end then closes empty, as
+    the helper leaves); else through the pipe.
+    """
     code = 1
     try:
         if not _helper_started(read_end, parent):
             return
         data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(data)
+        with os.fdopen(write_end if value == -1 else value, "wb") as out:
+            out.write(data)
         code = 0
     except BaseException:  # noqa: S110 - the parent does the work again and raises its error
         pass
     finally:
         os._exit(code)
+
+
+def _value_file() -> int:
+    """An anonymous memory file for a helper's value (``-1``: none on this system)."""
+    try:
+        return os.memfd_create("vaultsync-helper", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        return -1
+
+
+def _read_all(fd: int) -> bytes:
+    """The whole content of the file ``fd`` from its start."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _close(fd: int) -> int:
+    """Close ``fd`` if it is one; always ``-1``, for the attribute that held it."""
+    if fd != -1:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return -1
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:

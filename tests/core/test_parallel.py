@@ -225,6 +225,28 @@ class TestInBackground:
         assert pid != os.getpid()
         assert text == "x" * 100_000
 
+    @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
+    def test_a_helper_leaves_once_its_value_is_written(self, tmp_path: Path) -> None:
+        """A value bigger than a pipe holds does not keep the helper alive until it is asked for."""
+        marker = tmp_path / "helper"
+
+        def work() -> str:
+            marker.write_text(str(os.getpid()))
+            return "v" * 1_000_000
+
+        pending = parallel.in_background(work, min_items=1000)
+        _wait_ended(wait_for_pid(marker))
+        assert pending.result() == "v" * 1_000_000
+
+    def test_without_memory_files_the_value_crosses_the_pipe(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Where no anonymous file can be made, the helper's value still reaches the parent."""
+        monkeypatch.setattr(parallel, "_value_file", lambda: -1)
+        pending = parallel.in_background(lambda: (os.getpid(), "y" * 1_000_000), min_items=1000)
+        pid, text = pending.result()
+        assert (pid != os.getpid(), text) == (True, "y" * 1_000_000)
+
     def test_a_helper_slow_to_leave_still_gives_its_value(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -295,3 +317,15 @@ class TestInBackground:
         helper = wait_for_pid(marker)
         pending.discard()
         assert_reaped(helper)
+
+
+def _wait_ended(pid: int) -> None:
+    """Until ``pid`` has ended (a zombie its parent has not waited for yet); a minute at most.
+
+    A guard against a hang, not a measure of speed.
+    """
+    give_up = time.monotonic() + 60
+    while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        if time.monotonic() > give_up:
+            pytest.fail(f"helper {pid} is still running")
+        time.sleep(0.01)
