@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 BIG_RUN_NOTES = 2_000
 """From this many notes on, ``sync``, ``check`` and ``status`` freeze the heap for the collector
@@ -85,3 +87,12 @@ def collector_resumes_at_end() -> Iterator[None]:
         _resume_deferred -= 1
         if was and not _resume_deferred:
             _resume()
+
+
+def resident_mib() -> float | None:
+    """This process's resident memory now, in MiB (Linux's ``/proc/self/statm``); else ``None``."""
+    try:
+        pages = int(Path("/proc/self/statm").read_bytes().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / (1 << 20)

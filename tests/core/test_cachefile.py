@@ -8,11 +8,18 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from vaultsync.core import cachefile, parallel
 
 HEAD = cachefile.envelope("held", 1, "key")
+
+
+@pytest.fixture(autouse=True)
+def any_heap_may_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a helper is forked does not hang on how much memory the test process holds."""
+    monkeypatch.setattr(cachefile, "HELPER_HEAP_MIB", 1 << 30)
 
 
 @given(st.binary(max_size=200), st.text(max_size=20), st.integers(0, 9))
@@ -202,6 +209,18 @@ def test_saves_aside_wait_for_the_hand_over(tmp_path: Path) -> None:
         assert not first.exists() and not second.exists()
         assert cachefile.held(first, HEAD) is None  # a one-shot run holds no value
     assert _writer_pid(first) == _writer_pid(second) == os.getpid()  # written on leaving
+
+
+def test_a_process_holding_much_memory_writes_its_saves_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``HELPER_HEAP_MIB`` no helper is forked: a copy of the heap would double it."""
+    monkeypatch.setattr(cachefile, "HELPER_HEAP_MIB", 0)
+    path = tmp_path / "c.bin"
+    with cachefile.saved_aside():
+        cachefile.save(path, HEAD, "v", _pid_writer(path))
+        cachefile.hand_over(parallel.MIN_ITEMS)
+        assert _writer_pid(path) == os.getpid()  # at the hand-over, not on leaving
 
 
 def test_a_large_stages_saves_are_written_by_a_helper(tmp_path: Path) -> None:
