@@ -57,6 +57,16 @@ class TestGoalRow:
         assert any("one fact changed" in line and line.endswith("| met |") for line in lines)
         assert not any("graph build" in line for line in lines)
 
+    def test_a_one_fact_syncs_peak_memory_is_a_goal_of_its_own(self) -> None:
+        """Its helpers beside a full heap: 1,300 MiB misses the 1 GiB of the first sync's row."""
+        run = bench_run()
+        lines = run.goal_lines([{"notes": 100_000, "caps_raised": True, "peak_memory_mib": 900.0,
+                                 "peak_one_fact_mib": 1300.0}])  # fmt: skip
+        one_fact = [line for line in lines if "one-fact sync, all processes" in line]
+        assert len(one_fact) == 1 and "missed by 1.3×" in one_fact[0]
+        assert any("peak memory, all processes" in line and line.endswith("| met |")
+                   for line in lines)  # fmt: skip
+
 
 PROFILE: dict[str, Any] = {
     "command": ["vaultsync", "sync", "--state", "s", "--vault", "v"],
