@@ -45,9 +45,11 @@ import functools
 import hashlib
 import io
 import json
+import marshal
 import math
 import os
 import pickle
+import struct
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from json.encoder import encode_basestring
@@ -59,6 +61,7 @@ from vaultsync.core import cachefile
 from vaultsync.core.cachefile import cache_dir
 from vaultsync.core.digest import code_fingerprint
 from vaultsync.core.model import Graph, Link, Node, Origin, Skipped
+from vaultsync.core.process import paused_gc
 from vaultsync.core.redact import rules_version
 from vaultsync.core.settings import Caps
 from vaultsync.extract.sources import store_fingerprint
@@ -79,7 +82,7 @@ LAST_GOOD_PARTS = 16
 """The last good records are kept in this many files, each source's by a digest of its path."""
 LAST_GOOD_FILE = "last-good-{:02d}.pickle"
 LAST_GOOD_GLOB = "last-good-[0-9][0-9].pickle"
-PATCH_VERSION = 1
+PATCH_VERSION = 2
 
 
 def graph_fingerprint(state: Path, caps: Caps) -> str:
@@ -277,8 +280,9 @@ def load_patch_state(state: Path, caps: Caps) -> PatchState | None:
 
 
 def _load_patch(state: Path, head: bytes) -> PatchState | None:
-    loaded = cachefile.load_pickle(patch_state_path(state), head)
-    if not isinstance(loaded, PatchState) or loaded.version != STATE_VERSION:
+    payload = cachefile.read(patch_state_path(state), head)
+    loaded = state_from_bytes(payload) if payload is not None else None
+    if loaded is None or loaded.version != STATE_VERSION:
         return None
     folder = _contexts_folder(state)
     for name in loaded.context_files:
@@ -313,19 +317,66 @@ def _write_patch_state(state: Path, head: bytes, patch: PatchState) -> bool:
         path = folder / name
         if not cachefile.holds(path, head):
             ok = cachefile.write(path, head, pickle_patch_state(entry)) and ok
-    main = replace(
-        patch, contexts={}, context_files=tuple(sorted(names)), digested={}, described={}
-    )
+    main = replace(patch, context_files=tuple(sorted(names)))
     # all of it on disk, or the next build of a resident process does not start from it
-    return cachefile.write(patch_state_path(state), head, pickle_patch_state(main)) and ok
+    return cachefile.write(patch_state_path(state), head, state_bytes(main)) and ok
 
 
 def _contexts_folder(state: Path) -> Path:
     return cache_dir(state) / "graph-patch"
 
 
-def pickle_patch_state(patch: PatchState | ContextEntry) -> bytes:
-    """The pickle of a state or of one context's entry (``pickle.loads`` reads it back)."""
+_PLAIN = (
+    "version",
+    "context_files",
+    "wikilinks",
+    "mention_names",
+    "mentions",
+    "normalized",
+    "project_names",
+    "session_projects",
+    "nodes",
+    "records",
+    "sources",
+    "names",
+    "build_id",
+)
+"""The fields of a :class:`PatchState` made of plain values (strings, bytes, tuples, dicts)."""
+_PLAIN_TYPES = (int, tuple, dict, bytes, dict, dict, bytes, dict, dict, dict, dict, dict, str)
+_SIZE = struct.Struct(">Q")
+
+
+def state_bytes(patch: PatchState) -> bytes:
+    """A state without its contexts' entries: its plain tables, then its mention finder.
+
+    The tables are marshalled (version 2, no shared references): four times faster than a
+    pickle, and, written by a forked helper, reading them writes to none of this process's
+    objects, where a pickle counts a reference to each one (a page copied per object read).
+    """
+    plain = marshal.dumps(tuple(getattr(patch, name) for name in _PLAIN), 2)
+    return _SIZE.pack(len(plain)) + plain + pickle_patch_state(patch.finder)
+
+
+def state_from_bytes(data: bytes) -> PatchState | None:
+    """The state :func:`state_bytes` wrote; ``None`` when ``data`` is not one."""
+    try:
+        (size,) = _SIZE.unpack_from(data)
+        end = _SIZE.size + size
+        with paused_gc():  # a few million strings and tuples, no cycles
+            # our own file, 0600 in a 0700 folder; marshal builds plain values, runs nothing
+            plain = marshal.loads(data[_SIZE.size : end])  # noqa: S302
+            finder = pickle.loads(data[end:])  # noqa: S301 - the same file
+    except Exception:  # a cache that does not load is no cache
+        return None
+    if not isinstance(plain, tuple) or len(plain) != len(_PLAIN):
+        return None
+    if not all(type(value) is kind for value, kind in zip(plain, _PLAIN_TYPES, strict=True)):
+        return None
+    return PatchState(**dict(zip(_PLAIN, plain, strict=True)), finder=finder)
+
+
+def pickle_patch_state(patch: object) -> bytes:
+    """The pickle of one context's entry, or of a state's part (``pickle.loads`` reads it)."""
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     # The resolver's indexes are read-only views of dicts: pickled as the views of copies.

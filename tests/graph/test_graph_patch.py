@@ -372,6 +372,20 @@ class TestPersisted:
         path.write_bytes(damage)
         assert cache.load_patch_state(tmp_path, CAPS) is None
 
+    def test_a_states_tables_round_trip_by_value(self) -> None:
+        """What the file keeps of a state (all but its contexts' entries) reads back equal."""
+        state = patch_graph(_linking_handbook(), CAPS, None)[1]
+        loaded = cache.state_from_bytes(cache.state_bytes(state))
+        assert loaded is not None
+        kept = ("nodes", "records", "sources", "names", "mentions", "wikilinks", "build_id")
+        assert all(getattr(loaded, name) == getattr(state, name) for name in kept)
+
+    def test_a_state_whose_table_has_another_type_is_ignored(self) -> None:
+        """Bytes that decode to a table of the wrong type are no state (a full build follows)."""
+        state = patch_graph(HANDBOOK, CAPS, None)[1]
+        listed = replace(state, nodes=[])  # type: ignore[arg-type]
+        assert cache.state_from_bytes(cache.state_bytes(listed)) is None
+
     def test_truncated_state_is_ignored(self, tmp_path: Path) -> None:
         """A state cut short after its header loads as none."""
         cache.save_patch_state(tmp_path, CAPS, patch_graph(Records(), CAPS, None)[1])
