@@ -59,7 +59,7 @@ The helper pickles what this process made, and each object it reads is written t
 reference count): every page holding one is copied.  At 100,000 notes a one-fact sync held
 630 MiB when it handed its caches over, and its helper copied 400 more: together over the
 1 GiB the processes of a sync may take.  Below this size both stay under it; above it the
-caches are written in line (0.6-0.8 s of that sync)."""
+caches are written in line (that sync took half a second more, side by side)."""
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:

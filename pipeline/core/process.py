@@ -89,10 +89,14 @@ def collector_resumes_at_end() -> Iterator[None]:
             _resume()
 
 
+STATM = Path("/proc/self/statm")
+"""Linux's account of this process's memory, in pages: its second figure is the resident size."""
+
+
 def resident_mib() -> float | None:
-    """This process's resident memory now, in MiB (Linux's ``/proc/self/statm``); else ``None``."""
+    """This process's resident memory now, in MiB (:data:`STATM`); ``None`` where unknown."""
     try:
-        pages = int(Path("/proc/self/statm").read_bytes().split()[1])
+        pages = int(STATM.read_bytes().split()[1])
     except (OSError, ValueError, IndexError):
         return None
     return pages * os.sysconf("SC_PAGE_SIZE") / (1 << 20)

@@ -326,23 +326,22 @@ def _contexts_folder(state: Path) -> Path:
     return cache_dir(state) / "graph-patch"
 
 
-_PLAIN = (
-    "version",
-    "context_files",
-    "wikilinks",
-    "mention_names",
-    "mentions",
-    "normalized",
-    "project_names",
-    "session_projects",
-    "nodes",
-    "records",
-    "sources",
-    "names",
-    "build_id",
+_PLAIN: tuple[tuple[str, type], ...] = (
+    ("version", int),
+    ("context_files", tuple),
+    ("wikilinks", dict),
+    ("mention_names", bytes),
+    ("mentions", dict),
+    ("normalized", dict),
+    ("project_names", bytes),
+    ("session_projects", dict),
+    ("nodes", dict),
+    ("records", dict),
+    ("sources", dict),
+    ("names", dict),
+    ("build_id", str),
 )
-"""The fields of a :class:`PatchState` made of plain values (strings, bytes, tuples, dicts)."""
-_PLAIN_TYPES = (int, tuple, dict, bytes, dict, dict, bytes, dict, dict, dict, dict, dict, str)
+"""The fields of a :class:`PatchState` made of plain values, and the type each one has."""
 _SIZE = struct.Struct(">Q")
 
 
@@ -353,7 +352,7 @@ def state_bytes(patch: PatchState) -> bytes:
     pickle, and, written by a forked helper, reading them writes to none of this process's
     objects, where a pickle counts a reference to each one (a page copied per object read).
     """
-    plain = marshal.dumps(tuple(getattr(patch, name) for name in _PLAIN), 2)
+    plain = marshal.dumps(tuple(getattr(patch, name) for name, _ in _PLAIN), 2)
     return _SIZE.pack(len(plain)) + plain + pickle_patch_state(patch.finder)
 
 
@@ -370,9 +369,10 @@ def state_from_bytes(data: bytes) -> PatchState | None:
         return None
     if not isinstance(plain, tuple) or len(plain) != len(_PLAIN):
         return None
-    if not all(type(value) is kind for value, kind in zip(plain, _PLAIN_TYPES, strict=True)):
+    if any(type(value) is not kind for value, (_, kind) in zip(plain, _PLAIN, strict=True)):
         return None
-    return PatchState(**dict(zip(_PLAIN, plain, strict=True)), finder=finder)
+    tables = {name: value for (name, _), value in zip(_PLAIN, plain, strict=True)}
+    return PatchState(**tables, finder=finder)
 
 
 def pickle_patch_state(patch: object) -> bytes:

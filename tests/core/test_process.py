@@ -75,14 +75,16 @@ def test_a_pause_of_another_run_freezes_nothing() -> None:
 def test_resident_memory_grows_with_what_the_process_holds() -> None:
     """``resident_mib`` reads this process's memory now: 64 MiB more held, about 64 more."""
     before = process.resident_mib()
-    held = bytearray(64 << 20)
+    held = b"\x01" * (64 << 20)  # written, so every page of it is resident
     after = process.resident_mib()
     assert before is not None and after is not None
     assert 48 < after - before < 80, (before, after)
     del held
 
 
-def test_resident_memory_is_none_where_it_cannot_be_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resident_memory_is_none_where_it_cannot_be_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Without ``/proc`` (macOS, the BSDs) the answer is ``None``: unknown, never a guess."""
-    monkeypatch.setattr(Path, "read_bytes", lambda _self: (_ for _ in ()).throw(OSError()))
+    monkeypatch.setattr(process, "STATM", tmp_path / "statm")
     assert process.resident_mib() is None
