@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import struct
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +112,33 @@ def holds(path: Path, head: bytes) -> bool:
             return handle.read(len(head)) == head
     except OSError:
         return False
+
+
+_PART_SIZE = struct.Struct(">Q")
+
+
+def two_parts(first: bytes, second: bytes) -> bytes:
+    """One payload of two parts, told apart again by :func:`split_parts`.
+
+    For a cache that writes one part again as it was, or decodes the two apart.
+    """
+    return _PART_SIZE.pack(len(first)) + first + second
+
+
+def split_parts(data: bytes) -> tuple[bytes, bytes]:
+    """The two parts :func:`two_parts` joined.
+
+    Raises:
+        ValueError: ``data`` is not two parts (too short for the first one's size, or for it).
+    """
+    try:
+        (size,) = _PART_SIZE.unpack_from(data)
+    except struct.error as err:
+        raise ValueError("no part size") from err
+    end = _PART_SIZE.size + size
+    if end > len(data):
+        raise ValueError("the first part is cut short")
+    return data[_PART_SIZE.size : end], data[end:]
 
 
 def load_pickle(path: Path, head: bytes) -> object:

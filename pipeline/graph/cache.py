@@ -49,7 +49,6 @@ import marshal
 import math
 import os
 import pickle
-import struct
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from json.encoder import encode_basestring
@@ -342,7 +341,6 @@ _PLAIN: tuple[tuple[str, type], ...] = (
     ("build_id", str),
 )
 """The fields of a :class:`PatchState` made of plain values, and the type each one has."""
-_SIZE = struct.Struct(">Q")
 
 
 def state_bytes(patch: PatchState) -> bytes:
@@ -353,18 +351,17 @@ def state_bytes(patch: PatchState) -> bytes:
     objects, where a pickle counts a reference to each one (a page copied per object read).
     """
     plain = marshal.dumps(tuple(getattr(patch, name) for name, _ in _PLAIN), 2)
-    return _SIZE.pack(len(plain)) + plain + pickle_patch_state(patch.finder)
+    return cachefile.two_parts(plain, pickle_patch_state(patch.finder))
 
 
 def state_from_bytes(data: bytes) -> PatchState | None:
     """The state :func:`state_bytes` wrote; ``None`` when ``data`` is not one."""
     try:
-        (size,) = _SIZE.unpack_from(data)
-        end = _SIZE.size + size
+        marshalled, pickled = cachefile.split_parts(data)
         with paused_gc():  # a few million strings and tuples, no cycles
             # our own file, 0600 in a 0700 folder; marshal builds plain values, runs nothing
-            plain = marshal.loads(data[_SIZE.size : end])  # noqa: S302
-            finder = pickle.loads(data[end:])  # noqa: S301 - the same file
+            plain = marshal.loads(marshalled)  # noqa: S302
+            finder = pickle.loads(pickled)  # noqa: S301 - the same file
     except Exception:  # a cache that does not load is no cache
         return None
     if not isinstance(plain, tuple) or len(plain) != len(_PLAIN):

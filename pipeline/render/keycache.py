@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,9 +85,6 @@ def _header(caps: Caps, build: str) -> bytes:
     return cachefile.envelope("note-keys", MEMO_VERSION, key)
 
 
-_SIZE = struct.Struct(">Q")
-
-
 def memo_bytes(memo: SpecsMemo) -> bytes:
     """``memo`` as plain values, marshalled (read back by :func:`memo_from_bytes`).
 
@@ -108,7 +104,7 @@ def memo_bytes(memo: SpecsMemo) -> bytes:
             [m.key for _, m in notes],
         )
     )
-    return _SIZE.pack(len(first)) + first + (memo.reads or reads_bytes(memo))
+    return cachefile.two_parts(first, memo.reads or reads_bytes(memo))
 
 
 def reads_bytes(memo: SpecsMemo) -> bytes:
@@ -135,14 +131,11 @@ def reads_bytes(memo: SpecsMemo) -> bytes:
 def memo_from_bytes(data: bytes) -> SpecsMemo | None:
     """The memo :func:`memo_bytes` wrote; ``None`` when ``data`` is not one."""
     try:
-        (size,) = _SIZE.unpack_from(data)
-        end = _SIZE.size + size
+        first, second = cachefile.split_parts(data)
         with paused_gc():
             # our own file, 0600 in a 0700 folder; marshal builds plain values, runs nothing
-            first = marshal.loads(data[_SIZE.size : end])  # noqa: S302
-            second = data[end:]
-            return _memo(first, marshal.loads(second), second)  # noqa: S302
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, struct.error):
+            return _memo(marshal.loads(first), marshal.loads(second), second)  # noqa: S302
+    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError):
         return None
 
 

@@ -309,3 +309,16 @@ def test_outside_saved_aside_a_hand_over_does_nothing(tmp_path: Path) -> None:
     cachefile.save(path, HEAD, "v", _pid_writer(path))
     cachefile.hand_over(parallel.MIN_ITEMS)
     assert _writer_pid(path) == os.getpid()
+
+
+@given(st.binary(max_size=100), st.binary(max_size=100))
+def test_two_parts_split_apart_as_they_were(first: bytes, second: bytes) -> None:
+    """Two parts joined in one payload come apart again, each whole."""
+    assert cachefile.split_parts(cachefile.two_parts(first, second)) == (first, second)
+
+
+@pytest.mark.parametrize("cut", [0, 5, 9])
+def test_a_payload_cut_inside_its_first_part_is_no_two_parts(cut: int) -> None:
+    """Too short for the first part's size, or for the first part itself: a ``ValueError``."""
+    with pytest.raises(ValueError):
+        cachefile.split_parts(cachefile.two_parts(b"x" * 4, b"")[:cut])
