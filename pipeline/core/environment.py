@@ -126,6 +126,10 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
     return Environment(**values, git=MappingProxyType(git), variables=MappingProxyType(own))
 
 
-def child_environment(**overrides: str) -> dict[str, str]:
-    """This process's environment for a child it starts, with ``overrides``."""
-    return {**os.environ, **overrides}
+def child_environment(*, dropping: str = "", **overrides: str) -> dict[str, str]:
+    """This process's environment for a child it starts, with ``overrides``.
+
+    ``dropping``: a prefix; the variables whose names start with it are left out.
+    """
+    kept = {k: v for k, v in os.environ.items() if not dropping or not k.startswith(dropping)}
+    return {**kept, **overrides}

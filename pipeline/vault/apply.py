@@ -43,6 +43,7 @@ from vaultsync.core.model import Skipped
 from vaultsync.core.process import paused_gc
 from vaultsync.render import RENDER_FORMAT
 from vaultsync.vault.decide import Decision, Rendered
+from vaultsync.vault.indexproof import IndexProver
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
@@ -530,25 +531,29 @@ def save_cache(
     left) is summed up as its blob id and the paths that have no file, so ``vault.quick`` need
     not parse it, and its edited and deleted notes are recorded with ``skipped`` (``LastSync``)
     for ``status`` and ``check``, and ``unchanged``, its report's count, for a sync answered from
-    that record (``vault.known``).  ``dumped``: the blob id of the manifest bytes a sync dumped
-    (``apply._patched`` may patch those next time).  Not durable (a hint only: a lost or stale
-    cache costs hashing, never correctness).  Crash window: none of its own.  Returns the
-    stat data of the cache file left (``None``: none).
+    that record (``vault.known``), and what git's index vouches for is proven, so that they
+    learn which notes changed from git (``vault.indexproof``).  ``dumped``: the blob id of
+    the manifest bytes a sync dumped (``apply._patched`` may patch those next time).  Not
+    durable (a hint only: a lost or stale cache costs hashing, never correctness).  Crash
+    window: none of its own.  Returns the stat data of the cache file left (``None``: none).
     """
     gone = set(removed)
     doubtful = range(decision.scanned_ns - RACY_NS, time.time_ns() - RACY_NS)
+    recorded = "" if conflicts(decision.plan) or waiting else inputs
+    # Git's index is proven for the quick answers, which read a cache only with its inputs.
     # An entry per note and no cycles: the collector walked them again and again (0.2 s of
     # collections in a one-fact sync at 100,000 notes).
-    with paused_gc():
+    with IndexProver(fs.root, wanted=bool(recorded)) as prover, paused_gc():
         entries = {
             p: (proven(s.stat, doubtful), s.blob)
             for p, s in decision.disk.items()
             if s.kind is FileKind.FILE and p not in gone
         }
         entries.update({p: (key, blobs[p]) for p, key in written.items()})
-        recorded = "" if conflicts(decision.plan) or waiting else inputs
         told = LastSync(skipped=skipped, unchanged=unchanged)
         after = _next_cache(entries, recorded, manifest, told, dumped)
+        if after.inputs:
+            after = replace(after, index=prover.prove(entries))
         cache = decision.controls.cache
         # Files hashed only because they were racy are trusted once a cache written out of
         # their racy window records them.
@@ -574,7 +579,9 @@ def tie_events(fs: VaultFS, cache: StatKey | None, applied: Applied) -> None:
     events.cache_kept(cache, written=len(applied.written) + len(applied.removed))
 
 
-_RECORDS = operator.attrgetter("inputs", "manifest", "manifest_stat", "absent", "dumped", "last")
+_RECORDS = operator.attrgetter(
+    "inputs", "manifest", "manifest_stat", "absent", "dumped", "last", "index"
+)
 """What a stat cache records besides its entries (and its own mtime)."""
 
 

@@ -30,33 +30,64 @@ def run_git(vault: Path, *args: str, timeout: float | None = TIMEOUT_S, umask: i
 
 
 def run_git_bytes(
-    vault: Path, *args: str, timeout: float | None = TIMEOUT_S, umask: int = -1
+    vault: Path,
+    *args: str,
+    timeout: float | None = TIMEOUT_S,
+    umask: int = -1,
+    own_repository: bool = False,
 ) -> bytes:
     """Run ``git -C VAULT ARGS``; its output as bytes (a blob is bytes), or :class:`GitFailed`.
 
     ``timeout``: ``None`` for a command that must end on its own (a kill would leave its
-    children running); ``umask``: the child's (``-1``: this process's).
+    children running); ``umask``: the child's (``-1``: this process's); ``own_repository``:
+    see :func:`start_git`.
     """
-    env = child_environment(GIT_TERMINAL_PROMPT="0", LC_ALL="C")  # never wait for a password
+    process = start_git(vault, *args, umask=umask, own_repository=own_repository)
+    return finish_git(process, args[0], timeout)
+
+
+def start_git(
+    vault: Path, *args: str, umask: int = -1, own_repository: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start ``git -C VAULT ARGS``, to be finished by :func:`finish_git`; or :class:`GitFailed`.
+
+    ``own_repository``: the vault's own ``.git`` and work tree, whatever git's variables name
+    (a hook sets ``GIT_DIR`` and ``GIT_INDEX_FILE`` for its own repository).
+    """
+    # never wait for a password
+    env = child_environment(
+        dropping="GIT_" if own_repository else "", GIT_TERMINAL_PROMPT="0", LC_ALL="C"
+    )
+    named = ("--git-dir", str(vault / ".git"), "--work-tree", str(vault)) if own_repository else ()
     try:
-        done = subprocess.run(
-            ["git", "-C", str(vault), *args],
-            capture_output=True,
+        return subprocess.Popen(
+            ["git", "-C", str(vault), *named, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=env,
-            timeout=timeout,
-            check=False,
             stdin=subprocess.DEVNULL,
             umask=umask,
         )
-    except subprocess.TimeoutExpired:
-        raise GitFailed(f"git {args[0]} took longer than {timeout:.0f} s") from None
     except OSError as error:
         raise GitFailed(f"cannot run git: {error.strerror or error}") from None
-    if done.returncode != 0:
-        text = (done.stderr + done.stdout).decode("utf-8", "replace")
+
+
+def finish_git(process: subprocess.Popen[bytes], command: str, timeout: float | None) -> bytes:
+    """What a started git ``command`` printed, once it ended; or :class:`GitFailed`.
+
+    Past ``timeout`` seconds it is killed (and waited for).
+    """
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise GitFailed(f"git {command} took longer than {timeout:.0f} s") from None
+    if process.returncode != 0:
+        text = (stderr + stdout).decode("utf-8", "replace")
         said = [line.strip() for line in text.splitlines() if line.strip()]
-        raise GitFailed(_first_meaningful(said) or f"git {args[0]} exited {done.returncode}")
-    return done.stdout
+        raise GitFailed(_first_meaningful(said) or f"git {command} exited {process.returncode}")
+    return stdout
 
 
 def _first_meaningful(lines: list[str]) -> str:

@@ -321,5 +321,7 @@ def _record(fs: VaultFS, known: Known, last: LastSync, *, doubtful: range) -> No
     cache = known.cache
     entries = dict(cache.entries)
     entries.update((p, (proven(key, doubtful), blob)) for p, (key, blob) in known.seen.items())
-    data = dump_stat_cache(replace(cache, entries=entries, last=last))
+    # git's index holds what it held, which the notes read since may no longer be
+    index = cache.index.with_odd(known.seen) if cache.index is not None else None
+    data = dump_stat_cache(replace(cache, entries=entries, last=last, index=index))
     fs.write_control(CACHE, data, durable=False)

@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Collection, ItemsView, Iterator, Mapping
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -482,6 +482,28 @@ class LastSync:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class IndexProof:
+    """What git's index vouches for: the file as a sync left it, and the notes it cannot.
+
+    While ``.git/index`` is this very file, every file of the stat cache but ``odd`` has an
+    entry there holding the blob the cache records, at stage 0, in a regular file's mode,
+    neither assumed unchanged nor skipped in the work tree.  So a file ``git diff-files`` does
+    not list holds those bytes still (``vault.indexproof``).
+    """
+
+    index: tuple[int, int, int, int]
+    """``.git/index``'s size, ``mtime_ns``, inode and ``ctime_ns``: a rewrite changes them."""
+    tail: str
+    """Its last 20 bytes in hex (its checksum), read with them."""
+    odd: tuple[str, ...] = ()
+    """The cache's files whose entry is not as above: their stat data are checked instead."""
+
+    def with_odd(self, paths: Iterable[str]) -> IndexProof:
+        """The same proof with ``paths`` (whose recorded blob changed) checked by stat too."""
+        return replace(self, odd=tuple(sorted({*self.odd, *paths})))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StatCache:
     """Stat data → blob, as last seen; ``written_ns`` is the cache file's own mtime."""
 
@@ -497,6 +519,8 @@ class StatCache:
     absent: tuple[str, ...] = ()
     """That manifest's entry paths with no file in ``entries`` (``vault.quick`` checks they are
     still absent without parsing the manifest)."""
+    index: IndexProof | None = None
+    """What git's index vouched for when the cache was written (``None``: nothing)."""
     dumped: str = ""
     """Blob id of the manifest bytes the last sync dumped (``""``: none): bytes with this id are
     ``dump_manifest``'s own layout, so the next sync may patch them (``patch_manifest``)."""
@@ -528,6 +552,7 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
         manifest, manifest_stat, absent = _manifest_summary(doc)
         dumped = doc.get("dumped", "") if isinstance(doc, dict) else ""
         last = _last_sync(doc.get("last") if isinstance(doc, dict) else None)
+        index = _index_proof(doc)
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return StatCache()
     return StatCache(
@@ -539,7 +564,23 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
         absent=absent,
         dumped=dumped if isinstance(dumped, str) and _BLOB.fullmatch(dumped) else "",
         last=last,
+        index=index,
     )
+
+
+def _index_proof(doc: object) -> IndexProof | None:
+    """The cache's record of git's index; ``None`` when there is none or it is malformed."""
+    record = doc.get("index") if isinstance(doc, dict) else None
+    if not isinstance(record, dict):
+        return None
+    found, tail, odd = record.get("file"), record.get("tail"), record.get("odd")
+    if not (isinstance(found, list) and len(found) == 4 and set(map(type, found)) == {int}):
+        return None
+    if not (isinstance(tail, str) and _BLOB.fullmatch(tail) and isinstance(odd, list)):
+        return None
+    if not _safe_paths(odd):
+        return None
+    return IndexProof(index=(found[0], found[1], found[2], found[3]), tail=tail, odd=tuple(odd))
 
 
 def _last_sync(doc: object) -> LastSync:
@@ -650,9 +691,39 @@ class ColumnEntries(Mapping[str, tuple[StatKey, str]]):
         """``(path, stat data)`` of every file, in the files' order."""
         return zip(self._paths, self.stat_keys(), strict=True)
 
+    def some(self, paths: Iterable[str]) -> dict[str, tuple[StatKey, str]]:
+        """The entries of those ``paths`` that have one (see :func:`some_entries`)."""
+        found: dict[str, tuple[StatKey, str]] = {}
+        names = self._paths
+        for path in paths:
+            at = bisect.bisect_left(names, path)
+            if at == len(names) or names[at] != path:
+                if path in self:  # paths not in a dump's order: looked up the slow way
+                    found[path] = self[path]
+                continue
+            found[path] = self._row(at)
+        return found
+
+    def _row(self, at: int) -> tuple[StatKey, str]:
+        stats = self._stats
+        return (stats[3 * at], stats[3 * at + 1], stats[3 * at + 2]), self.blob_at(at)
+
     def blob_at(self, index: int) -> str:
         """The blob id of the ``index``-th file, without making the others' values."""
         return self._blobs[40 * index : 40 * index + 40]
+
+
+def some_entries(
+    entries: Mapping[str, tuple[StatKey, str]], paths: Iterable[str]
+) -> dict[str, tuple[StatKey, str]]:
+    """The entries of those ``paths`` that have one.
+
+    From the columns, a few are found by bisection (a dump's paths are sorted), where a lookup
+    by path made every file's value (0.1 s at 100,000 files).
+    """
+    if not isinstance(entries, ColumnEntries):
+        return {path: entries[path] for path in paths if path in entries}
+    return entries.some(paths)
 
 
 def stat_rows(entries: Mapping[str, tuple[StatKey, str]]) -> Iterator[tuple[str, StatKey]]:
@@ -711,6 +782,7 @@ def dump_stat_cache(cache: StatCache) -> bytes:
         absent=cache.absent,
         dumped=cache.dumped,
         last=cache.last if cache.manifest else None,
+        index=cache.index,
     )
 
 
@@ -723,6 +795,7 @@ def dump_cache(
     absent: tuple[str, ...] = (),
     dumped: str = "",
     last: LastSync | None = None,
+    index: IndexProof | None = None,
 ) -> bytes:
     """Serialize the stat cache (compact columns: it is never read by people or diffed)."""
     rows = sorted(entries.items())
@@ -747,6 +820,8 @@ def dump_cache(
         }
         if last.unchanged is not None:
             doc["last"]["unchanged"] = last.unchanged
+    if index is not None:
+        doc["index"] = {"file": list(index.index), "tail": index.tail, "odd": list(index.odd)}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -35,7 +35,9 @@ import os
 import stat
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import RACY_NS
@@ -51,8 +53,12 @@ from vaultsync.vault.manifest import (
     blob_id,
     load_cache,
     recorded_blob,
+    some_entries,
     stat_rows,
 )
+
+if TYPE_CHECKING:
+    from vaultsync.vault.indexproof import DiffFiles
 
 # O_NONBLOCK: opening a FIFO put where a note was must not wait for a writer (no effect on
 # a regular file's reads)
@@ -115,9 +121,34 @@ def last_sync_and_changes(
     changed file is one whose stat data (or, racy, its bytes) are not those recorded:
     ``vault.known`` reads those few again.
     """
+    if (vault / JOURNAL).exists():
+        return None
+    if not _git_worth_asking(vault):
+        return _since_cache(vault, inputs, at_most, None)
+    from vaultsync.vault.indexproof import DiffFiles  # noqa: PLC0415 - runs git: only then
+
+    with DiffFiles(vault) as git:  # on the other core while the cache is read
+        return _since_cache(vault, inputs, at_most, git)
+
+
+ASK_GIT_FROM_BYTES = 512 * 1024
+"""The stat cache's size from which git's index is asked (about 4,000 files): below it, our
+own ``lstat`` of each file ends before git does (2,784 files: 104 ms without git, 110 with;
+8,279 files: 130 and 120 ms, whole no-op syncs)."""
+
+
+def _git_worth_asking(vault: Path) -> bool:
     try:
-        if (vault / JOURNAL).exists():
-            return None
+        return (vault / CACHE).stat().st_size >= ASK_GIT_FROM_BYTES
+    except OSError:
+        return False
+
+
+def _since_cache(
+    vault: Path, inputs: str, at_most: int, git: DiffFiles | None
+) -> tuple[StatCache, tuple[str, ...]] | None:
+    """:func:`last_sync_and_changes`, ``git`` started (``None``: not asked)."""
+    try:
         data, seen = _read(vault / CACHE)
         cache = load_cache(data, written_ns=seen.st_mtime_ns)
     except OSError:
@@ -128,7 +159,9 @@ def last_sync_and_changes(
     manifest = _racy_manifest(os.fspath(vault / MANIFEST), cache)
     if manifest is None:
         return None  # not the manifest the cache vouches for
-    found = _verified(os.fspath(vault), cache, cache.absent, at_most)
+    found = _changed_by_git(vault, cache, at_most, git) if git is not None else None
+    if found is None:
+        found = _verified(os.fspath(vault), cache, cache.absent, at_most)
     if found is None:
         return None
     racy, changed = found
@@ -150,6 +183,27 @@ def _racy_manifest(path: str, cache: StatCache) -> list[StatKey] | None:
     if recorded[1] < cache.written_ns - RACY_NS:
         return [] if stat_of(path) == recorded else None
     return [recorded] if _same_bytes(path, recorded, cache.manifest) else None
+
+
+def _changed_by_git(
+    vault: Path, cache: StatCache, at_most: int, git: DiffFiles
+) -> tuple[list[StatKey], list[str]] | None:
+    """:func:`_verified`'s answer, with git's index vouching for the files it does not list.
+
+    The files git lists are checked by their stat data, as without git: git also lists a file
+    whose entry lost its stat data (an index written in the file's own tick, "smudged"), whose
+    bytes may be the same.  So are the files git cannot vouch for (``odd``, which holds every
+    file of the cache's racy window: ``indexproof.prove_index``).  ``None``: no proof, or it
+    does not hold now.
+    """
+    proof = cache.index
+    if proof is None:
+        return None
+    listed = git.changed(proof, cache.entries)
+    if listed is None:
+        return None
+    rows = dict(sorted(some_entries(cache.entries, [*listed, *proof.odd]).items()))
+    return _verified(os.fspath(vault), replace(cache, entries=rows), cache.absent, at_most)
 
 
 def _verified(
