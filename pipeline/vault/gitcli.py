@@ -12,6 +12,8 @@ from pathlib import Path
 
 from vaultsync.core.environment import child_environment
 
+PRIVATE_UMASK = 0o077
+"""The umask of every write into the vault's own repository (see ``vault.vcs``)."""
 TIMEOUT_S = 120
 """Seconds a git command may take before it fails (a remote that does not answer)."""
 

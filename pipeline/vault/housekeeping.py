@@ -21,8 +21,8 @@ import os
 from pathlib import Path
 
 from vaultsync.core import progress
-from vaultsync.vault.gitcli import run_git
-from vaultsync.vault.vcs import PRIVATE_UMASK, VaultRepo
+from vaultsync.vault.gitcli import PRIVATE_UMASK, run_git
+from vaultsync.vault.vcs import VaultRepo
 
 PACK_AT_KIB = 64 * 1024
 """The most KiB of loose objects a sync leaves: about eight manifests at 100,000 notes, so

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Self
 
 from vaultsync.core.fsio import RACY_NS
-from vaultsync.vault.gitcli import GitFailed, finish_git, run_git_bytes, start_git
+from vaultsync.vault.gitcli import PRIVATE_UMASK, GitFailed, finish_git, run_git_bytes, start_git
 from vaultsync.vault.manifest import IndexProof, StatKey
 
 TIMEOUT_S = 30
@@ -88,7 +88,9 @@ class _Started:
         self._process: subprocess.Popen[bytes] | None = None
         if start:
             with contextlib.suppress(GitFailed):
-                self._process = start_git(vault, *_TRUST_STAT_DATA, *args, own_repository=True)
+                self._process = start_git(
+                    vault, *_TRUST_STAT_DATA, *args, umask=PRIVATE_UMASK, own_repository=True
+                )
 
     def __enter__(self) -> Self:
         return self

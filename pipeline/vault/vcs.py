@@ -45,6 +45,7 @@ from pygit2.enums import DeltaStatus, DiffFind, DiffOption, FileMode, SortMode
 from vaultsync.core.environment import read_environment
 from vaultsync.core.errors import VaultWriteError
 from vaultsync.core.fsio import atomic_file_named, fsync_dir
+from vaultsync.vault.gitcli import PRIVATE_UMASK
 from vaultsync.vault.gitindex import add_written
 from vaultsync.vault.manifest import (
     CONTROL_DIR,
@@ -134,8 +135,6 @@ def _by_kind(tally: Mapping[tuple[str, str], int]) -> tuple[tuple[str, str], ...
 
 
 _CHANGES = ("created", "updated", "removed")
-PRIVATE_UMASK = 0o077
-"""The umask of every write into the vault's own repository (see the module doc)."""
 
 
 @contextlib.contextmanager

@@ -120,6 +120,19 @@ class TestProof:
         sync_vault(vault, specs(), inputs=INPUTS)
         assert git(vault, "diff-files", "--name-only") == ""
 
+    def test_the_refreshed_index_stays_private(self, tmp_path: Path) -> None:
+        """The index git writes back for the refresh keeps the vault's ``.git`` private."""
+        vault = tmp_path / "vault"
+        sync_vault(vault, specs(), inputs=INPUTS)
+        aged(vault)
+        before = os.umask(0o022)
+        try:
+            sync_vault(vault, specs(), inputs=INPUTS)
+        finally:
+            os.umask(before)
+        assert git(vault, "diff-files", "--name-only") == ""  # written back by the refresh
+        assert (vault / ".git" / "index").stat().st_mode & 0o077 == 0
+
     def test_notes_written_just_before_the_index_are_odd(self, tmp_path: Path) -> None:
         """A note changed within the racy window of the index's write is left to its stat data:
         git, comparing whole seconds, may have recorded it in the second an edit followed."""
