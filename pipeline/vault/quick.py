@@ -6,7 +6,9 @@ conflict-free sync, and every file that sync saw or wrote still has the stat dat
 the sync's answer is already known: nothing to write.  This module decides that from a few
 thousand ``lstat`` calls, without importing git, Jinja or the graph, so a no-op sync costs
 little more than the interpreter's start.  Anything unusual (no cache, a journal of an
-interrupted sync, a file touched, a note deleted) says "changed" and the full sync runs.
+interrupted sync, a file touched, a note deleted) says "changed" and the full sync runs.  In
+a big vault git's index answers for the files it is proven to hold as recorded, and only the
+files it lists and those it cannot vouch for are stat'ed here (``vault.indexproof``).
 
 A file modified within the racy window of the cache's write (``fsio.RACY_NS``: right after a
 sync, every file it wrote) may have changed without its stat data showing it, so its bytes are
