@@ -6,24 +6,26 @@ answers the same question from its index's stat data, in C, in a third of that (
 status`` does).  Git's answer is about its index, not about the stat cache, so it counts only
 where the two are proven to agree (:class:`~vaultsync.vault.manifest.IndexProof`):
 
-* a sync, once it has left the index as it stays, lists its entries (``git ls-files``) and
-  records, with the index file's stat data and checksum, the files of the stat cache whose
-  entry does not hold the blob the cache records: the user's staged edits, a file git does not
-  track, an entry flagged assume-unchanged or skip-worktree, a conflict's stages;
-* later, while ``.git/index`` is still that very file (before and after git is asked), a file
+* a sync, once it has left the index as it stays, refreshes its stat data and lists its
+  entries (``git ls-files``), and records, with the index file's stat data and checksum, the
+  files of the stat cache the index cannot vouch for ("odd"): an entry that does not hold the
+  blob the cache records (an edit kept, a file git does not track), one flagged
+  assume-unchanged or skip-worktree, a conflict's stages, and a file changed within
+  ``RACY_NS`` of the index's write (git compares whole seconds: an edit of the same size in
+  the second its entry was recorded would escape it);
+* later, while ``.git/index`` holds the same bytes (before and after git is asked), a file
   ``git diff-files`` does not list holds the bytes its entry names, which are the ones the
-  cache records.  The files it lists, the odd ones and those in the cache's racy window are
-  checked as before (``vault.quick``): git lists a file whose entry was "smudged" (an index
-  written in the file's own timestamp tick) though its bytes are the same, and trusts stat
-  data of a file changed in the very tick of our write, which the stat cache reads again.
+  cache records.  The files it lists and the odd ones are checked as before (``vault.quick``):
+  git also lists a file whose entry was "smudged" (an index written in the file's own
+  timestamp tick) though its bytes are the same.
 
 Only a vault at the top of its own repository (a ``.git`` folder), with git installed, is
 answered this way.  Git is run on that repository whatever git's variables name (a hook sets
-``GIT_INDEX_FILE`` for another index), with what could make it trust anything but the full
-stat data turned off (a file system monitor, a partial stat check).  Anything else (no git, an
-error, the index rewritten by a ``git add`` or by a ``git status`` refreshing it) falls back
-to the stat cache: slower, never wrong.  The next sync that writes the stat cache proves the
-index it leaves again.
+``GIT_INDEX_FILE`` for another index), and ``git diff-files`` with what could make it trust
+anything but the full stat data turned off (a file system monitor, a partial stat check).
+Anything else (no git, an error, the index rewritten by a ``git add``) falls back to the stat
+cache: slower, never wrong.  The next sync that writes the stat cache proves the index it
+leaves again.
 """
 
 from __future__ import annotations
@@ -88,9 +90,7 @@ class _Started:
         self._process: subprocess.Popen[bytes] | None = None
         if start:
             with contextlib.suppress(GitFailed):
-                self._process = start_git(
-                    vault, *_TRUST_STAT_DATA, *args, umask=PRIVATE_UMASK, own_repository=True
-                )
+                self._process = start_git(vault, *args, umask=PRIVATE_UMASK, own_repository=True)
 
     def __enter__(self) -> Self:
         return self
@@ -122,6 +122,8 @@ class IndexProver(_Started):
     def __init__(self, vault: Path, *, wanted: bool = True) -> None:
         """Start refreshing ``vault``'s index (``wanted``: else nothing is proven)."""
         self._wanted = wanted and index_identity(vault) is not None
+        # with the user's own settings: the stat data it refreshes only spare later checks, and
+        # an fsmonitor turned off would drop its extension from the index written back
         super().__init__(vault, "update-index", "-q", "--refresh", start=self._wanted)
 
     def prove(self, entries: Mapping[str, tuple[StatKey, str]]) -> IndexProof | None:
@@ -214,7 +216,8 @@ class DiffFiles(_Started):
         """Git started on ``vault``'s index, if it has one."""
         self._before = index_identity(vault)
         start = self._before is not None
-        super().__init__(vault, "diff-files", "--name-only", "-z", start=start)
+        args = ("diff-files", "--name-only", "-z")
+        super().__init__(vault, *_TRUST_STAT_DATA, *args, start=start)
 
     def changed(self, proof: IndexProof, files: Iterable[str]) -> list[str] | None:
         """Those of ``files`` that git lists, while ``proof`` holds.
