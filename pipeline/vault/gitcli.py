@@ -1,8 +1,9 @@
 """The ``git`` program, run in a vault: its output, or one line saying why it failed; I/O.
 
 For what the user's own git must do (``vault.remote``: credentials, merge drivers) or does
-better than libgit2 (``vault.housekeeping``: packing objects with deltas); everything else
-talks to git through pygit2 (``vault.vcs``).
+better than libgit2 (``vault.housekeeping``: packing objects with deltas;
+``vault.indexproof``: which work-tree files changed, by the index's stat data); everything
+else talks to git through pygit2 (``vault.vcs``).
 """
 
 from __future__ import annotations
