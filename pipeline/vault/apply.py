@@ -552,8 +552,7 @@ def save_cache(
         entries.update({p: (key, blobs[p]) for p, key in written.items()})
         told = LastSync(skipped=skipped, unchanged=unchanged)
         after = _next_cache(entries, recorded, manifest, told, dumped)
-        if after.inputs:
-            after = replace(after, index=prover.prove(entries))
+        after = replace(after, index=prover.prove(entries))  # None without recorded inputs
         cache = decision.controls.cache
         # Files hashed only because they were racy are trusted once a cache written out of
         # their racy window records them.

@@ -207,17 +207,30 @@ def _read_parts(
 
 def _owner(git_dir: Path) -> int:
     """The owner of the vault's ``.git`` folder, when its answers can be kept."""
+    found = plain_git_dir(git_dir)
+    if found is None:
+        raise _Unkeyable
+    return found.st_uid
+
+
+def plain_git_dir(git_dir: Path) -> os.stat_result | None:
+    """The stat data of a vault's ``.git`` folder when it is a plain repository's own.
+
+    ``None`` for a symlink or a file naming a git folder elsewhere, a folder that is no
+    repository (discovery would go on to a parent folder), a linked worktree, or refs not
+    kept as files.
+    """
     try:
         found = git_dir.lstat()
         if not stat.S_ISDIR(found.st_mode):
-            raise _Unkeyable  # a symlink, or a file naming a git folder elsewhere
+            return None
         if not (git_dir / "objects").is_dir() or not (git_dir / "refs").is_dir():
-            raise _Unkeyable  # not a repository: discovery would go on to a parent folder
+            return None
         if (git_dir / "commondir").exists() or (git_dir / "reftable").exists():
-            raise _Unkeyable  # a linked worktree, or refs not kept as files
+            return None
     except OSError:
-        raise _Unkeyable from None
-    return found.st_uid
+        return None
+    return found
 
 
 def _config_files(git_dir: Path, environ: Mapping[str, str]) -> list[Path]:

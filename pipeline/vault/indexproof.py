@@ -40,6 +40,7 @@ from typing import Self
 
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.vault.gitcli import PRIVATE_UMASK, GitFailed, finish_git, run_git_bytes, start_git
+from vaultsync.vault.gitfacts import plain_git_dir
 from vaultsync.vault.manifest import IndexProof, StatKey
 
 TIMEOUT_S = 30
@@ -59,14 +60,14 @@ _CLEAN_MODES = (b"100644", b"100755")
 
 
 def index_identity(vault: Path) -> tuple[tuple[int, int, int, int], str] | None:
-    """``.git/index``'s stat data and last 20 bytes; ``None``: no index of a plain repository.
+    """``.git/index``'s stat data and last 20 bytes.
 
-    Plain: ``.git`` is the repository's own folder, not a link or a file naming one elsewhere.
+    ``None``: no index of a plain repository (``gitfacts.plain_git_dir``).
     """
     git_dir = vault / ".git"
+    if plain_git_dir(git_dir) is None:
+        return None
     try:
-        if not stat.S_ISDIR(git_dir.lstat().st_mode) or (git_dir / "commondir").exists():
-            return None
         fd = os.open(git_dir / "index", os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
