@@ -534,6 +534,16 @@ load and save three to five times faster at 100,000 files than schema 1's object
 (still read, so an upgrade hashes nothing again)."""
 
 
+def cache_head(inputs: str) -> bytes:
+    """The first bytes of a stat cache :func:`dump_cache` wrote for ``inputs``.
+
+    So a cache recorded for other inputs (a store changed: every sync that has work to do) is
+    told from a hundred bytes, not parsed whole (0.17 s at 100,000 notes).
+    """
+    recorded = json.dumps(inputs, ensure_ascii=False)
+    return f'{{"schema":{CACHE_SCHEMA},"inputs":{recorded},'.encode()
+
+
 def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
     """Parse ``cache.json``; anything unexpected gives an empty cache."""
     try:
@@ -799,12 +809,12 @@ def dump_cache(
 ) -> bytes:
     """Serialize the stat cache (compact columns: it is never read by people or diffed)."""
     rows = sorted(entries.items())
-    doc: dict[str, Any] = {
+    doc: dict[str, Any] = {  # the inputs first: ``cache_head``
         "schema": CACHE_SCHEMA,
+        "inputs": inputs,
         "paths": [p for p, _ in rows],
         "stats": [n for _, (stat, _blob) in rows for n in stat],
         "blobs": "".join(blob for _, (_stat, blob) in rows),
-        "inputs": inputs,
     }
     if manifest:
         doc |= {"manifest": manifest, "absent": sorted(absent)}

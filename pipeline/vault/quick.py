@@ -41,6 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultsync.core.cachefile import holds
 from vaultsync.core.digest import code_fingerprint, inputs_digest
 from vaultsync.core.fsio import RACY_NS
 from vaultsync.extract.sources import store_fingerprint
@@ -53,6 +54,7 @@ from vaultsync.vault.manifest import (
     StatCache,
     StatKey,
     blob_id,
+    cache_head,
     load_cache,
     recorded_blob,
     some_entries,
@@ -123,7 +125,7 @@ def last_sync_and_changes(
     changed file is one whose stat data (or, racy, its bytes) are not those recorded:
     ``vault.known`` reads those few again.
     """
-    if (vault / JOURNAL).exists():
+    if (vault / JOURNAL).exists() or not holds(vault / CACHE, cache_head(inputs)):
         return None
     if not _git_worth_asking(vault):
         return _since_cache(vault, inputs, at_most, None)

@@ -25,6 +25,7 @@ from vaultsync.vault.manifest import (
     MANIFEST,
     ColumnEntries,
     blob_id,
+    cache_head,
     dump_cache,
     load_cache,
 )
@@ -65,6 +66,20 @@ class TestUnchangedSinceLastSync:
     def test_other_inputs_do_not_skip(self, tmp_path: Path) -> None:
         """A change in the stores, the code, the templates or the caps means a full sync."""
         assert not unchanged_since_last_sync(synced_and_aged(tmp_path), "inputs-2")
+
+    def test_other_inputs_are_told_from_the_cache_head(self, tmp_path: Path) -> None:
+        """A cache recorded for other inputs is refused from its first bytes, never parsed."""
+        vault = synced_and_aged(tmp_path)
+        with mock.patch.object(quick, "load_cache", side_effect=AssertionError("parsed")):
+            assert quick.last_sync_and_changes(vault, "inputs-2", at_most=5) is None
+
+    def test_a_cache_in_the_older_key_order_syncs_in_full(self, tmp_path: Path) -> None:
+        """A cache written with its inputs after its rows (older code) is never trusted."""
+        vault = synced_and_aged(tmp_path)
+        doc = json.loads((vault / CACHE).read_bytes())
+        doc["inputs"] = doc.pop("inputs")  # moved last, as older code wrote it
+        (vault / CACHE).write_text(json.dumps(doc, separators=(",", ":")))
+        assert not unchanged_since_last_sync(vault, INPUTS)
 
     def test_a_touched_note_does_not_skip(self, tmp_path: Path) -> None:
         """A note whose stat data moved (an edit) means a full sync."""
@@ -354,3 +369,11 @@ def test_a_fifo_where_a_note_was_is_not_read(tmp_path: Path) -> None:
     assert quick.read_regular(tmp_path / "plain.md") == b"text\n"
     (tmp_path / "link.md").symlink_to(tmp_path / "plain.md")
     assert quick.read_regular(tmp_path / "link.md") is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(recorded=st.text(max_size=40), asked=st.text(max_size=40))
+def test_the_cache_head_names_its_inputs_alone(recorded: str, asked: str) -> None:
+    """A dumped cache starts with the head of its own inputs and of no other."""
+    data = dump_cache({"a.md": ((1, 2, 3), "0" * 40)}, recorded, manifest="1" * 40)
+    assert data.startswith(cache_head(asked)) == (asked == recorded)
