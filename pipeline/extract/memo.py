@@ -132,6 +132,9 @@ class Memo:
     """Records of a store read again that are the last read's objects (already masked)."""
     keys: dict[int, bytes] = field(default_factory=dict)
     """``id`` → :func:`strict_key` of the records of the stores read again (computed once)."""
+    taken: dict[str, bytes] = field(default_factory=dict)
+    """Per-item file (relative path) → what proves the value this read took from the memo is
+    the one taken last time under the same proof (:meth:`item`'s ``rel``)."""
 
     def digest(self, key: str) -> str:
         """A per-item source key as the memo holds it: its part, ``:``, a salted BLAKE2b (hex)."""
@@ -159,16 +162,34 @@ class Memo:
         if UNKNOWN not in stamps:
             self.fresh[key] = _Fresh(stamps=stamps, value=value, clean=clean)
 
-    def item(self, key: str, path: Path) -> tuple[bool, Any, tuple[Stamp, ...]]:
-        """:meth:`lookup` of a per-item file (``key`` from :func:`reader_key`, digested here)."""
-        return self.lookup(self.digest(key), (path,))
+    def item(self, key: str, path: Path, rel: str = "") -> tuple[bool, Any, tuple[Stamp, ...]]:
+        """:meth:`lookup` of a per-item file (``key`` from :func:`reader_key`, digested here).
+
+        A value taken is noted in :attr:`taken` under ``rel`` (when given), proven by its
+        salted key and the stamps it was kept with: an entry is only ever replaced by a read
+        that missed it, so the same proof names the same value (``graph.cache`` keeps the last
+        good values by it).
+        """
+        digested = self.digest(key)
+        found = self.lookup(digested, (path,))
+        if found[0]:
+            self._took(rel, digested, found[2])
+        return found
+
+    def _took(self, rel: str, key: str, stamps: tuple[Stamp, ...]) -> None:
+        if rel:
+            self.taken[rel] = f"{key}{stamps!r}".encode()
 
     def offer_item(self, key: str, stamps: tuple[Stamp, ...], value: Any) -> None:
         """:meth:`offer` of a per-item value (kept only when masking changes nothing in it)."""
         self.offer(self.digest(key), stamps, value, clean=True)
 
-    def value(self, key: str, paths: tuple[Path, ...], read: Callable[[], T]) -> T:
+    def value(
+        self, key: str, paths: tuple[Path, ...], read: Callable[[], T], *, rel: str = ""
+    ) -> T:
         """The memo's value of a fixed store, else ``read()`` (kept masked by :meth:`settle`).
+
+        A value taken is noted in :attr:`taken` under ``rel`` (when given), as :meth:`item`.
 
         A store read again keeps, of its records, the very objects of the last read that masking
         left unchanged and that are the same as the records read now, by :func:`strict_key`
@@ -176,6 +197,7 @@ class Memo:
         """
         hit, kept, stamps = self.lookup(key, paths)
         if hit:
+            self._took(rel, key, stamps)
             return cast("T", kept)
         value = read()
         self.offer(key, stamps, value, clean=False)

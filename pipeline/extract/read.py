@@ -96,38 +96,34 @@ def read_state_keeping(
     stores = memo or _NO_MEMO
     sealing = unsealing(unseal) if unseal is not None else contextlib.nullcontext()
     with size_limit(limit), sealing:
+
+        def fixed(rel: str, key: str, paths: tuple[Path, ...], read: Callable[[], Any]) -> Any:
+            """A fixed memory store, from the memo while its files are unchanged."""
+            return reading.store(rel, lambda: stores.value(key, paths, read, rel=rel)) or ()
+
         records = Records(
-            facts=reading.store(
+            facts=fixed(
                 INDEX,
-                lambda: stores.value(
-                    "facts",
-                    (state_dir / INDEX, state_dir / TOMBSTONES),
-                    lambda: memory.read_facts(state_dir),
-                ),
-            )
-            or (),
-            topics=reading.store(
-                TOPICS,
-                lambda: stores.value(
-                    "topics", (state_dir / TOPICS,), lambda: memory.read_topics(state_dir)
-                ),
-            )
-            or (),
-            projects=reading.store(
+                "facts",
+                (state_dir / INDEX, state_dir / TOMBSTONES),
+                lambda: memory.read_facts(state_dir),
+            ),
+            topics=fixed(
+                TOPICS, "topics", (state_dir / TOPICS,), lambda: memory.read_topics(state_dir)
+            ),
+            projects=fixed(
                 PROJECTS,
-                lambda: stores.value(
-                    "projects", (state_dir / PROJECTS,), lambda: memory.read_projects(state_dir)
-                ),
-            )
-            or (),
+                "projects",
+                (state_dir / PROJECTS,),
+                lambda: memory.read_projects(state_dir),
+            ),
             profile=reading.store(PROFILE, lambda: memory.read_profile(state_dir)),
-            episodes=reading.store(
+            episodes=fixed(
                 EPISODES,
-                lambda: stores.value(
-                    "episodes", (state_dir / EPISODES,), lambda: memory.read_episodes(state_dir)
-                ),
-            )
-            or (),
+                "episodes",
+                (state_dir / EPISODES,),
+                lambda: memory.read_episodes(state_dir),
+            ),
             journal=journal.read_journal(state_dir, reading),
             sessions=workspace.read_sessions(state_dir, reading),
             skills=workspace.read_skills(state_dir, reading, extra=extra.skills),
@@ -142,7 +138,7 @@ class _NoMemo:
     """Every fixed store read (no memo)."""
 
     @staticmethod
-    def value(key: str, paths: tuple[Path, ...], read: Callable[[], T]) -> T:
+    def value(key: str, paths: tuple[Path, ...], read: Callable[[], T], *, rel: str = "") -> T:
         """``read()``."""
         return read()
 

@@ -53,7 +53,7 @@ class Reading:
         memo = self.memo
         if memo is not None:
             key = reader_key(read, rel)
-            hit, kept, stamps = memo.item(key, path)
+            hit, kept, stamps = memo.item(key, path, rel)
             if hit:
                 self.good[rel] = kept
                 return cast("T", kept)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,11 +61,11 @@ def read_records(state: Path, caps: Caps | None = None) -> Records:
     A missing store is empty; a missing state directory is refused, since it is far more often
     a mistyped ``--state`` than an empty memory (and syncing it would empty the vault).
     """
-    return _read(state, caps or Caps())[0]
+    return _read(state, caps or Caps())
 
 
-def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, dict[str, Any]]:
-    """The records, and the last good values read now (what :func:`build` keeps).
+def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> Records:
+    """The records, masked; the good values read now kept as the last good ones.
 
     With ``use_memo``, a store file unchanged since the last read is not read again
     (``extract.memo``): its masked value comes from the memo in the cache folder.
@@ -108,10 +108,30 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> tuple[Records, d
         spread(rel, secrets): spread(value, secrets) for rel, value in masked_good.items()
     }
     skipped = marked_new(state, records.skipped)
+    # before the memo: a value read again must replace the last good one its proof named
+    _save_good(state, masked_good, memo, everywhere, masked)
     if memo is not None:
         save_extract_memo(state, version, memo, memo.settle(everywhere))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
-    return replace(records, skipped=skipped), masked_good
+    return replace(records, skipped=skipped)
+
+
+def _save_good(
+    state: Path,
+    good: Mapping[str, Any],
+    memo: Memo | None,
+    everywhere: Callable[[Any], Any],
+    masked: Scrubber,
+) -> None:
+    """Keep the read's good values (masked) as the last good ones, by the memo's proofs.
+
+    A value the memo gave is the memo's object as masking and spreading the read's secrets
+    leave it: the proof holds with the secrets' salted digests beside it.
+    """
+    taken = memo.taken if memo is not None else {}
+    proven = {everywhere(rel): proof for rel, proof in taken.items()}
+    known = sorted(masked.digest(secret) for secret in masked.secrets)
+    save_last_good(state, good, proven=proven, masking="\0".join(known).encode())
 
 
 def _keep_masks(
@@ -241,7 +261,7 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
     # collector would only walk their millions of objects again and again (1.7 s of a one-fact
     # sync at 100,000 notes).  A full build parses every document: the collector stays on.
     with paused_gc() if previous is not None else contextlib.nullcontext():
-        records, good = _read(state, caps)
+        records = _read(state, caps)
         if moved is not None:
             records = replace(records, skipped=(moved, *records.skipped))
         known = load_parsed_texts(state) if previous is None else parsed_texts(previous)
@@ -257,7 +277,6 @@ def build(state: Path, caps: Caps, *, repair: bool = False) -> tuple[Records, Bu
         save_graph(state, built.graph, build_id=built.build_id, delta=built.delta)
         save_parsed_texts(state, built.documents, known)
         save_patch_state(state, caps, patch)
-        save_last_good(state, good)
         cachefile.hand_over(len(built.graph.nodes))  # written aside, if the command lets them
     return records, built
 

@@ -3,9 +3,12 @@ no secret."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pickle
 import tempfile
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +21,10 @@ from hypothesis import strategies as st
 from vaultsync.core import cachefile, fsio
 from vaultsync.core.errors import StoreError
 from vaultsync.core.settings import Caps
-from vaultsync.extract import jsonio
+from vaultsync.extract import LINKS, jsonio
+from vaultsync.extract import memo as memo_module
 from vaultsync.extract.memo import Memo, stamp
-from vaultsync.graph import cache
+from vaultsync.graph import cache, load
 from vaultsync.graph.load import _read
 
 PAT = "ghp_" + "R8vK2mQ9xL4tW7nZ3pB6" + "yH1cF5dJ0sG2aE8uXk4i"
@@ -140,13 +144,19 @@ def change(state: Path, n: int, *, same_size: bool) -> None:
 
 
 def read(state: Path, *, memo: bool) -> Any:
-    """What one sync's extract gives (its last good values kept as ``build`` keeps them)."""
+    """What one sync's extract gives, and the last good values it keeps."""
+    kept: dict[str, Any] = {}
+
+    def keep(state: Path, good: dict[str, Any], **proofs: Any) -> bool:
+        kept.update(good)
+        return cache.save_last_good(state, good, **proofs)
+
     try:
-        records, good = _read(state, CAPS, use_memo=memo)
+        with mock.patch.object(load, "save_last_good", keep):
+            records = _read(state, CAPS, use_memo=memo)
     except StoreError as err:
         return ("error", Path(err.path).name, err.where, err.what)
-    cache.save_last_good(state, good)
-    return records, good
+    return records, kept
 
 
 @contextmanager
@@ -189,8 +199,8 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_unchanged_records_are_the_same_objects(state: Path) -> None:
     """A second read in a resident process gives an unchanged file's very records."""
     with cachefile.resident():
-        first = _read(state, CAPS)[0]
-        second = _read(state, CAPS)[0]
+        first = _read(state, CAPS)
+        second = _read(state, CAPS)
     assert second.contexts[0] is first.contexts[0]
     assert second.sessions[0] is first.sessions[0]
 
@@ -200,12 +210,12 @@ def test_a_resident_read_leaves_its_masks_for_the_flush(state: Path) -> None:
     not on the way to it; until then the next read takes them from memory."""
     masks = cachefile.cache_dir(state) / cache.MASKS_FILE
     with cachefile.resident():
-        first = _read(state, CAPS)[0]
+        first = _read(state, CAPS)
         assert not masks.exists()
         assert cache.load_masks(state)[1]  # held: what the read masked
         cachefile.flush()
         assert masks.exists()
-    assert _read(state, CAPS)[0] == first  # a new process, from the files
+    assert _read(state, CAPS) == first  # a new process, from the files
 
 
 def test_unchanged_files_are_not_read_again(state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,9 +239,9 @@ def test_one_changed_fact_keeps_the_other_facts(state: Path) -> None:
     """A fact edited: the store is read again, the unchanged facts are the same objects (in a
     resident process)."""
     with cachefile.resident():
-        first = _read(state, CAPS)[0]
+        first = _read(state, CAPS)
         write(state / "memory" / "memory_index.json", facts_json({0: "first fact", 1: "edited"}))
-        second = _read(state, CAPS)[0]
+        second = _read(state, CAPS)
     assert second.facts[0] is first.facts[0]
     assert second.facts[1].content == "edited"
 
@@ -243,8 +253,8 @@ def test_a_time_written_otherwise_is_not_taken_for_the_old_one(state: Path) -> N
     write(index, json.dumps([fact]))
     _read(state, CAPS)
     write(index, json.dumps([{**fact, "created_at": "2026-01-02T03:04:05Z"}, {"id": "f1"}]))
-    memo_read = _read(state, CAPS)[0].facts[0]
-    assert repr(memo_read) == repr(_read(state, CAPS, use_memo=False)[0].facts[0])
+    memo_read = _read(state, CAPS).facts[0]
+    assert repr(memo_read) == repr(_read(state, CAPS, use_memo=False).facts[0])
 
 
 def test_file_changed_within_the_racy_window_is_read_again(tmp_path: Path) -> None:
@@ -286,4 +296,119 @@ def test_corrupt_memo_reads_everything(state: Path) -> None:
     _read(state, CAPS)
     for memo in (state.parent / "cache").rglob("extract-memo-*.pickle"):
         memo.write_bytes(memo.read_bytes()[:60] + b"garbage")
-    assert _read(state, CAPS)[0] == _read(state, CAPS, use_memo=False)[0]
+    assert _read(state, CAPS) == _read(state, CAPS, use_memo=False)
+
+
+def _one_shot_read(state: Path, *, memo: bool = True) -> None:
+    """One sync's read in a new process (nothing held from an earlier one)."""
+    cachefile.forget()
+    with contextlib.suppress(StoreError):
+        _read(state, CAPS, use_memo=memo)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(OPS, min_size=1, max_size=8), window=st.sampled_from((0, fsio.RACY_NS)))
+def test_last_good_kept_by_proofs_equals_a_full_read(
+    ops: list[tuple[str, int, str | None]], window: int
+) -> None:
+    """New processes keep, by the memo's proofs, the last good values a full read keeps."""
+    with tempfile.TemporaryDirectory() as folder, racy_window(window):
+        root = Path(folder)
+        states = (root / "a", root / "b")
+        for state in states:
+            seed(state)
+        for op in [("touch", 0, ""), *ops]:
+            for state, cache_dir in zip(states, ("memo", "full"), strict=True):
+                apply(state, op)
+                with mock.patch.dict(os.environ, {"VAULTSYNC_CACHE_DIR": str(root / cache_dir)}):
+                    _one_shot_read(state, memo=cache_dir == "memo")
+            with mock.patch.dict(os.environ, {"VAULTSYNC_CACHE_DIR": str(root / "memo")}):
+                kept = cache.load_last_good(states[0])
+            with mock.patch.dict(os.environ, {"VAULTSYNC_CACHE_DIR": str(root / "full")}):
+                assert kept == cache.load_last_good(states[1])
+
+
+def _writes_of(state: Path) -> list[str]:
+    """The cache files one new process's read writes, in order."""
+    written: list[str] = []
+    real = cachefile.write
+
+    def write(path: Path, head: bytes, payload: bytes, **options: Any) -> bool:
+        written.append(path.name)
+        return real(path, head, payload, **options)
+
+    with mock.patch.object(cachefile, "write", write):
+        _one_shot_read(state)
+    return written
+
+
+def test_unchanged_last_good_parts_are_not_pickled(state: Path) -> None:
+    """A read pickles only the last good parts holding a value the memo did not give."""
+    _one_shot_read(state)
+    _one_shot_read(state)  # the values now come from the memo: their parts said by proofs
+    apply(state, ("fact", 1, "another fact"))
+    pickled: list[dict[str, Any]] = []
+
+    def dumps(value: dict[str, Any], protocol: int) -> bytes:
+        pickled.append(value)
+        return pickle.dumps(value, protocol=protocol)
+
+    counting = types.SimpleNamespace(dumps=dumps, HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL)
+    with mock.patch.object(cache, "pickle", counting):
+        _one_shot_read(state)
+    # the changed facts, the profile (read every time) and the drawn links (never memoised)
+    unproven = {"memory/memory_index.json", "memory/user_profile.json", LINKS}
+    assert pickled
+    assert all(set(part) & unproven for part in pickled)
+
+
+def test_last_good_is_written_before_the_memo_that_proves_it(state: Path) -> None:
+    """A process killed between the two writes leaves no proof naming a value it replaced."""
+    _one_shot_read(state)
+    apply(state, ("context", 0, "doc text, changed"))
+    written = _writes_of(state)
+    good = max(i for i, name in enumerate(written) if name.startswith("last-good-"))
+    memo = min(i for i, name in enumerate(written) if name.startswith("extract-memo-"))
+    assert good < memo
+
+
+def test_a_last_good_part_not_written_is_not_trusted_later(
+    state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value read again under the same stat data, whose last good part could not be written,
+    replaces the old one at the next read, not kept by the proof that named the old one."""
+    context = state / "contexts" / "c0.json"
+    _one_shot_read(state)
+    _one_shot_read(state)  # its part now said by the memo's proof
+    frozen = stamp(context)
+    real_stamp = memo_module.stamp
+    monkeypatch.setattr(
+        memo_module, "stamp", lambda path: frozen if path == context else real_stamp(path)
+    )
+    write(context, context_json("c0", "doc text, same stat data"))
+    real_write = cachefile.write
+
+    def failing(path: Path, head: bytes, payload: bytes, **options: Any) -> bool:
+        return False if path.name.startswith("last-good-") else real_write(path, head, payload)
+
+    racy = mock.patch.object(memo_module, "is_racy", return_value=True)
+    with racy, mock.patch.object(cachefile, "write", failing):
+        _one_shot_read(state)  # read again (racy): the memo takes the new text
+    _one_shot_read(state)
+    kept = [value for rel, value in cache.load_last_good(state).items() if "c0" in rel]
+    assert kept and "same stat data" in repr(kept)
+
+
+def test_a_secret_learned_since_masks_a_proven_last_good_value(state: Path) -> None:
+    """A last good value the memo gave is kept with a secret learned since masked, not as the
+    proof wrote it."""
+    plain = "Zr4tQ8wLm2Vx9Kp7"
+    session = state / "sessions" / "s2.json"  # a part holding no fixed store: said by proofs
+    write(session, json.dumps({"title": f"deploy with {plain}"}))
+    _one_shot_read(state)
+    _one_shot_read(state)  # the session's part now said by the memo's proof
+    apply(state, ("fact", 1, f"staging db PGPASSWORD: {plain}"))
+    _one_shot_read(state)
+    kept = repr(cache.load_last_good(state))
+    assert "deploy with" in kept
+    assert plain not in kept
