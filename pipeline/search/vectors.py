@@ -28,18 +28,14 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultsync.core.environment import child_environment
 from vaultsync.core.fsio import LockTimeout, file_lock
 from vaultsync.search.database import SCHEMA_VERSION, index_path, only_writer, open_writer
 
@@ -397,27 +393,8 @@ def start_background(
 
 
 def _spawn(vault: Path, db: Path) -> bool:
-    """Run the job detached; ``-P``: a ``vaultsync/`` folder where we stand cannot shadow us."""
-    from vaultsync.search.embedjob import job_log, record_failure, record_started  # noqa: PLC0415
+    """Run the job detached (``core.background``), its outcome kept beside the index."""
+    from vaultsync.core.background import spawn  # noqa: PLC0415
+    from vaultsync.search.embedjob import job_files  # noqa: PLC0415
 
-    command = [sys.executable, "-P", "-m", "vaultsync.search.embedjob", str(vault)]
-    try:
-        log = os.open(job_log(db), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-                start_new_session=True,
-                env=child_environment(),
-            )
-        finally:
-            os.close(log)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            record_failure(db, 127, f"cannot start the background job: {err.strerror or err}")
-        return False
-    # The child's own record comes after its interpreter starts: this one is written first.
-    record_started(db, process.pid)
-    return True
+    return spawn(job_files(db), "vaultsync.search.embedjob", str(vault))
