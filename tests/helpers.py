@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import json
@@ -141,3 +142,15 @@ def assert_reaped(pid: int) -> None:
     """``pid`` is no child of this process any more: it ended and was waited for."""
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def wait_for_packer(vault: Path) -> None:
+    """Wait for the git packer this process started in ``vault`` to end (no duration asserted)."""
+    from vaultsync.vault.housekeeping import pack_job
+
+    try:
+        status = json.loads(pack_job(vault).status.read_bytes())
+    except FileNotFoundError:
+        return  # ended already, and well
+    with contextlib.suppress(ChildProcessError):  # already reaped
+        os.waitpid(status["pid"], 0)

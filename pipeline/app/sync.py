@@ -169,6 +169,8 @@ class StatusOutcome:
     warnings: tuple[str, ...] = ()
     embedding_failed: str = ""
     """How the semantic index's background job last failed (empty: it did not)."""
+    packing_failed: str = ""
+    """How the last background packing of git objects failed (``vault.housekeeping``)."""
     git_busy: str | None = None
     """A git operation unfinished in the vault (no command writes until it ends)."""
     hooks: SkippedHooks | None = None
@@ -556,21 +558,31 @@ def _remember_templates(ws: Workspace, request: SyncRequest) -> str:
 
 
 def pack_git_objects(vault: Path) -> str:
-    """Pack the loose objects of the vault's own repository once they pile up; the problem, if any.
+    """Start packing the vault's own loose objects in the background once they pile up.
 
     A commit leaves its manifest loose, the size of the whole file (``vault.housekeeping``).
-    The vault is synced whatever happens here: unpacked objects only take disk space.
+    Returns how the last background packing failed, if it did (a new one is started all the
+    same).  The vault is synced whatever happens here: unpacked objects only take disk space.
     """
-    from vaultsync.vault.gitcli import GitFailed
-    from vaultsync.vault.housekeeping import pack_loose_objects
+    from vaultsync.vault.housekeeping import start_packing
 
+    failed = packing_problem(vault)
     try:
-        pack_loose_objects(vault)
-    except GitFailed as failed:
-        return failed.line
+        start_packing(vault)
     except VaultsyncError as error:
         return error.message
-    return ""
+    return failed
+
+
+def packing_problem(vault: Path) -> str:
+    """How the last background packing of git objects failed, in one phrase; empty if it did not."""
+    from vaultsync.vault.housekeeping import pack_job, packing_failure
+
+    found = packing_failure(vault)
+    if found is None:
+        return ""
+    log = pack_job(vault).log.relative_to(vault).as_posix()
+    return f"the background packing failed ({found.describe()}); see {log}"
 
 
 def _index_since(done: _Synced) -> Since | None:
@@ -682,6 +694,7 @@ def status(ws: Workspace) -> StatusOutcome:
         exposed=tuple(exposed_commits(ws, inputs=inputs, facts=facts)),
         warnings=warnings,
         embedding_failed=embedding_failure(ws.vault),
+        packing_failed=packing_problem(ws.vault),
         git_busy=git_busy(ws.vault),
         hooks=_skipped_hooks(ws, facts),
         remote=remote_state(ws, facts),

@@ -261,6 +261,9 @@ def status(state: str | None, vault: str | None, templates: Path | None, as_json
                     exposure_text(outcome.exposed),
                     remote_state_text(against),
                     _embedding_text(outcome.embedding_failed),
+                    f"warning: git objects not packed: {outcome.packing_failed}"
+                    if outcome.packing_failed
+                    else "",
                     f"git: {outcome.git_busy}; vaultsync writes nothing until then"
                     if outcome.git_busy
                     else "",

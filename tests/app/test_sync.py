@@ -10,6 +10,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from helpers import wait_for_packer
 from vaultsync.app.sync import SyncRequest, check, status, sync
 from vaultsync.app.workspace import open_workspace
 from vaultsync.core.errors import TemplateError
@@ -114,6 +115,22 @@ def test_status_says_the_background_embedding_failed(demo_state: Path, tmp_path:
     )
     record_started(db, int(dead.stdout))
     assert status(ws).embedding_failed == "unknown exit: ImportError: boom"
+
+
+def test_status_says_the_background_packing_failed(demo_state: Path, tmp_path: Path) -> None:
+    """A packing of git objects that failed is named by status, with where its log is."""
+    from vaultsync.core.background import record_failure
+    from vaultsync.vault.housekeeping import pack_job
+
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    sync(ws, SyncRequest())
+    assert status(ws).packing_failed == ""
+    record_failure(pack_job(vault), 1, "git repack: out of disk space")
+    assert status(ws).packing_failed == (
+        "the background packing failed (exit 1: git repack: out of disk space); "
+        "see .vaultsync/git-pack.log"
+    )
 
 
 def test_a_dry_run_lists_the_merges_the_sync_then_makes(demo_state: Path, tmp_path: Path) -> None:
@@ -223,12 +240,14 @@ def test_a_sync_freezes_its_notes_before_the_collector_resumes(
 def test_a_sync_packs_the_loose_objects_past_the_bound(
     demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past the bound, the objects a sync committed loose are packed, and the vault reads alike."""
+    """Past the bound, the objects a sync committed loose are packed (in the background), and
+    the vault reads alike."""
     monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
     vault = tmp_path / "vault"
     ws = open_workspace(str(demo_state), str(vault))
     outcome = sync(ws, SyncRequest())
     assert outcome.changed and not outcome.warnings
+    wait_for_packer(vault)
     assert housekeeping.loose_bytes(vault / ".git" / "objects") == 0
     subprocess.run(["git", "-C", str(vault), "fsck", "--strict"], check=True, capture_output=True)
     assert not check(ws).differences
@@ -237,15 +256,25 @@ def test_a_sync_packs_the_loose_objects_past_the_bound(
 def test_a_sync_without_a_git_program_says_its_objects_stay_loose(
     demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No git program to pack with: the sync is done all the same, with one warning line."""
+    """No git program to pack with: the syncs are done all the same; the packer's failure is
+    one warning line of the next sync that commits, and of status."""
     monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
-    ws = open_workspace(str(demo_state), str(tmp_path / "vault"))
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    assert sync(ws, SyncRequest()).changed
+    wait_for_packer(vault)
+    said = (
+        "warning: git objects not packed: the background packing failed (exit 1: cannot run "
+        "git: No such file or directory); see .vaultsync/git-pack.log"
+    )
+    assert f"warning: git objects not packed: {status(ws).packing_failed}" == said
+    topics = demo_state / "memory" / "topics.json"
+    topics.write_text(json.dumps([*json.loads(topics.read_text()), {"name": "packing"}]))
     outcome = sync(ws, SyncRequest())
     assert outcome.changed
-    assert [w for w in outcome.warnings if "packed" in w] == [
-        "warning: git objects not packed: cannot run git: No such file or directory"
-    ]
+    assert [w for w in outcome.warnings if "packed" in w] == [said]
+    wait_for_packer(vault)
     assert sync(ws, SyncRequest()).quick
 
 

@@ -164,3 +164,20 @@ def _modules_loaded_by(command: str, where: list[str]) -> set[str]:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(done.stdout.split())
+
+
+def test_status_warns_of_a_failed_background_packing(demo_state: Path, tmp_path: Path) -> None:
+    """`status` prints a line naming the failed packing of git objects and its log."""
+    from vaultsync.core.background import record_failure
+    from vaultsync.vault.housekeeping import pack_job
+
+    vault = tmp_path / "vault"
+    where = ["--state", str(demo_state), "--vault", str(vault)]
+    assert run("sync", "-q", *where)[0] == 0
+    record_failure(pack_job(vault), 128, "fatal: bad object")
+    code, out, _err = run("status", *where)
+    assert code == 0
+    assert (
+        "warning: git objects not packed: the background packing failed "
+        "(exit 128: fatal: bad object); see .vaultsync/git-pack.log"
+    ) in out

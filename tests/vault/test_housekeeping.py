@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import wait_for_packer
+from vaultsync.app.sync import SyncRequest, pack_git_objects, packing_problem, status, sync
+from vaultsync.app.workspace import open_workspace
+from vaultsync.core.fsio import file_lock
+from vaultsync.vault import housekeeping
 from vaultsync.vault.gitcli import GitFailed
-from vaultsync.vault.housekeeping import loose_bytes, pack_loose_objects
+from vaultsync.vault.housekeeping import (
+    loose_bytes,
+    pack_job,
+    pack_loose_objects,
+    packing_failure,
+    start_packing,
+)
 from vaultsync.vault.vcs import VaultRepo
 
 
@@ -109,3 +122,95 @@ def test_no_git_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(GitFailed, match="cannot run git"):
         pack_loose_objects(tmp_path, at_kib=1)
     assert loose_bytes(objects(tmp_path)) == loose
+
+
+def control_folder(vault: Path) -> Path:
+    (vault / ".vaultsync").mkdir(exist_ok=True)
+    return vault / ".vaultsync"
+
+
+def test_a_detached_packer_packs_every_loose_object(tmp_path: Path) -> None:
+    """Past the bound, a packer is started in its own process and packs every loose object."""
+    synced_history(tmp_path, 4)
+    control_folder(tmp_path)
+    before = git(tmp_path, "log", "-p", "--format=%H %T")
+    assert start_packing(tmp_path, at_kib=1)
+    wait_for_packer(tmp_path)
+    assert loose_bytes(objects(tmp_path)) == 0
+    assert packing_failure(tmp_path) is None
+    assert git(tmp_path, "log", "-p", "--format=%H %T") == before
+
+
+def test_no_packer_starts_below_the_bound(tmp_path: Path) -> None:
+    """Below the bound no process is started."""
+    synced_history(tmp_path, 2)
+    control_folder(tmp_path)
+    assert not start_packing(tmp_path, at_kib=loose_bytes(objects(tmp_path)) // 1024 + 1)
+    assert not pack_job(tmp_path).status.exists()
+
+
+def test_one_packer_at_a_time(tmp_path: Path) -> None:
+    """While a packer holds its lock, no second one is started."""
+    synced_history(tmp_path, 2)
+    with file_lock(control_folder(tmp_path) / "git-pack.lock", timeout=0.0):
+        assert not start_packing(tmp_path, at_kib=1)
+    assert not pack_job(tmp_path).status.exists()
+
+
+def test_a_failed_packing_is_said_until_one_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A packer that fails leaves its reason: the next sync says it, and starts another."""
+    synced_history(tmp_path, 2)
+    control_folder(tmp_path)
+    monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))  # the packer finds no git
+    assert pack_git_objects(tmp_path) == ""
+    wait_for_packer(tmp_path)
+    said = packing_problem(tmp_path)
+    assert said.startswith("the background packing failed (exit 1: cannot run git")
+    assert said.endswith("; see .vaultsync/git-pack.log")
+    monkeypatch.undo()
+    monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
+    assert pack_git_objects(tmp_path) == said  # said once more, as another one starts
+    wait_for_packer(tmp_path)
+    assert packing_problem(tmp_path) == ""
+    assert loose_bytes(objects(tmp_path)) == 0
+
+
+def test_a_sync_does_not_wait_for_the_packer(
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sync that starts a packer returns while it still runs; it packs once let go."""
+    vault = tmp_path / "vault"
+    ws = open_workspace(str(demo_state), str(vault))
+    sync(ws, SyncRequest())
+    gate = tmp_path / "gate"
+    monkeypatch.setenv(
+        "PATH", f"{held_git(tmp_path / 'bin', gate)}{os.pathsep}{os.environ['PATH']}"
+    )
+    monkeypatch.setattr(housekeeping, "PACK_AT_KIB", 1)
+    topics = demo_state / "memory" / "topics.json"
+    topics.write_text(json.dumps([*json.loads(topics.read_text()), {"name": "packing"}]))
+    assert sync(ws, SyncRequest()).report is not None
+    pid = json.loads(pack_job(vault).status.read_bytes())["pid"]
+    assert os.waitpid(pid, os.WNOHANG) == (0, 0)  # still running: held at the gate
+    gate.write_text("go\n")
+    os.waitpid(pid, 0)
+    assert loose_bytes(objects(vault)) == 0
+    assert status(ws).packing_failed == ""
+
+
+def held_git(folder: Path, gate: Path) -> Path:
+    """A ``git`` that waits for ``gate`` to exist before a repack, then runs the real git."""
+    real = shutil.which("git")
+    folder.mkdir()
+    script = folder / "git"
+    script.write_text(
+        "#!/bin/sh\n"
+        'for arg in "$@"; do [ "$arg" = repack ] && while [ ! -e '
+        f'"{gate}" ]; do sleep 0.05; done; done\n'
+        f'exec "{real}" "$@"\n'
+    )
+    script.chmod(0o755)
+    return folder
