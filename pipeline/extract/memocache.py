@@ -9,10 +9,12 @@ saved, while the files are the ones it loaded or wrote.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import pickle
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,8 @@ from vaultsync.extract.memo import Memo, changed, memo_version, part
 
 MEMO_VERSION = 2
 MEMO_FILE = "extract-memo-{}.pickle"
-"""One file per part (``extract.memo.part``): each reader's per-item entries (the contexts' are
-large and rarely rewritten), each fixed store's (facts…): a changed fact rewrites the facts'."""
+"""One file per part (``extract.memo.part``): each reader's per-item entries in 16 files (a
+changed context rewrites one), each fixed store's (facts…): a changed fact rewrites the facts'."""
 
 
 def memo_version_of(state: Path, caps: Caps, private_name: str) -> str:
@@ -50,15 +52,22 @@ def load_extract_memo(state: Path, version: str, salt: bytes) -> Memo:
     """The memo of the last read when it has this version; an empty one otherwise (never fails)."""
     entries: dict[str, Any] = {}
     written = {}
-    try:
-        paths = sorted(cache_dir(state).glob(MEMO_FILE.format("*")))
-    except OSError:
-        paths = []
-    for path in paths:
-        name = path.name[len("extract-memo-") : -len(".pickle")]
+    for path in _memo_files(state):
+        name = _part_name(path)
         entries_of, written[name] = _load_memo_part(path, version)
         entries.update(entries_of)
     return Memo(entries=entries, written=written, salt=salt)
+
+
+def _memo_files(state: Path) -> list[Path]:
+    try:
+        return sorted(cache_dir(state).glob(MEMO_FILE.format("*")))
+    except OSError:
+        return []
+
+
+def _part_name(path: Path) -> str:
+    return path.name[len("extract-memo-") : -len(".pickle")]
 
 
 def _memo_path(state: Path, name: str) -> Path:
@@ -84,15 +93,26 @@ def _dict_or_none(path: Path, head: bytes) -> dict[str, Any] | None:
 def save_extract_memo(state: Path, version: str, memo: Memo, entries: dict[str, Any]) -> bool:
     """Keep ``entries`` for the next read (0600): each memo file only when its part changed.
 
-    ``False`` when a file could not be written.
+    A memo file of a part that holds nothing now is removed.  ``False`` when a file could not
+    be written.
     """
+    now, loaded = _by_part(entries), _by_part(memo.entries)
     saved = True
-    for name in sorted({part(key) for key in (*entries, *memo.entries)}):
-        now = {key: value for key, value in entries.items() if part(key) == name}
-        loaded = {key: value for key, value in memo.entries.items() if part(key) == name}
-        if changed(now, loaded, memo.fresh):
-            saved = _save_memo_part(_memo_path(state, name), version, now) and saved
+    for name in sorted(now.keys() | loaded.keys()):
+        if changed(now.get(name, {}), loaded.get(name, {}), memo.fresh):
+            saved = _save_memo_part(_memo_path(state, name), version, now.get(name, {})) and saved
+    for path in _memo_files(state):
+        if _part_name(path) not in now:
+            with contextlib.suppress(OSError):
+                path.unlink()
     return saved
+
+
+def _by_part(entries: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    grouped: dict[str, dict[str, Any]] = {}
+    for key, value in entries.items():
+        grouped.setdefault(part(key), {})[key] = value
+    return grouped
 
 
 def _save_memo_part(path: Path, version: str, entries: dict[str, Any]) -> bool:

@@ -263,10 +263,12 @@ def test_file_changed_within_the_racy_window_is_read_again(tmp_path: Path) -> No
     path = tmp_path / "f.json"
     write(path, "{}")
     mtime = path.stat().st_mtime_ns
-    entries = {Memo().digest("p|k"): ((stamp(path),), "old")}
-    near = Memo(entries=entries, written={"p": mtime + fsio.RACY_NS // 2})
+    key = Memo().digest("p|k")
+    entries, its_file = {key: ((stamp(path),), "old")}, memo_module.part(key)
+    near = Memo(entries=entries, written={its_file: mtime + fsio.RACY_NS // 2})
     later = Memo(
-        entries=entries, written={"p": max(mtime, path.stat().st_ctime_ns) + 2 * fsio.RACY_NS}
+        entries=entries,
+        written={its_file: max(mtime, path.stat().st_ctime_ns) + 2 * fsio.RACY_NS},
     )
     assert near.item("p|k", path)[0] is False
     assert later.item("p|k", path)[:2] == (True, "old")
@@ -412,3 +414,25 @@ def test_a_secret_learned_since_masks_a_proven_last_good_value(state: Path) -> N
     kept = repr(cache.load_last_good(state))
     assert "deploy with" in kept
     assert plain not in kept
+
+
+def test_a_changed_context_rewrites_a_sixteenth_of_the_contexts_memo(state: Path) -> None:
+    """One context changed among many: one of the contexts' memo files is written again."""
+    for n in range(1, 48):
+        write(state / "contexts" / f"c{n}.json", context_json(f"c{n}", f"doc {n}"))
+    _one_shot_read(state)
+    apply(state, ("context", 0, "doc text, changed"))
+    memo_files = [name for name in _writes_of(state) if name.startswith("extract-memo-contexts")]
+    assert len(memo_files) == 1
+    shards = list(cachefile.cache_dir(state).glob("extract-memo-contexts-*.pickle"))
+    assert len(shards) > 8  # 48 contexts, by their keys' first hex digit
+
+
+def test_a_memo_file_no_part_uses_is_removed(state: Path) -> None:
+    """A memo file of a part nothing lives in any more (an older layout's) does not stay."""
+    _one_shot_read(state)
+    stale = cachefile.cache_dir(state) / "extract-memo-contexts-read_context.pickle"
+    stale.write_bytes(b"an older layout's file")
+    apply(state, ("fact", 1, "another fact"))
+    _one_shot_read(state)
+    assert not stale.exists()
