@@ -133,8 +133,9 @@ class Memo:
     keys: dict[int, bytes] = field(default_factory=dict)
     """``id`` → :func:`strict_key` of the records of the stores read again (computed once)."""
     taken: dict[str, bytes] = field(default_factory=dict)
-    """Per-item file (relative path) → what proves the value this read took from the memo is
-    the one taken last time under the same proof (:meth:`item`'s ``rel``)."""
+    """Each store file whose value this read took from the memo (relative path; a fixed store
+    by its main file) → its proof: the entry's key and the stamps it was kept with.  An entry
+    is replaced only by a read that missed it, so one proof always names one value."""
 
     def digest(self, key: str) -> str:
         """A per-item source key as the memo holds it: its part, ``:``, a salted BLAKE2b (hex)."""
@@ -165,10 +166,8 @@ class Memo:
     def item(self, key: str, path: Path, rel: str = "") -> tuple[bool, Any, tuple[Stamp, ...]]:
         """:meth:`lookup` of a per-item file (``key`` from :func:`reader_key`, digested here).
 
-        A value taken is noted in :attr:`taken` under ``rel`` (when given), proven by its
-        salted key and the stamps it was kept with: an entry is only ever replaced by a read
-        that missed it, so the same proof names the same value (``graph.cache`` keeps the last
-        good values by it).
+        A value taken is noted in :attr:`taken` under ``rel`` (when given): ``graph.cache``
+        tells the last good values unchanged by it.
         """
         digested = self.digest(key)
         found = self.lookup(digested, (path,))

@@ -109,7 +109,7 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> Records:
     }
     skipped = marked_new(state, records.skipped)
     # before the memo: a value read again must replace the last good one its proof named
-    _save_good(state, masked_good, memo, everywhere, masked)
+    _save_good(state, masked_good, memo, everywhere, [masked.digest(s) for s in secrets])
     if memo is not None:
         save_extract_memo(state, version, memo, memo.settle(everywhere))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
@@ -121,17 +121,16 @@ def _save_good(
     good: Mapping[str, Any],
     memo: Memo | None,
     everywhere: Callable[[Any], Any],
-    masked: Scrubber,
+    secrets: list[str],
 ) -> None:
     """Keep the read's good values (masked) as the last good ones, by the memo's proofs.
 
-    A value the memo gave is the memo's object as masking and spreading the read's secrets
-    leave it: the proof holds with the secrets' salted digests beside it.
+    A value the memo gave is the memo's object as spreading the read's ``secrets`` (their
+    salted digests) leaves it: its proof holds with those beside it.
     """
     taken = memo.taken if memo is not None else {}
     proven = {everywhere(rel): proof for rel, proof in taken.items()}
-    known = sorted(masked.digest(secret) for secret in masked.secrets)
-    save_last_good(state, good, proven=proven, masking="\0".join(known).encode())
+    save_last_good(state, good, proven=proven, masking="\0".join(sorted(secrets)).encode())
 
 
 def _keep_masks(

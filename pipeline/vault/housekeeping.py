@@ -63,8 +63,8 @@ def pack_loose_objects(vault: Path, *, at_kib: int | None = None) -> int:
 def start_packing(vault: Path, *, at_kib: int | None = None) -> bool:
     """Pack as :func:`pack_loose_objects` does, in a detached process; whether one was started.
 
-    None is when there is too little to pack, the repository is not the vault's own, another
-    packer runs, or it could not start (then recorded as its failure).  Raises
+    None starts when there is too little to pack, the repository is not the vault's own, or
+    another packer runs; one that cannot start is recorded as failed.  Raises
     ``VaultWriteError`` (the repository does not open).
     """
     if _loose_to_pack(vault, at_kib) == 0:
