@@ -36,6 +36,7 @@ The file itself (``extract-memo.pickle``, 0600 in the 0700 cache folder) is writ
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,10 +133,12 @@ class Memo:
     """Records of a store read again that are the last read's objects (already masked)."""
     keys: dict[int, bytes] = field(default_factory=dict)
     """``id`` → :func:`strict_key` of the records of the stores read again (computed once)."""
-    taken: dict[str, bytes] = field(default_factory=dict)
-    """Each store file whose value this read took from the memo (relative path; a fixed store
-    by its main file) → its proof: the entry's key and the stamps it was kept with.  An entry
-    is replaced only by a read that missed it, so one proof always names one value."""
+    proven: dict[str, bytes] = field(default_factory=dict)
+    """Each store file (relative path; a fixed store by its main file) whose value this read
+    took from the memo, or read from a per-item file changed before git's racy window → its
+    proof: the entry's key and the stamps its value goes with.  An entry is replaced only by a
+    read that missed it, and a file out of the racy window keeps its bytes while its stamps
+    stay, so one proof always names one value."""
 
     def digest(self, key: str) -> str:
         """A per-item source key as the memo holds it: its part, ``:``, a salted BLAKE2b (hex)."""
@@ -166,29 +169,46 @@ class Memo:
     def item(self, key: str, path: Path, rel: str = "") -> tuple[bool, Any, tuple[Stamp, ...]]:
         """:meth:`lookup` of a per-item file (``key`` from :func:`reader_key`, digested here).
 
-        A value taken is noted in :attr:`taken` under ``rel`` (when given): ``graph.cache``
+        A value taken is noted in :attr:`proven` under ``rel`` (when given): ``graph.cache``
         tells the last good values unchanged by it.
         """
         digested = self.digest(key)
         found = self.lookup(digested, (path,))
         if found[0]:
-            self._took(rel, digested, found[2])
+            self._prove(rel, digested, found[2])
         return found
 
-    def _took(self, rel: str, key: str, stamps: tuple[Stamp, ...]) -> None:
+    def _prove(self, rel: str, key: str, stamps: tuple[Stamp, ...]) -> None:
         if rel:
-            self.taken[rel] = f"{key}{stamps!r}".encode()
+            self.proven[rel] = f"{key}{stamps!r}".encode()
 
-    def offer_item(self, key: str, stamps: tuple[Stamp, ...], value: Any) -> None:
-        """:meth:`offer` of a per-item value (kept only when masking changes nothing in it)."""
-        self.offer(self.digest(key), stamps, value, clean=True)
+    def _prove_read(self, rel: str, key: str, stamps: tuple[Stamp, ...]) -> None:
+        """Prove a value read now by its files' stamps, if they changed before the racy window.
+
+        ``stamps`` were taken before the read.  Out of git's racy window, the bytes stay while
+        the stamps do, and a later read gives this very value, from the memo or anew.
+        """
+        now = time.time_ns()
+        recent = any(s is not None and is_racy(max(s[1], s[3]), now) for s in stamps)
+        if UNKNOWN not in stamps and not recent:
+            self._prove(rel, key, stamps)
+
+    def offer_item(self, key: str, stamps: tuple[Stamp, ...], value: Any, rel: str = "") -> None:
+        """:meth:`offer` of a per-item value (kept only when masking changes nothing in it).
+
+        Proven under ``rel`` (when given) by its file's stamps, as :meth:`_prove_read` says.
+        """
+        digested = self.digest(key)
+        self.offer(digested, stamps, value, clean=True)
+        self._prove_read(rel, digested, stamps)
 
     def value(
         self, key: str, paths: tuple[Path, ...], read: Callable[[], T], *, rel: str = ""
     ) -> T:
         """The memo's value of a fixed store, else ``read()`` (kept masked by :meth:`settle`).
 
-        A value taken is noted in :attr:`taken` under ``rel`` (when given), as :meth:`item`.
+        The value is noted in :attr:`proven` under ``rel`` (when given): taken, as
+        :meth:`item` does; read, as :meth:`offer_item` does.
 
         A store read again keeps, of its records, the very objects of the last read that masking
         left unchanged and that are the same as the records read now, by :func:`strict_key`
@@ -196,10 +216,11 @@ class Memo:
         """
         hit, kept, stamps = self.lookup(key, paths)
         if hit:
-            self._took(rel, key, stamps)
+            self._prove(rel, key, stamps)
             return cast("T", kept)
         value = read()
         self.offer(key, stamps, value, clean=False)
+        self._prove_read(rel, key, stamps)
         entry = self.entries.get(key)
         if isinstance(value, tuple) and entry is not None and isinstance(entry[1], _Store):
             clean = entry[1].clean

@@ -67,7 +67,7 @@ class Reading:
             value = self._last_good_of(rel)
         else:
             if memo is not None and value is not None:
-                memo.offer_item(key, stamps, value)
+                memo.offer_item(key, stamps, value, rel)
         if value is not None:
             self.good[rel] = value
         return value

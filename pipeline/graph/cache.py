@@ -201,7 +201,7 @@ def save_last_good(
 
     Each part's second line says what its records are, so unchanged ones are told from the
     file's first bytes, without loading it.  A part whose every source is ``proven`` (a value
-    the extract memo gave again, by the proof ``extract.memo.Memo.taken`` names) is said by
+    the extract memo proves, by its key and stamps: ``extract.memo.Memo.proven``) is said by
     those proofs and ``masking`` (a digest of what masked the values since), so it is not even
     pickled: at 100,000 notes, pickling every part to learn one changed took 0.6 s of a
     one-fact sync.  Any other part is said by a digest of its pickle.  A resident process

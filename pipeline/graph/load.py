@@ -109,7 +109,8 @@ def _read(state: Path, caps: Caps, *, use_memo: bool = True) -> Records:
     }
     skipped = marked_new(state, records.skipped)
     # before the memo: a value read again must replace the last good one its proof named
-    _save_good(state, masked_good, memo, everywhere, [masked.digest(s) for s in secrets])
+    masking = [version, masked.digest(""), *sorted(masked.digest(s) for s in secrets)]
+    _save_good(state, masked_good, memo, everywhere, masking)
     if memo is not None:
         save_extract_memo(state, version, memo, memo.settle(everywhere))
     _keep_masks(state, salt, masks, masked, reused=memo is not None and bool(memo.kept))
@@ -121,16 +122,17 @@ def _save_good(
     good: Mapping[str, Any],
     memo: Memo | None,
     everywhere: Callable[[Any], Any],
-    secrets: list[str],
+    masking: list[str],
 ) -> None:
     """Keep the read's good values (masked) as the last good ones, by the memo's proofs.
 
-    A value the memo gave is the memo's object as spreading the read's ``secrets`` (their
-    salted digests) leaves it: its proof holds with those beside it.
+    A proven value (``extract.memo.Memo.proven``) is what its file gives under the same
+    ``masking``: the memo's version (code, rules, size limit, folders, private name), the
+    masks' salt and the read's secrets (salted digests), which decide how it is masked.
     """
-    taken = memo.taken if memo is not None else {}
-    proven = {everywhere(rel): proof for rel, proof in taken.items()}
-    save_last_good(state, good, proven=proven, masking="\0".join(sorted(secrets)).encode())
+    proofs = memo.proven if memo is not None else {}
+    proven = {everywhere(rel): proof for rel, proof in proofs.items()}
+    save_last_good(state, good, proven=proven, masking="\0".join(masking).encode())
 
 
 def _keep_masks(

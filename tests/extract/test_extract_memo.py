@@ -345,9 +345,9 @@ def _writes_of(state: Path) -> list[str]:
 
 
 def test_unchanged_last_good_parts_are_not_pickled(state: Path) -> None:
-    """A read pickles only the last good parts holding a value the memo did not give."""
-    _one_shot_read(state)
-    _one_shot_read(state)  # the values now come from the memo: their parts said by proofs
+    """From the first read on, a read pickles only the last good parts holding a value that is
+    not proven (read anew from a changed file, or from a fixed store)."""
+    _one_shot_read(state)  # the first read: its values proven by their files' stamps
     apply(state, ("fact", 1, "another fact"))
     pickled: list[dict[str, Any]] = []
 
@@ -436,3 +436,30 @@ def test_a_memo_file_no_part_uses_is_removed(state: Path) -> None:
     apply(state, ("fact", 1, "another fact"))
     _one_shot_read(state)
     assert not stale.exists()
+
+
+def test_a_name_made_private_since_masks_a_proven_last_good_value(state: Path) -> None:
+    """A last good value proven by its file's stamps is kept masked once the profile's name
+    becomes private, not as the proof wrote it."""
+    write(state / "sessions" / "s2.json", json.dumps({"title": f"notes by {NAME}"}))
+    _one_shot_read(state)
+    _one_shot_read(state)
+    apply(state, ("profile", 1, NAME))  # the name is private from now on
+    _one_shot_read(state)
+    kept = repr(cache.load_last_good(state))
+    assert "notes by" in kept
+    assert NAME not in kept
+
+
+def test_a_value_read_from_a_racy_file_is_not_proven(tmp_path: Path) -> None:
+    """A file changed within git's racy window may change again under the same stamps: the
+    value read from it is not proven by them; one changed before the window is."""
+    path = tmp_path / "s.json"
+    write(path, "{}")
+    memo = Memo()
+    with racy_window(10**12):  # everything is recent
+        memo.offer_item("p|k", (stamp(path),), "value", "s.json")
+    assert "s.json" not in memo.proven
+    with racy_window(0):
+        memo.offer_item("p|k", (stamp(path),), "value", "s.json")
+    assert "s.json" in memo.proven
