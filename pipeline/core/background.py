@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultsync.core.environment import child_environment
-from vaultsync.core.fsio import atomic_write
+from vaultsync.core.fsio import atomic_write, read_regular
 
 __all__ = ["JobFailure", "JobFiles", "finish", "job_failure", "record_failure", "record_started"]
 
@@ -60,7 +60,9 @@ def spawn(files: JobFiles, module: str, *args: str) -> bool:
 
     command = [sys.executable, "-P", "-m", module, *args]
     try:
-        log = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        # no symlink followed: a link planted where the log goes would truncate its target
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW
+        log = os.open(files.log, flags, 0o600)
         try:
             process = subprocess.Popen(
                 command,
@@ -116,9 +118,10 @@ def finish(files: JobFiles, work: Callable[[], tuple[int, str]]) -> int:
 
 def job_failure(files: JobFiles) -> JobFailure | None:
     """How the last job failed, or None (it succeeded, runs, or never started)."""
+    data = read_regular(files.status)  # a symlink planted there is not followed
     try:
-        status = json.loads(files.status.read_bytes())
-    except (OSError, ValueError):
+        status = json.loads(data) if data is not None else None
+    except ValueError:
         return None
     if not isinstance(status, dict):
         return None
@@ -145,9 +148,7 @@ def _alive(pid: int) -> bool:
 
 
 def _last_line(path: Path) -> str:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
+    data = read_regular(path)  # a symlink planted there is not followed
+    lines = data.decode("utf-8", "replace").splitlines() if data is not None else []
     found = [line.strip() for line in lines if line.strip()]
     return found[-1][:_ERROR_CHARS] if found else ""

@@ -19,6 +19,7 @@ One way to do each of these, so every file vaultsync writes gets the same guaran
   go; :func:`file_lock` is the three as one context manager.  A blocking ``flock`` queues the
   process in the kernel, so a busy writer cannot starve it the way polling can; it runs in a
   helper thread because ``flock`` cannot time out by itself.
+* :func:`read_regular`: a regular file's bytes, a symlink (or a FIFO) never followed.
 * :data:`RACY_NS` and :func:`is_racy`: git's racy-timestamp rule.  A file modified within 2 s
   of the moment its stat data were recorded may have changed again without its stat data
   showing it (1-2 s timestamp granularity on some file systems), so only a hash can tell.
@@ -31,6 +32,7 @@ import errno
 import fcntl
 import functools
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -43,6 +45,9 @@ RACY_NS = 2_000_000_000
 """A file whose mtime is this close to the time its stat data were recorded is hashed again."""
 
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: opening a FIFO put where a file was must not wait for a writer (no effect on
+# a regular file's reads)
+READ_NO_FOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 # Where hard links are refused: FAT, some FUSE and network file systems.
 _NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP})
 
@@ -56,6 +61,16 @@ def _libc() -> ctypes.CDLL | None:
         return ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - no C library to load
         return None
+
+
+def read_regular(path: str | Path) -> bytes | None:
+    """The bytes of the regular file at ``path``, a symlink not followed; ``None`` otherwise."""
+    try:
+        fd = os.open(path, READ_NO_FOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
 def is_racy(mtime_ns: int, recorded_ns: int) -> bool:

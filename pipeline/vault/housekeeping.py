@@ -11,7 +11,7 @@ object and rolls small packs together so their number grows with the log of the 
 never rewriting the big packs.  Git's repack is safe to interrupt and to run beside other git
 commands (new objects stay loose; a loose object is removed only once a pack holds it).
 
-The sync does not wait for it (at 100,000 notes it took 3 to 10 s, one sync in eight): as
+The sync does not wait for it (at 100,000 notes it took 3 to 20 s, one sync in eight): as
 ``git gc --auto`` detaches, :func:`start_packing` starts ``python -P -m
 vaultsync.vault.housekeeping VAULT`` detached (``core.background``), one at a time
 (``.vaultsync/git-pack.lock``), and the job keeps its outcome in ``.vaultsync/git-pack.json``

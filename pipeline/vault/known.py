@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.core.digest import code_fingerprint
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import RACY_NS, read_regular
 from vaultsync.vault.lazyrepo import LazyRepo
 from vaultsync.vault.manifest import (
     CACHE,
@@ -49,7 +49,7 @@ from vaultsync.vault.manifest import (
     recorded_blobs,
 )
 from vaultsync.vault.markers import MARKERS_REASON, has_conflict_markers
-from vaultsync.vault.quick import last_sync_and_changes, read_regular, stat_of
+from vaultsync.vault.quick import last_sync_and_changes, stat_of
 from vaultsync.vault.report import (
     Conflict,
     EditHistory,

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from vaultsync.core.cachefile import holds
 from vaultsync.core.digest import code_fingerprint, inputs_digest
-from vaultsync.core.fsio import RACY_NS
+from vaultsync.core.fsio import RACY_NS, READ_NO_FOLLOW, read_regular
 from vaultsync.extract.sources import store_fingerprint
 from vaultsync.vault.manifest import (
     CACHE,
@@ -63,10 +63,6 @@ from vaultsync.vault.manifest import (
 
 if TYPE_CHECKING:
     from vaultsync.vault.indexproof import DiffFiles
-
-# O_NONBLOCK: opening a FIFO put where a note was must not wait for a writer (no effect on
-# a regular file's reads)
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 def templates_digest(folder: Path | None) -> str:
@@ -260,20 +256,10 @@ def _blob_of(path: str) -> str | None:
     return None if data is None else blob_id(data)
 
 
-def read_regular(path: str | Path) -> bytes | None:
-    """The bytes of the regular file at ``path``, a symlink not followed; ``None`` otherwise."""
-    try:
-        fd = os.open(path, _READ)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
-
-
 def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
     """Whether the regular file at ``path`` still has the stat data and the blob recorded."""
     try:
-        fd = os.open(path, _READ)
+        fd = os.open(path, READ_NO_FOLLOW)
     except OSError:
         return False
     with os.fdopen(fd, "rb") as handle:

@@ -211,3 +211,18 @@ class TestRacy:
         """Just inside the window is racy, just outside is not."""
         assert fsio.is_racy(10 * fsio.RACY_NS - fsio.RACY_NS, 10 * fsio.RACY_NS)
         assert not fsio.is_racy(10 * fsio.RACY_NS - fsio.RACY_NS - 1, 10 * fsio.RACY_NS)
+
+
+def test_a_fifo_where_a_note_was_is_not_read(tmp_path: Path) -> None:
+    """A named pipe is no regular file: read as none at once, never waiting for a writer."""
+    fifo = tmp_path / "note.md"
+    os.mkfifo(fifo)
+    found: list[bytes | None] = []
+    reader = threading.Thread(target=lambda: found.append(fsio.read_regular(fifo)), daemon=True)
+    reader.start()
+    reader.join(timeout=30)  # a reader that waits for a writer never returns
+    assert found == [None]
+    (tmp_path / "plain.md").write_bytes(b"text\n")
+    assert fsio.read_regular(tmp_path / "plain.md") == b"text\n"
+    (tmp_path / "link.md").symlink_to(tmp_path / "plain.md")
+    assert fsio.read_regular(tmp_path / "link.md") is None

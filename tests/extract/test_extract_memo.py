@@ -308,7 +308,7 @@ def _one_shot_read(state: Path, *, memo: bool = True) -> None:
         _read(state, CAPS, use_memo=memo)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(ops=st.lists(OPS, min_size=1, max_size=8), window=st.sampled_from((0, fsio.RACY_NS)))
 def test_last_good_kept_by_proofs_equals_a_full_read(
     ops: list[tuple[str, int, str | None]], window: int

@@ -15,6 +15,7 @@ import pytest
 from helpers import wait_for_packer
 from vaultsync.app.sync import SyncRequest, pack_git_objects, packing_problem, status, sync
 from vaultsync.app.workspace import open_workspace
+from vaultsync.core.background import record_started
 from vaultsync.core.fsio import file_lock
 from vaultsync.vault import housekeeping
 from vaultsync.vault.gitcli import GitFailed
@@ -214,3 +215,30 @@ def held_git(folder: Path, gate: Path) -> Path:
     )
     script.chmod(0o755)
     return folder
+
+
+def test_a_link_where_the_packers_log_goes_is_not_followed(tmp_path: Path) -> None:
+    """A symlink planted as the packer's log: its target is left whole, the packing not started
+    and its failure said."""
+    synced_history(tmp_path, 2)
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    pack_job(tmp_path).log.parent.mkdir(exist_ok=True)
+    pack_job(tmp_path).log.symlink_to(target)
+    assert not start_packing(tmp_path, at_kib=1)
+    assert target.read_text() == "keep me\n"
+    failure = packing_failure(tmp_path)
+    assert failure is not None and failure.error.startswith("cannot start the background job")
+
+
+def test_a_link_where_the_packers_record_is_read_is_not_followed(tmp_path: Path) -> None:
+    """A symlink planted as the packer's log is not read back into what status says."""
+    synced_history(tmp_path, 2)
+    secret = tmp_path / "id_key"
+    secret.write_text("-----BEGIN KEY-----\nAAAAsecretline\n")
+    job = pack_job(tmp_path)
+    job.log.parent.mkdir(exist_ok=True)
+    job.log.symlink_to(secret)
+    record_started(job, 2**22 + 7)  # above the kernel's pid_max: a job that died unheard
+    failure = packing_failure(tmp_path)
+    assert failure is not None and "secretline" not in failure.describe()

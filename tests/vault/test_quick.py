@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
 from pathlib import Path
 from unittest import mock
@@ -354,21 +353,6 @@ def test_templates_digest_of_a_folder_with_a_dangling_symlink(tmp_path: Path) ->
     before = quick.templates_digest(tmp_path)
     (tmp_path / "gone.j2").write_text("x", encoding="utf-8")
     assert quick.templates_digest(tmp_path) != before
-
-
-def test_a_fifo_where_a_note_was_is_not_read(tmp_path: Path) -> None:
-    """A named pipe is no regular file: read as none at once, never waiting for a writer."""
-    fifo = tmp_path / "note.md"
-    os.mkfifo(fifo)
-    found: list[bytes | None] = []
-    reader = threading.Thread(target=lambda: found.append(quick.read_regular(fifo)), daemon=True)
-    reader.start()
-    reader.join(timeout=30)  # a reader that waits for a writer never returns
-    assert found == [None]
-    (tmp_path / "plain.md").write_bytes(b"text\n")
-    assert quick.read_regular(tmp_path / "plain.md") == b"text\n"
-    (tmp_path / "link.md").symlink_to(tmp_path / "plain.md")
-    assert quick.read_regular(tmp_path / "link.md") is None
 
 
 @settings(max_examples=200, deadline=None)
