@@ -24,8 +24,8 @@ nodes sorted by id, links by (from, to, rel).
 Two more things keep what one bad store file must not lose (``extract.skips``):
 ``last-good-NN.pickle``, the last good record of every per-item source (a skipped source
 answers it, so its note stays as it was) in 16 files by a digest of the source's path (a
-one-fact change rewrites one, and pickles only those holding a value the extract memo did
-not give), and ``warned.json``, the skipped sources already warned
+one-fact change rewrites one, and pickles only those holding a value the extract memo does
+not prove), and ``warned.json``, the skipped sources already warned
 about (by path and content digest), so each warning is shown once.
 
 ``masked-texts.json`` keeps what masking each store text gave (``core.scrub``), by a salted
@@ -249,12 +249,16 @@ def _save_last_good_part(path: Path, records: dict[str, Any], said: bytes) -> bo
     kept = cachefile.held(path, base)
     if isinstance(kept, dict) and _same_objects(kept, records):
         return True
-    if said and cachefile.holds(path, base + said + b"\n"):
+    body = None if said else pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+    if body is not None:
+        said = hashlib.blake2b(body, digest_size=16).hexdigest().encode()
+    head = base + said + b"\n"
+    if cachefile.holds(path, head):
         cachefile.hold(path, base, records)
         return True
-    body = pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
-    head = base + (said or hashlib.blake2b(body, digest_size=16).hexdigest().encode()) + b"\n"
-    if not (cachefile.holds(path, head) or cachefile.write(path, head, body)):
+    if body is None:
+        body = pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
+    if not cachefile.write(path, head, body):
         # a part left as it was could later be said by proofs its records no longer match
         with contextlib.suppress(OSError):
             path.unlink()
