@@ -86,11 +86,16 @@ def envelope(name: str, version: int, key: str) -> bytes:
     return b"%s %s %d %s\n" % (ENVELOPE, name.encode(), version, digest.encode())
 
 
-def write(path: Path, head: bytes, payload: bytes, *, durable: bool = True) -> bool:
+Payload = bytes | tuple[bytes, ...]
+"""A cache's payload: its bytes, or its chunks in order (:func:`two_parts`), written as they are."""
+
+
+def write(path: Path, head: bytes, payload: Payload, *, durable: bool = True) -> bool:
     """``head`` + ``payload`` to ``path``, atomically (0600); ``False`` when it cannot be."""
+    chunks = (head, payload) if isinstance(payload, bytes) else (head, *payload)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        atomic_write(path, head + payload, mode=0o600, durable=durable)
+        atomic_write(path, chunks, mode=0o600, durable=durable)
     except OSError:
         return False
     return True
@@ -117,12 +122,13 @@ def holds(path: Path, head: bytes) -> bool:
 _PART_SIZE = struct.Struct(">Q")
 
 
-def two_parts(first: bytes, second: bytes) -> bytes:
-    """One payload of two parts, told apart again by :func:`split_parts`.
+def two_parts(first: bytes, second: bytes) -> tuple[bytes, bytes, bytes]:
+    """One payload of two parts, told apart again by :func:`split_parts` (once joined).
 
-    For a cache that writes one part again as it was, or decodes the two apart.
+    For a cache that writes one part again as it was, or decodes the two apart.  The chunks
+    are written one after another (:func:`write`), never joined here.
     """
-    return _PART_SIZE.pack(len(first)) + first + second
+    return (_PART_SIZE.pack(len(first)), first, second)
 
 
 def split_parts(data: bytes) -> tuple[bytes, bytes]:

@@ -34,7 +34,7 @@ import functools
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -174,14 +174,23 @@ def atomic_file(
         yield handle
 
 
-def atomic_write(target: Path, data: bytes, *, mode: int = 0o600, durable: bool = True) -> None:
+def atomic_write(
+    target: Path, data: bytes | Sequence[bytes], *, mode: int = 0o600, durable: bool = True
+) -> None:
     """Replace ``target`` with ``data`` atomically (see :func:`atomic_file`).
+
+    ``data``: the bytes, or their chunks in order, written one after another: a cache of
+    several parts is never joined into one buffer first (at 100,000 notes, joining two
+    40 MB caches' parts and headers took 0.4 s of a one-fact sync).
 
     Raises:
         OSError: the file cannot be written; the target is unchanged.
     """
     with atomic_file(target, mode=mode, durable=durable) as handle:
-        handle.write(data)
+        if isinstance(data, bytes):
+            handle.write(data)
+        else:
+            handle.writelines(data)
 
 
 # -- through a directory descriptor (no symlink is ever followed) -------------------------------

@@ -379,7 +379,7 @@ _PLAIN: tuple[tuple[str, type], ...] = (
 """The fields of a :class:`PatchState` made of plain values, and the type each one has."""
 
 
-def state_bytes(patch: PatchState) -> bytes:
+def state_bytes(patch: PatchState) -> tuple[bytes, ...]:
     """A state without its contexts' entries: its plain tables, then its mention finder.
 
     The tables are marshalled (version 2, no shared references): four times faster than a
@@ -391,7 +391,7 @@ def state_bytes(patch: PatchState) -> bytes:
 
 
 def state_from_bytes(data: bytes) -> PatchState | None:
-    """The state :func:`state_bytes` wrote; ``None`` when ``data`` is not one."""
+    """The state :func:`state_bytes` wrote (its chunks joined); ``None`` when it is not one."""
     try:
         marshalled, pickled = cachefile.split_parts(data)
         with paused_gc():  # a few million strings and tuples, no cycles

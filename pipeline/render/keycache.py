@@ -85,7 +85,7 @@ def _header(caps: Caps, build: str) -> bytes:
     return cachefile.envelope("note-keys", MEMO_VERSION, key)
 
 
-def memo_bytes(memo: SpecsMemo) -> bytes:
+def memo_bytes(memo: SpecsMemo) -> tuple[bytes, ...]:
     """``memo`` as plain values, marshalled (read back by :func:`memo_from_bytes`).
 
     Two parts: what changes with every note keyed (each note's path and key), then what
@@ -129,7 +129,7 @@ def reads_bytes(memo: SpecsMemo) -> bytes:
 
 
 def memo_from_bytes(data: bytes) -> SpecsMemo | None:
-    """The memo :func:`memo_bytes` wrote; ``None`` when ``data`` is not one."""
+    """The memo :func:`memo_bytes` wrote (its chunks joined); ``None`` when ``data`` is not one."""
     try:
         first, second = cachefile.split_parts(data)
         with paused_gc():

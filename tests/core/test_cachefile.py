@@ -36,6 +36,15 @@ def test_what_is_written_reads_back(payload: bytes, key: str, version: int) -> N
         assert cachefile.read(path, cachefile.envelope("other", version, key)) is None
 
 
+@given(st.lists(st.binary(max_size=50), max_size=5))
+def test_a_payload_of_chunks_reads_back_as_they_were_joined(chunks: list[bytes]) -> None:
+    """Chunks written one after another read back as one payload, in their order."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cache"
+        assert cachefile.write(path, HEAD, tuple(chunks), durable=False)
+        assert cachefile.read(path, HEAD) == b"".join(chunks)
+
+
 @given(st.integers(0, 60))
 def test_a_truncated_or_corrupt_pickle_is_no_cache(cut: int) -> None:
     """A pickle cut anywhere, or garbage after the head, loads as ``None``, never an error."""
@@ -314,11 +323,11 @@ def test_outside_saved_aside_a_hand_over_does_nothing(tmp_path: Path) -> None:
 @given(st.binary(max_size=100), st.binary(max_size=100))
 def test_two_parts_split_apart_as_they_were(first: bytes, second: bytes) -> None:
     """Two parts joined in one payload come apart again, each whole."""
-    assert cachefile.split_parts(cachefile.two_parts(first, second)) == (first, second)
+    assert cachefile.split_parts(b"".join(cachefile.two_parts(first, second))) == (first, second)
 
 
 @pytest.mark.parametrize("cut", [0, 5, 9])
 def test_a_payload_cut_inside_its_first_part_is_no_two_parts(cut: int) -> None:
     """Too short for the first part's size, or for the first part itself: a ``ValueError``."""
     with pytest.raises(ValueError):
-        cachefile.split_parts(cachefile.two_parts(b"x" * 4, b"")[:cut])
+        cachefile.split_parts(b"".join(cachefile.two_parts(b"x" * 4, b""))[:cut])

@@ -42,6 +42,12 @@ class TestByPath:
         assert mode_of(target) == 0o640
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
 
+    def test_atomic_write_of_chunks_writes_them_in_order(self, tmp_path: Path) -> None:
+        """Chunks given instead of bytes land one after another, nothing between them."""
+        target = tmp_path / "a.bin"
+        fsio.atomic_write(target, (b"head\n", b"", b"first", b"second"))
+        assert target.read_bytes() == b"head\nfirstsecond"
+
     def test_failure_leaves_the_target_and_no_temp(self, tmp_path: Path) -> None:
         """An error inside the block keeps the old file and removes the temp file."""
         target = tmp_path / "a.json"

@@ -375,7 +375,7 @@ class TestPersisted:
     def test_a_states_tables_round_trip_by_value(self) -> None:
         """What the file keeps of a state (all but its contexts' entries) reads back equal."""
         state = patch_graph(_linking_handbook(), CAPS, None)[1]
-        loaded = cache.state_from_bytes(cache.state_bytes(state))
+        loaded = cache.state_from_bytes(b"".join(cache.state_bytes(state)))
         assert loaded is not None
         kept = ("nodes", "records", "sources", "names", "mentions", "wikilinks", "build_id")
         assert all(getattr(loaded, name) == getattr(state, name) for name in kept)
@@ -384,7 +384,7 @@ class TestPersisted:
         """Bytes that decode to a table of the wrong type are no state (a full build follows)."""
         state = patch_graph(HANDBOOK, CAPS, None)[1]
         listed = replace(state, nodes=[])  # type: ignore[arg-type]
-        assert cache.state_from_bytes(cache.state_bytes(listed)) is None
+        assert cache.state_from_bytes(b"".join(cache.state_bytes(listed))) is None
 
     def test_truncated_state_is_ignored(self, tmp_path: Path) -> None:
         """A state cut short after its header loads as none."""

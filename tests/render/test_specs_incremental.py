@@ -200,7 +200,7 @@ def test_incremental_specs_equal_full(
         after = apply(records, step)
         rebuilt = build_graph(after, Caps())
         delta = graph_delta(records, built.graph, after, rebuilt.graph)
-        previous = memo_from_bytes(memo_bytes(memo))  # as the next run reads it back
+        previous = memo_from_bytes(b"".join(memo_bytes(memo)))  # as the next run reads it back
         made = note_specs(
             after, rebuilt.graph, rebuilt.resolver, ENV, delta=delta, previous=previous
         )
