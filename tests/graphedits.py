@@ -85,7 +85,12 @@ facts = st.builds(
     st.sampled_from(["", *FACT_IDS]),
 )
 documents = st.lists(
-    st.builds(Document, source=st.sampled_from(DOC_PATHS), content=texts),
+    st.builds(
+        Document,
+        source=st.sampled_from(DOC_PATHS),
+        content=texts,
+        type=st.sampled_from(["Text", "Markdown"]),  # the one field a context's key does not hold
+    ),
     max_size=4,
     unique_by=lambda d: d.source,
 ).map(tuple)

@@ -123,7 +123,16 @@ def patch_graph(
     built = _build(records, caps, fingerprint, known or {}, memo)
     state = memo.fresh
     graph, names, documents = built.graph, built.resolver.by_name, built.documents
-    describe(state, records, graph, names, documents, previous=previous, remember=remember)
+    describe(
+        state,
+        records,
+        graph,
+        names,
+        documents,
+        previous=previous,
+        remember=remember,
+        entries=memo.entries(),
+    )
     if previous is None:
         state.build_id = build_identity(state, None, None)
         return replace(built, build_id=state.build_id), state

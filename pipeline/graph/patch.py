@@ -37,12 +37,12 @@ from __future__ import annotations
 import hashlib
 import marshal
 import operator
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import is_
 from typing import Any, TypeVar, cast
 
-from vaultsync.core.model import Document, Graph, Link, Node, Records
+from vaultsync.core.model import Context, Document, Graph, Link, Node, Records
 from vaultsync.graph.documents import DocumentNote, ParsedText, document_node_id
 from vaultsync.graph.nodes import context_note
 from vaultsync.links.names import normalize_name
@@ -50,7 +50,7 @@ from vaultsync.links.wikilinks import parse_wikilinks
 
 T = TypeVar("T")
 
-STATE_VERSION = 5
+STATE_VERSION = 6
 """Bumped whenever :class:`PatchState`'s shape or meaning changes."""
 
 
@@ -88,12 +88,15 @@ class ContextEntry:
     Both are cheaper to make again than to read back, so only a resident process keeps them
     (its next build is handed this very entry): they are not pickled.
     """
+    records: tuple[bytes, tuple[tuple[str, bytes], ...]] | None = None
+    """Each document's ``(node id, record digest)`` (:func:`record_digests`), once made, under
+    a digest of the documents' types (the one field of their records the key does not hold)."""
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.documents, self.index, self.markdown, self.lookups, self.links)
+        return (self.documents, self.index, self.markdown, self.lookups, self.links, self.records)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.documents, self.index, self.markdown, self.lookups, self.links = state
+        self.documents, self.index, self.markdown, self.lookups, self.links, self.records = state
         self.nodes = self.part_of = None
 
 
@@ -225,6 +228,10 @@ class Memo:
         key = self._context_keys.get(context_id)
         return None if key is None else self.fresh.contexts[key]
 
+    def entries(self) -> dict[str, ContextEntry]:
+        """Each context's entry in this build, by the context's id."""
+        return {cid: self.fresh.contexts[key] for cid, key in self._context_keys.items()}
+
     def wikilink_targets(self, text: str) -> tuple[str, ...]:
         """The non-empty wikilink targets written in ``text``, in order."""
         if "[[" not in text:
@@ -350,16 +357,19 @@ def describe(
     *,
     previous: PatchState | None = None,
     remember: bool = False,
+    entries: Mapping[str, ContextEntry] | None = None,
 ) -> None:
     """Fill ``state``'s node, record, source and name tables from a finished build.
 
     ``previous``: the state the build was patched from (the digests it remembered are reused
     for the very same objects); ``remember``: keep the objects digested and their digests for
     the next build of this process (a resident one; 30 MB at 100,000 notes, so not otherwise).
+    ``entries``: each context's entry in the build, by the context's id, which keeps its
+    documents' record digests (:func:`record_digests`).
     """
     state.nodes = {node.id: _node_value(node) for node in graph.nodes}
     digested = state.digested if remember else None
-    state.records = dict(record_digests(records, documents, digested, previous))
+    state.records = dict(record_digests(records, documents, digested, previous, entries))
     known = previous.described if previous is not None else {}
     sources: dict[str, bytes] = {}
     for source, links in graph.outgoing.items():
@@ -428,6 +438,7 @@ def record_digests(
     documents: Iterable[DocumentNote],
     digested: dict[int, tuple[Any, bytes]] | None = None,
     previous: PatchState | None = None,
+    entries: Mapping[str, ContextEntry] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """``(node id, digest of the store record it comes from)`` for every kind of record.
 
@@ -436,13 +447,17 @@ def record_digests(
     but for ``0.0``/``-0.0``-like cases, where a node is reported changed, costing time only.
     A Markdown document's text stands in by the digest its note already holds
     (``DocumentNote.digest``): three quarters of a 100,000-note store's bytes are document
-    texts, and their ``repr`` was most of this function's time.
+    texts, and their ``repr`` was most of this function's time.  A context's documents are
+    digested once per entry (``entries``, by context id) and types: the entry's key holds
+    their sources and texts, so their digests are its own (at 100,000 notes, digesting the
+    71,400 documents again took 0.25 s of every sync).
     """
     documents = tuple(documents)
     text_of = _text_digests(records, documents)
     getters: dict[type, Callable[[Any], Any]] = {}
     known = previous.digested if previous is not None else {}
-    for node_id, record in _records_by_node(records, documents):
+
+    def digest_of(node_id: str, record: Any) -> bytes:
         found = known.get(id(record))
         if found is not None and found[0] is record:  # the very object: the same value
             digest = found[1]
@@ -450,7 +465,42 @@ def record_digests(
             digest = _record_digest(node_id, record, text_of, getters)
         if digested is not None:
             digested[id(record)] = (record, digest)
-        yield node_id, digest
+        return digest
+
+    for node_id, record in _records_by_node(records):
+        yield node_id, digest_of(node_id, record)
+    kept = {doc.node_id for doc in documents}
+    for context in records.contexts:
+        entry = (entries or {}).get(context.id)
+        yield from _document_digests(context, entry, kept, digest_of)
+
+
+_TYPES = operator.attrgetter("type")
+
+
+def _document_digests(
+    context: Context,
+    entry: ContextEntry | None,
+    kept: Container[str],
+    digest_of: Callable[[str, Any], bytes],
+) -> Iterable[tuple[str, bytes]]:
+    """The record digests of a context's kept documents, from its entry when it holds them.
+
+    Only a context that keeps every document has them kept on its entry: one beyond the caps
+    that shares a kept one's source is the record of that note too, and the key does not
+    hold it.
+    """
+    if entry is None or len(entry.documents) != len(context.documents):
+        return [
+            (node_id, digest_of(node_id, doc))
+            for doc in context.documents
+            if (node_id := document_node_id(context.id, doc.source)) in kept
+        ]
+    types = _digest(map(_TYPES, context.documents))
+    if entry.records is None or entry.records[0] != types:
+        pairs = zip(entry.documents, context.documents, strict=True)
+        entry.records = (types, tuple((n.node_id, digest_of(n.node_id, doc)) for n, doc in pairs))
+    return entry.records[1]
 
 
 def _record_digest(
@@ -481,9 +531,8 @@ def _text_digests(records: Records, documents: Iterable[DocumentNote]) -> dict[s
     return {doc.node_id: doc.digest for doc in documents if doc.context_id not in shared}
 
 
-def _records_by_node(
-    records: Records, documents: Iterable[DocumentNote]
-) -> Iterator[tuple[str, Any]]:
+def _records_by_node(records: Records) -> Iterator[tuple[str, Any]]:
+    """Every record but the documents (:func:`_document_digests`), by its note."""
     yield from ((f"project:{p.name}", p) for p in records.projects)
     yield from ((f"fact:{f.id}", f) for f in records.facts)
     yield from ((f"topic:{t.name}", t) for t in records.topics)
@@ -494,10 +543,5 @@ def _records_by_node(
     yield from ((f"session:{s.name}", s) for s in records.sessions)
     yield from ((f"skill:{s.name}", s) for s in records.skills)
     yield from ((f"card:{c.id}", c) for c in records.cards)
-    kept = {doc.node_id for doc in documents}
     for context in records.contexts:
         yield context_note(context), replace(context, documents=())
-        for doc in context.documents:
-            node_id = document_node_id(context.id, doc.source)
-            if node_id in kept:
-                yield node_id, doc

@@ -22,9 +22,10 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.core.settings import Caps
-from vaultsync.graph import cache, load
+from vaultsync.graph import cache, load, patch
 from vaultsync.graph.build import Build, build_graph, patch_graph
 from vaultsync.graph.cache import graph_to_json
+from vaultsync.graph.documents import DocumentNote, document_node_id
 from vaultsync.graph.patch import PatchState, _records_by_node
 
 
@@ -104,9 +105,20 @@ def test_delta_records_are_the_records_that_differ(steps: list[Any], last: Any) 
     compared by its digest)."""
     old_records, before, new_records, after = _builds(steps, last)
     assert after.delta is not None
-    old = dict(_records_by_node(old_records, before.documents))
-    new = dict(_records_by_node(new_records, after.documents))
+    old = _records_of_notes(old_records, before.documents)
+    new = _records_of_notes(new_records, after.documents)
     assert _differ(old, new) == after.delta.records
+
+
+def _records_of_notes(records: Records, documents: tuple[DocumentNote, ...]) -> dict[str, Any]:
+    """Each note's store record: the documents kept are those of ``documents``."""
+    kept = {doc.node_id for doc in documents}
+    found = dict(_records_by_node(records))
+    for context in records.contexts:
+        for doc in context.documents:
+            if (node_id := document_node_id(context.id, doc.source)) in kept:
+                found[node_id] = doc
+    return found
 
 
 def test_full_build_has_no_delta() -> None:
@@ -288,6 +300,36 @@ def test_a_new_title_a_document_links_makes_its_links_again() -> None:
     same(after, build_graph(records, CAPS))
     assert ("doc:c1:a.md", "topic:ledger") in {(k.source, k.target) for k in after.graph.links}
     assert _document_links_of(fresh).tag != _document_links_of(state).tag
+
+
+def test_a_document_whose_type_alone_changes_is_a_changed_record() -> None:
+    """Same sources and texts, another type: the context's key holds, its digests do not."""
+    state = patch_graph(HANDBOOK, CAPS, None)[1]
+    (context,) = HANDBOOK.contexts
+    retyped = tuple(replace(doc, type="Markdown") for doc in context.documents)
+    records = replace(HANDBOOK, contexts=(replace(context, documents=retyped),))
+    after = patch_graph(records, CAPS, reloaded(state))[0]
+    assert after.delta is not None
+    assert after.delta.records == {"doc:c1:a.md", "doc:c1:b.md"}
+
+
+def test_a_reloaded_state_digests_no_document_of_an_unchanged_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A one-shot build (the state read back) takes the documents' digests from their entry."""
+    state = patch_graph(HANDBOOK, CAPS, None)[1]
+    digested: list[str] = []
+    record_digest = patch._record_digest
+
+    def counted(node_id: str, *rest: Any) -> bytes:
+        digested.append(node_id)
+        return record_digest(node_id, *rest)
+
+    monkeypatch.setattr(patch, "_record_digest", counted)
+    fact = Fact(id="f1", content="new", category="")
+    after = patch_graph(replace(HANDBOOK, facts=(fact,)), CAPS, reloaded(state))[0]
+    assert digested == ["fact:f1", "kb:c1"]  # the fact and the context's own note
+    assert after.delta is not None and after.delta.records == {"fact:f1"}
 
 
 HANDBOOK = Records(
