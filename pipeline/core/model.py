@@ -16,7 +16,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal
 
-from vaultsync.core.pickling import fast_pickle
+from vaultsync.core.pickling import fast_init, fast_pickle
 from vaultsync.core.text import shorten
 
 # ---------------------------------------------------------------------------------------------
@@ -391,6 +391,7 @@ KIND_PRIORITY: MappingProxyType[Kind, int] = MappingProxyType(
 )
 
 
+@fast_init  # made again by every build: 99,000 at 100,000 notes
 @fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Node:
@@ -402,6 +403,7 @@ class Node:
     aliases: tuple[str, ...] = ()
 
 
+@fast_init  # made again by every build: 230,000 at 100,000 notes
 @fast_pickle
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Link:
