@@ -214,9 +214,10 @@ def _add(links: dict[tuple[str, str, str], Link], new: Iterable[Link]) -> None:
     for link in new:
         if link.source == link.target:
             continue
-        kept = links.get(link.key)
+        key = link.key  # a property: made once per link (300,000 at 100,000 notes)
+        kept = links.get(key)
         if kept is None or ORIGIN_RANK[link.origin] < ORIGIN_RANK[kept.origin]:
-            links[link.key] = link
+            links[key] = link
 
 
 def _by_context(documents: Iterable[DocumentNote]) -> dict[str, tuple[DocumentNote, ...]]:
