@@ -187,7 +187,7 @@ def atomic_write(
         OSError: the file cannot be written; the target is unchanged.
     """
     with atomic_file(target, mode=mode, durable=durable) as handle:
-        if isinstance(data, bytes):
+        if isinstance(data, bytes | bytearray | memoryview):
             handle.write(data)
         else:
             handle.writelines(data)

@@ -10,6 +10,7 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -47,6 +48,13 @@ class TestByPath:
         target = tmp_path / "a.bin"
         fsio.atomic_write(target, (b"head\n", b"", b"first", b"second"))
         assert target.read_bytes() == b"head\nfirstsecond"
+
+    @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+    def test_atomic_write_of_any_buffer_writes_it_whole(self, tmp_path: Path, kind: Any) -> None:
+        """A buffer of any kind is written as it is, never taken for chunks."""
+        target = tmp_path / "a.bin"
+        fsio.atomic_write(target, kind(b"all of it"))
+        assert target.read_bytes() == b"all of it"
 
     def test_failure_leaves_the_target_and_no_temp(self, tmp_path: Path) -> None:
         """An error inside the block keeps the old file and removes the temp file."""
