@@ -180,8 +180,8 @@ def atomic_write(
     """Replace ``target`` with ``data`` atomically (see :func:`atomic_file`).
 
     ``data``: the bytes, or their chunks in order, written one after another: a cache of
-    several parts is never joined into one buffer first (at 100,000 notes, joining two
-    40 MB caches' parts and headers took 0.4 s of a one-fact sync).
+    several parts is never joined into one buffer first (at 100,000 notes, writing two 40 MB
+    caches joined took 0.33 s of a one-fact sync, and 55 MiB more at its peak; chunks 0.19 s).
 
     Raises:
         OSError: the file cannot be written; the target is unchanged.

@@ -11,7 +11,7 @@ names looked up once, set through the slots' own descriptors (which a frozen cla
 Its ``__init__`` sets each field through ``object.__setattr__``, a call per field: making a
 link took 1.5 µs, and a one-fact sync makes every structural link and note again (230,000
 links at 100,000 notes).  :func:`fast_init` gives a class an ``__init__`` of the same
-signature that sets the slots through their descriptors too (0.7 µs a link).
+signature that sets the slots through their descriptors too (1.15 µs a link, 0.88 a note).
 """
 
 from __future__ import annotations

@@ -450,7 +450,7 @@ def record_digests(
     texts, and their ``repr`` was most of this function's time.  A context's documents are
     digested once per entry (``entries``, by context id) and types: the entry's key holds
     their sources and texts, so their digests are its own (at 100,000 notes, digesting the
-    71,400 documents again took 0.25 s of every sync).
+    71,400 documents again took about 0.2 s of every sync).
     """
     documents = tuple(documents)
     text_of = _text_digests(records, documents)
