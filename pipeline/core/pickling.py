@@ -74,7 +74,8 @@ def fast_init(cls: type[T]) -> type[T]:
     scope: dict[str, Any] = {}
     for field in fields:
         scope[f"_set_{field.name}"] = cls.__dict__[field.name].__set__
-        scope[f"_default_{field.name}"] = field.default
+        if field.default is not dataclasses.MISSING:
+            scope[f"_default_{field.name}"] = field.default
     # as dataclasses orders them: the positional fields, then the keyword-only ones
     positional = [_param(f) for f in fields if not f.kw_only]
     named = [_param(f) for f in fields if f.kw_only]

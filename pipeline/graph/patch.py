@@ -470,9 +470,9 @@ def record_digests(
     for node_id, record in _records_by_node(records):
         yield node_id, digest_of(node_id, record)
     kept = {doc.node_id for doc in documents}
+    by_context = entries or {}
     for context in records.contexts:
-        entry = (entries or {}).get(context.id)
-        yield from _document_digests(context, entry, kept, digest_of)
+        yield from _document_digests(context, by_context.get(context.id), kept, digest_of)
 
 
 _TYPES = operator.attrgetter("type")
