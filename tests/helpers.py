@@ -152,5 +152,7 @@ def wait_for_packer(vault: Path) -> None:
         status = json.loads(pack_job(vault).status.read_bytes())
     except FileNotFoundError:
         return  # ended already, and well
+    if status.get("state") != "started":
+        return  # ended already, and recorded how it failed (that record holds no pid)
     with contextlib.suppress(ChildProcessError):  # already reaped
         os.waitpid(status["pid"], 0)
