@@ -383,6 +383,7 @@ def _full_sync(
         )
         if write or request.dry_run:
             decision = session.plan(notes.specs, asked)
+            process.outlive(session, decision)  # freed by the exit, not on return
             report = session.sync(
                 decision,
                 commit=request.commit,
@@ -427,6 +428,7 @@ def _first_sync(
     validate_specs(notes.specs)  # an unsafe path is refused before the vault folder is made
     with vault_session(ws.vault, write=True) as session:
         decision = session.plan(notes.specs, asked)
+        process.outlive(session, decision)
         return session.sync(
             decision, commit=commit, inputs=inputs, skipped=notes.skipped, clock=clock
         )
@@ -460,6 +462,7 @@ def vault_notes(
             ws.state, ws.caps, ws.templates, repair=repair, chosen=moves.chosen, deleted=deleted
         )
         process.big_run(len(specs))
+        process.outlive(specs)
     warnings = tuple(f"warning: {source.line()}" for source in skipped if source.new)
     if say:
         remember_warned(ws.state, skipped)

@@ -30,7 +30,6 @@ Started on a vault in sync, the watcher builds the notes once while nothing is p
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import time
 from collections.abc import Callable
@@ -189,7 +188,7 @@ class Watcher:
         """
         if self.untidy:
             cachefile.flush()
-            _after_big_run()
+            process.end_big_run()  # the sync's heap given back
             self.untidy = False
 
     def _sync(self, seen: str) -> SyncOutcome | None:
@@ -360,17 +359,3 @@ def _changed_at(state: Path, now: float) -> float | None:
     if not newest:
         return None
     return now - (time.time() - newest / 1e9)
-
-
-def _after_big_run() -> None:
-    """Undo what a big sync did for a one-shot process (``core.process.big_run``).
-
-    The sync froze its heap for the collector's sake (faster by far at 100,000 notes) and
-    marked the process to leave through ``os._exit``; the watcher lives on, so the frozen
-    objects go back to the collector (the sync's graph is garbage now) and it exits normally.
-    """
-    if not process.leave_fast:
-        return
-    gc.unfreeze()
-    gc.collect()  # now, between syncs, rather than during the next one
-    process.leave_fast = False

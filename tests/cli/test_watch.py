@@ -242,24 +242,6 @@ def test_systemd_unit_verifies(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_after_a_big_sync_the_heap_is_given_back() -> None:
-    """A big sync's frozen heap and fast exit are undone: the watcher lives on."""
-    import gc
-
-    from vaultsync.app import watch
-    from vaultsync.core import process
-
-    gc.freeze()
-    process.leave_fast = True
-    try:
-        watch._after_big_run()
-        assert gc.get_freeze_count() == 0
-        assert not process.leave_fast
-    finally:
-        gc.unfreeze()
-        process.leave_fast = False
-
-
 def test_the_watcher_keeps_its_syncs_state_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,6 +70,48 @@ def test_a_pause_of_another_run_freezes_nothing() -> None:
         made = [[index] for index in range(5000)]
     assert gc.get_freeze_count() == before
     assert len(made) == 5000
+
+
+class _Made:
+    """A value a run made (weakly referable, to see when it is freed)."""
+
+
+def test_after_a_big_run_what_outlives_is_kept_to_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-shot big run: a value given to ``outlive`` is not freed when dropped."""
+    monkeypatch.setattr(process, "leave_fast", True)
+    monkeypatch.setattr(process, "_outliving", [])
+    made = _Made()
+    seen = weakref.ref(made)
+    process.outlive(made)
+    del made
+    assert seen() is not None
+
+
+def test_without_a_big_run_nothing_outlives() -> None:
+    """Without a big run (a test, a command on a small vault), a dropped value is freed."""
+    made = _Made()
+    seen = weakref.ref(made)
+    process.outlive(made)
+    del made
+    assert seen() is None
+
+
+def test_ending_a_big_run_gives_the_heap_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``end_big_run`` (a watcher after its sync): heap unfrozen, values let go, normal exit."""
+    monkeypatch.setattr(process, "leave_fast", True)
+    monkeypatch.setattr(process, "_outliving", [])
+    made = _Made()
+    seen = weakref.ref(made)
+    process.outlive(made)
+    del made
+    gc.freeze()
+    try:
+        process.end_big_run()
+        assert gc.get_freeze_count() == 0
+        assert not process.leave_fast
+        assert seen() is None
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="no /proc")
