@@ -14,6 +14,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from vaultsync.core.cachefile import is_resident
+
 BIG_RUN_NOTES = 2_000
 """From this many notes on, ``sync``, ``check`` and ``status`` freeze the heap for the collector
 and leave through ``os._exit`` (see ``main``); below it neither saves anything worth measuring."""
@@ -50,24 +52,24 @@ def outlive(*values: object) -> None:
 
     A sync's notes, plan and vault records are millions of objects at 100,000 notes: freeing
     them as the function holding them returned took 0.29 s of a one-fact sync, work the
-    process's exit (``os._exit``) does for free.  Anywhere else (a test running commands
-    in-process) they are freed as usual; a resident process frees them with :func:`end_big_run`.
+    process's exit (``os._exit``) does for free.  Anywhere else they are freed as usual: a
+    test running commands in-process, and a resident process (``watch``), whose next sync may
+    begin before it gives the last one's heap back (:func:`end_big_run`).
     """
-    if leave_fast:
+    if leave_fast and not is_resident():
         _outliving.extend(values)
 
 
 def end_big_run() -> None:
     """Undo :func:`big_run` in a process that lives on after the run (``watch``).
 
-    The heap goes back to the collector (the run's graph is garbage now), what :func:`outlive`
-    kept is let go of, and the process exits normally.  All of it collected now, between two
-    syncs, rather than during the next one.
+    The heap goes back to the collector (the run's graph is garbage now) and the process
+    exits normally.  All of it collected now, between two syncs, rather than during the next.
     """
     global leave_fast  # noqa: PLW0603 - the process's exit policy
     if not leave_fast:
         return
-    _outliving.clear()
+    _outliving.clear()  # none in a resident process; cleared all the same
     gc.unfreeze()
     gc.collect()
     leave_fast = False
