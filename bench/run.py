@@ -283,6 +283,13 @@ def profile(args: list[str], out: Path, env: dict[str, str]) -> dict[str, Any]:
     return dict(json.loads(out.read_text()))
 
 
+def sample(args: list[str], out: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``bench/sample_command.py``: one command sampled by py-spy, its wall-clock profile."""
+    subprocess.run([sys.executable, str(ROOT / "bench" / "sample_command.py"), str(out), "--",
+                    *args], env=env, check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    return dict(json.loads(out.read_text()))
+
+
 def profiles(
     state: Path, vault: Path, env: dict[str, str], runs: int, *, first: bool
 ) -> dict[str, Any]:
@@ -305,6 +312,11 @@ def profiles(
     found["noop_after_one_fact_s"] = profile(sync, out, env)
     add_one_document(state, runs)
     found["one_document_sync_s"] = profile(sync, out, env)
+    # the same two changes again, sampled from outside: their seconds are wall-clock seconds
+    change_one_fact(state, runs + 3)
+    found["one_fact_sync_s"]["sampled"] = sample(sync, out, env)
+    add_one_document(state, runs + 1)
+    found["one_document_sync_s"]["sampled"] = sample(sync, out, env)
     return found
 
 
@@ -662,9 +674,33 @@ def profile_lines(rows: list[dict[str, Any]]) -> list[str]:
                 lines += ["", "The same run by time spent in a function itself (any module):",
                           "", "| function | calls | own time | share |", "|---|---|---|---|",
                           *_function_rows(found["own"])]  # fmt: skip
+            lines += sampled_lines(found.get("sampled"))
     if lines:
         lines = ["", "## Profiles of the missed goals", *lines]
     return lines
+
+
+def sampled_lines(found: dict[str, Any] | None) -> list[str]:
+    """The same change sampled by py-spy (``bench/sample_command.py``), or why it was not."""
+    if found is None:
+        return []
+    if "problem" in found:
+        return ["", f"Not sampled from outside: {found['problem']}."]
+    return [
+        "", f"The same change again, sampled by py-spy from outside ({found['sampled_s']:.2f} s "
+        "sampled, wall clock: freeing and C calls included, nothing slowed down): vaultsync's "
+        "functions by the seconds they were on the stack, so nested ones overlap.", "",
+        "| function | on the stack | share |", "|---|---|---|",
+        *_sampled_rows(found["top"]),
+        "", "The vaultsync line deepest on the stack in each sample: where our code ran, or "
+        "waited on a C call (a parse, a write, git) or on freeing what it made.", "",
+        "| line | seconds | share |", "|---|---|---|",
+        *_sampled_rows(found["deepest"]),
+    ]  # fmt: skip
+
+
+def _sampled_rows(functions: list[dict[str, Any]]) -> list[str]:
+    return [f"| `{f['function']}` | {f['seconds']:.3f} s | {f['share']:.0%} |" for f in functions]
 
 
 def _function_rows(functions: list[dict[str, Any]]) -> list[str]:

@@ -103,6 +103,22 @@ class TestProfiles:
         assert "### 2,800 notes, watch: store change → commit, past the quiet period" in text
         assert "`vaultsync/graph/build.py:55 build_graph`" in text
 
+    def test_a_sampled_run_follows_the_profile(self) -> None:
+        """The same change sampled from outside: its functions and its deepest lines."""
+        line = {"function": "vaultsync/app/sync.py:261 _local_sync", "seconds": 0.29,
+                "share": 0.04}  # fmt: skip
+        sampled = {"sampled_s": 7.5, "top": [], "deepest": [line]}
+        text = profiled(100_000, "one_fact_sync_s", 9.0, {**PROFILE, "sampled": sampled})
+        assert "sampled by py-spy from outside (7.50 s sampled" in text
+        assert "| `vaultsync/app/sync.py:261 _local_sync` | 0.290 s | 4% |" in text
+
+    def test_a_run_that_could_not_be_sampled_says_why(self) -> None:
+        """No py-spy (or no leave to trace): one line saying so, the profile as before."""
+        sampled = {"command": ["vaultsync"], "problem": "py-spy is not installed"}
+        text = profiled(100_000, "one_fact_sync_s", 9.0, {**PROFILE, "sampled": sampled})
+        assert "Not sampled from outside: py-spy is not installed." in text
+        assert "`vaultsync/graph/build.py:55 build_graph`" in text
+
     def test_a_met_goal_prints_no_profile(self) -> None:
         """Within its goal, the same profile is left out of the report."""
         run = bench_run()
