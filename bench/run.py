@@ -688,8 +688,9 @@ def sampled_lines(found: dict[str, Any] | None) -> list[str]:
         return ["", f"Not sampled from outside: {found['problem']}."]
     return [
         "", f"The same change again, sampled by py-spy from outside ({found['sampled_s']:.2f} s "
-        "sampled, wall clock: freeing and C calls included, nothing slowed down): vaultsync's "
-        "functions by the seconds they were on the stack, so nested ones overlap.", "",
+        "sampled, wall clock: freeing and C calls included, the process paused only to read "
+        "its stack): vaultsync's functions by the seconds they were on the stack, so nested "
+        "ones overlap.", "",
         "| function | on the stack | share |", "|---|---|---|",
         *_sampled_rows(found["top"]),
         "", "The vaultsync line deepest on the stack in each sample: where our code ran, or "

@@ -2,8 +2,9 @@
 
 cProfile (``bench/profile_command.py``) counts calls but slows Python code down 1.5-2× and
 charges no function for time spent outside one: freeing what a function made as it returns, a
-C parse, a write.  py-spy looks at the running process from outside, ``RATE`` times a second,
-idle time included, so a sampled profile's seconds are the command's own wall-clock seconds.
+C parse, a write.  py-spy reads the running process's stack from outside, ``RATE`` times a
+second (pausing it only for that), idle time included, so a sampled profile's seconds are the
+command's own wall-clock seconds.
 It writes, as JSON, vaultsync's functions by the seconds they were on the stack (each counted
 once per sample), and the vaultsync lines that were deepest on the stack by their seconds:
 where our code waits on a parse, a write, git, or on freeing what it made (what found the
