@@ -150,7 +150,10 @@ ITEMS: dict[str, Any] = {
     "links": (
         st.builds(
             ExplicitLink,
-            source=st.sampled_from([f"fact:{i}" for i in FACT_IDS] + ["project:orbital"]),
+            # drawn from documents too: their entries keep their links' digests only without
+            source=st.sampled_from(
+                [f"fact:{i}" for i in FACT_IDS] + ["project:orbital", "doc:c1:docs/a.md"]
+            ),
             target=st.sampled_from([f"fact:{i}" for i in FACT_IDS] + ["topic:ledger"]),
             rel=st.sampled_from(["related", "depends_on"]),
             note=st.sampled_from(["", "why"]),

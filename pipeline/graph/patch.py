@@ -50,7 +50,7 @@ from vaultsync.links.wikilinks import parse_wikilinks
 
 T = TypeVar("T")
 
-STATE_VERSION = 6
+STATE_VERSION = 7
 """Bumped whenever :class:`PatchState`'s shape or meaning changes."""
 
 
@@ -91,12 +91,22 @@ class ContextEntry:
     records: tuple[bytes, tuple[tuple[str, bytes], ...]] | None = None
     """Each document's ``(node id, record digest)`` (:func:`record_digests`), once made, under
     a digest of the documents' types (the one field of their records the key does not hold)."""
+    sources: tuple[tuple[str, str], tuple[tuple[str, bytes], ...]] | None = None
+    """Each document's ``(node id, digest of its outgoing links)``, once made, under the tag
+    of :attr:`links` and the context's note (what its ``part_of`` link points to), while no
+    drawn link starts at one of the documents (:func:`describe`)."""
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self.documents, self.index, self.markdown, self.lookups, self.links, self.records)
+        return (
+            self.documents, self.index, self.markdown, self.lookups, self.links, self.records,
+            self.sources,
+        )  # fmt: skip
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.documents, self.index, self.markdown, self.lookups, self.links, self.records = state
+        (
+            self.documents, self.index, self.markdown, self.lookups, self.links, self.records,
+            self.sources,
+        ) = state  # fmt: skip
         self.nodes = self.part_of = None
 
 
@@ -371,16 +381,48 @@ def describe(
     digested = state.digested if remember else None
     state.records = dict(record_digests(records, documents, digested, previous, entries))
     known = previous.described if previous is not None else {}
+    kept = document_sources(records, graph.outgoing, entries or {})
     sources: dict[str, bytes] = {}
     for source, links in graph.outgoing.items():
         found = known.get(source)
         if found is None or len(found[0]) != len(links) or not all(map(is_, found[0], links)):
-            found = (links, _links_digest(links))
+            digest = kept.get(source)
+            found = (links, _links_digest(links) if digest is None else digest)
         if remember:
             state.described[source] = found
         sources[source] = found[1]
     state.sources = sources
     state.names = dict(names)
+
+
+def document_sources(
+    records: Records, outgoing: Mapping[str, tuple[Link, ...]], entries: Mapping[str, ContextEntry]
+) -> dict[str, bytes]:
+    """The outgoing links' digest of each document whose context's entry keeps it.
+
+    A document's outgoing links are the links its entry made (under :attr:`DocumentLinks.tag`),
+    its ``part_of`` link to its context's note, and the links drawn from it: the first two are
+    the entry's own, so while no drawn link starts at one of its documents the entry keeps
+    their digests.  At 100,000 notes, digesting the 71,400 documents' links again took about
+    0.1 s of every one-shot sync.
+    """
+    drawn = {link.source for link in records.links}  # before supersession: facts only move
+    found: dict[str, bytes] = {}
+    for context in records.contexts:
+        entry = entries.get(context.id)
+        if entry is None or entry.links is None:
+            continue
+        if drawn and any(doc.node_id in drawn for doc in entry.documents):
+            continue
+        made_under = (entry.links.tag, context_note(context))
+        if entry.sources is None or entry.sources[0] != made_under:
+            pairs = (
+                (doc.node_id, _links_digest(outgoing.get(doc.node_id, ())))
+                for doc in entry.documents
+            )
+            entry.sources = (made_under, tuple(pairs))
+        found.update(entry.sources[1])
+    return found
 
 
 def changes(old: PatchState, new: PatchState) -> Changes:

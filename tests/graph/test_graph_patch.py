@@ -16,7 +16,9 @@ from vaultsync.core import cachefile
 from vaultsync.core.model import (
     Context,
     Document,
+    ExplicitLink,
     Fact,
+    Link,
     Project,
     Records,
     Topic,
@@ -330,6 +332,38 @@ def test_a_reloaded_state_digests_no_document_of_an_unchanged_context(
     after = patch_graph(replace(HANDBOOK, facts=(fact,)), CAPS, reloaded(state))[0]
     assert digested == ["fact:f1", "kb:c1"]  # the fact and the context's own note
     assert after.delta is not None and after.delta.records == {"fact:f1"}
+
+
+def test_a_reloaded_state_digests_the_links_of_no_document_of_an_unchanged_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A one-shot build takes the documents' outgoing links' digests from their entry."""
+    state = patch_graph(HANDBOOK, CAPS, None)[1]
+    digested: list[str] = []
+    links_digest = patch._links_digest
+
+    def counted(links: tuple[Link, ...]) -> bytes:
+        digested.extend(link.source for link in links)
+        return links_digest(links)
+
+    monkeypatch.setattr(patch, "_links_digest", counted)
+    fact = Fact(id="f1", content="new [[handbook]]", category="")
+    after = patch_graph(replace(HANDBOOK, facts=(fact,)), CAPS, reloaded(state))[0]
+    assert set(digested) == {"fact:f1"}
+    assert after.delta is not None and after.delta.sources == {"fact:f1"}
+
+
+@pytest.mark.parametrize("drawn_before", [False, True])
+def test_a_link_drawn_from_a_document_changes_its_links(drawn_before: bool) -> None:
+    """Drawn or undrawn, a link from a document is in the delta: its entry's digests are not
+    used for a document links are drawn from."""
+    drawn = ExplicitLink(source="doc:c1:a.md", target="kb:c1", rel="related")
+    with_link = replace(HANDBOOK, links=(drawn,))
+    before, after = (with_link, HANDBOOK) if drawn_before else (HANDBOOK, with_link)
+    state = patch_graph(before, CAPS, None)[1]
+    built = patch_graph(after, CAPS, reloaded(state))[0]
+    same(built, build_graph(after, CAPS))
+    assert built.delta is not None and built.delta.sources == {"doc:c1:a.md"}
 
 
 HANDBOOK = Records(
