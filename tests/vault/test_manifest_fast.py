@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from vaultsync.core.vaultpath import all_safe, is_safe
 from vaultsync.vault.manifest import (
@@ -29,6 +29,9 @@ _BLOB = st.text(alphabet="0123456789abcdefABg", min_size=39, max_size=41)
 
 
 @given(st.lists(_PARTS, max_size=5))
+@example(["a", "", "b"])  # an empty path between two others
+@example(["a", ".b"])  # a later path opening with a dot
+@example(["a/", "b"])  # a path ending in a slash, before another
 def test_all_safe_is_is_safe_of_each(paths: list[str]) -> None:
     """The joined-string check says safe exactly when every path is."""
     assert all_safe(paths) == all(is_safe(p) for p in paths)
