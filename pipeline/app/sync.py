@@ -250,6 +250,7 @@ def _local_sync(
     """
     from vaultsync.vault.quick import sync_inputs, unchanged_since_last_sync
 
+    process.let_go()  # what an earlier sync of this process kept to its end
     inputs = inputs or sync_inputs(ws.state, ws.settings.as_key(), ws.templates)
     ahead = _applied_ahead(ws, request, inputs, clock, prepared)
     quick = not (request.force or request.dry_run)

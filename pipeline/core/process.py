@@ -48,7 +48,7 @@ def big_run(notes: int) -> None:
 
 
 def outlive(*values: object) -> None:
-    """After :func:`big_run`, ``values`` live until the process ends; otherwise nothing.
+    """After :func:`big_run`, ``values`` live until the process ends or :func:`let_go`.
 
     A sync's notes, plan and vault records are millions of objects at 100,000 notes: freeing
     them as the function holding them returned took 0.29 s of a one-fact sync, work the
@@ -60,6 +60,15 @@ def outlive(*values: object) -> None:
         _outliving.extend(values)
 
 
+def let_go() -> None:
+    """Free what :func:`outlive` kept: another run begins in this process.
+
+    A sync again after a pull, the next vault of ``each`` run without forks: two runs' heaps
+    must never be held at once.
+    """
+    _outliving.clear()
+
+
 def end_big_run() -> None:
     """Undo :func:`big_run` in a process that lives on after the run (``watch``).
 
@@ -69,7 +78,7 @@ def end_big_run() -> None:
     global leave_fast  # noqa: PLW0603 - the process's exit policy
     if not leave_fast:
         return
-    _outliving.clear()  # none in a resident process; cleared all the same
+    let_go()  # none in a resident process; cleared all the same
     gc.unfreeze()
     gc.collect()
     leave_fast = False
