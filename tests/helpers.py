@@ -10,6 +10,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,3 +157,18 @@ def wait_for_packer(vault: Path) -> None:
         return  # ended already, and recorded how it failed (that record holds no pid)
     with contextlib.suppress(ChildProcessError):  # already reaped
         os.waitpid(status["pid"], 0)
+
+
+class Made:
+    """A value a run made: weakly referable, to see when it is freed."""
+
+
+def outlived(monkeypatch: pytest.MonkeyPatch, *, big_run: bool = True) -> weakref.ref[Made]:
+    """A value given to ``process.outlive`` and dropped (after a big run, or not): its weak ref."""
+    from vaultsync.core import process
+
+    monkeypatch.setattr(process, "leave_fast", big_run)
+    monkeypatch.setattr(process, "_outliving", [])
+    made = Made()
+    process.outlive(made)
+    return weakref.ref(made)

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pygit2
 import pytest
-from helpers import wait_for_packer
+from helpers import outlived, wait_for_packer
 from vaultsync.app.sync import SyncRequest, check, status, sync
 from vaultsync.app.workspace import open_workspace
-from vaultsync.core import process
 from vaultsync.core.errors import TemplateError
 from vaultsync.vault import decide, housekeeping
 
@@ -32,20 +30,11 @@ def test_a_first_sync_creates_and_commits_at_the_clock_given(
     assert head.commit_time == int(NOON.timestamp())
 
 
-class _Kept:
-    """What an earlier sync of this process kept to the end (weakly referable)."""
-
-
 def test_a_sync_lets_go_of_what_an_earlier_sync_kept(
     demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sync begins by freeing what a big sync before it in this process kept to the end."""
-    monkeypatch.setattr(process, "leave_fast", True)
-    monkeypatch.setattr(process, "_outliving", [])
-    kept = _Kept()
-    seen = weakref.ref(kept)
-    process.outlive(kept)
-    del kept
+    seen = outlived(monkeypatch)
     assert seen() is not None
     sync(open_workspace(str(demo_state), str(tmp_path / "vault")), SyncRequest())
     assert seen() is None

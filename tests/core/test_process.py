@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gc
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import outlived
 from vaultsync.core import cachefile, process
 
 
@@ -72,40 +72,27 @@ def test_a_pause_of_another_run_freezes_nothing() -> None:
     assert len(made) == 5000
 
 
-class _Made:
-    """A value a run made (weakly referable, to see when it is freed)."""
-
-
 def test_after_a_big_run_what_outlives_is_kept_to_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
     """A one-shot big run: a value given to ``outlive`` is not freed when dropped."""
-    monkeypatch.setattr(process, "leave_fast", True)
-    monkeypatch.setattr(process, "_outliving", [])
-    made = _Made()
-    seen = weakref.ref(made)
-    process.outlive(made)
-    del made
-    assert seen() is not None
+    assert outlived(monkeypatch)() is not None
 
 
-def test_without_a_big_run_nothing_outlives() -> None:
+def test_without_a_big_run_nothing_outlives(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a big run (a test, a command on a small vault), a dropped value is freed."""
-    made = _Made()
-    seen = weakref.ref(made)
-    process.outlive(made)
-    del made
-    assert seen() is None
+    assert outlived(monkeypatch, big_run=False)() is None
 
 
 def test_in_a_resident_process_nothing_outlives(monkeypatch: pytest.MonkeyPatch) -> None:
     """A watcher's big sync: a dropped value is freed, its next sync may come before tidying."""
-    monkeypatch.setattr(process, "leave_fast", True)
-    monkeypatch.setattr(process, "_outliving", [])
-    made = _Made()
-    seen = weakref.ref(made)
     with cachefile.resident():
-        process.outlive(made)
-        del made
-        assert seen() is None
+        assert outlived(monkeypatch)() is None
+
+
+def test_letting_go_frees_what_outlived(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another run begins in this process: what the last one kept is freed."""
+    seen = outlived(monkeypatch)
+    process.let_go()
+    assert seen() is None
 
 
 def test_ending_a_big_run_gives_the_heap_back(monkeypatch: pytest.MonkeyPatch) -> None:
