@@ -406,7 +406,8 @@ def document_sources(
     their digests.  At 100,000 notes, digesting the 71,400 documents' links again took about
     0.1 s of every one-shot sync.
     """
-    drawn = {link.source for link in records.links}  # before supersession: facts only move
+    # as drawn: following a superseded fact moves a link's end to another fact, never a document
+    drawn = {link.source for link in records.links}
     found: dict[str, bytes] = {}
     for context in records.contexts:
         entry = entries.get(context.id)
