@@ -23,14 +23,29 @@ from typing import Any
 TOP = 18
 
 
+def our_file(filename: str) -> str | None:
+    """``vaultsync/graph/build.py`` for a file of vaultsync's, installed editable or as a wheel
+    (``renderers/…`` for a renderer of the source tree); ``None`` for any other file."""
+    parts = Path(filename).parts
+    for root, prefix in (("pipeline", "vaultsync"), ("renderers", "renderers")):
+        if root in parts:
+            return "/".join((prefix, *parts[parts.index(root) + 1 :]))
+    if "site-packages" in parts:
+        rest = parts[parts.index("site-packages") + 1 :]
+        if rest[:1] == ("vaultsync",):
+            return "/".join(rest)
+    return None
+
+
 def _where(filename: str, line: int, name: str) -> str:
     """``vaultsync/graph/build.py:55 build_graph`` for our code, the file's name otherwise."""
+    ours = our_file(filename)
+    if ours is not None:
+        return f"{ours}:{line} {name}"
     path = Path(filename)
-    for root in ("pipeline", "renderers", "site-packages"):
-        if root in path.parts:
-            rest = path.parts[path.parts.index(root) + 1 :]
-            prefix = "vaultsync/" if root == "pipeline" else ""
-            return f"{prefix}{'/'.join(rest)}:{line} {name}"
+    if "site-packages" in path.parts:
+        rest = path.parts[path.parts.index("site-packages") + 1 :]
+        return f"{'/'.join(rest)}:{line} {name}"
     return f"{path.name}:{line} {name}" if filename != "~" else name
 
 

@@ -27,21 +27,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from profile_command import TOP, our_file  # bench/, beside this script
+
 RATE = 200
 """Samples a second."""
-TOP = 18
 _FRAME = re.compile(r"^(?P<name>.*?) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$")
-_OURS = {"/pipeline/": "vaultsync/", "/site-packages/vaultsync/": "vaultsync/",
-         "/renderers/": "renderers/"}  # fmt: skip
-"""Where our files lie (an editable install, a wheel), and how they are named here."""
-
-
-def _ours(file: str) -> str | None:
-    """``vaultsync/graph/build.py`` for a file of ours (a full path), else ``None``."""
-    for root, prefix in _OURS.items():
-        if root in file:
-            return prefix + file.split(root, 1)[1]
-    return None
 
 
 def _frames(stack: str) -> list[tuple[str, str, str]]:
@@ -51,7 +41,7 @@ def _frames(stack: str) -> list[tuple[str, str, str]]:
         match = _FRAME.match(frame.strip())
         if match is None:
             continue
-        file = _ours(match["file"])
+        file = our_file(match["file"])
         if file is not None:
             found.append((match["name"], file, match["line"] or "?"))
     return found

@@ -11,11 +11,14 @@ from types import ModuleType
 import pytest
 from helpers import DEMO_STORE
 
-SAMPLER = Path(__file__).resolve().parents[2] / "bench" / "sample_command.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SAMPLER = BENCH / "sample_command.py"
 SYNC = "/work/pipeline/app/sync.py"
 
 
 def sampler() -> ModuleType:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))  # it reads profile_command beside it, as run from there
     spec = importlib.util.spec_from_file_location("bench_sample_command", SAMPLER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
