@@ -315,19 +315,25 @@ def test_a_document_whose_type_alone_changes_is_a_changed_record() -> None:
     assert after.delta.records == {"doc:c1:a.md", "doc:c1:b.md"}
 
 
+def _first_arguments(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Any]:
+    """The first argument of every call to ``graph.patch.<name>`` from now on."""
+    calls: list[Any] = []
+    original = getattr(patch, name)
+
+    def counted(first: Any, *rest: Any) -> Any:
+        calls.append(first)
+        return original(first, *rest)
+
+    monkeypatch.setattr(patch, name, counted)
+    return calls
+
+
 def test_a_reloaded_state_digests_no_document_of_an_unchanged_context(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A one-shot build (the state read back) takes the documents' digests from their entry."""
     state = patch_graph(HANDBOOK, CAPS, None)[1]
-    digested: list[str] = []
-    record_digest = patch._record_digest
-
-    def counted(node_id: str, *rest: Any) -> bytes:
-        digested.append(node_id)
-        return record_digest(node_id, *rest)
-
-    monkeypatch.setattr(patch, "_record_digest", counted)
+    digested = _first_arguments(monkeypatch, "_record_digest")
     fact = Fact(id="f1", content="new", category="")
     after = patch_graph(replace(HANDBOOK, facts=(fact,)), CAPS, reloaded(state))[0]
     assert digested == ["fact:f1", "kb:c1"]  # the fact and the context's own note
@@ -339,17 +345,10 @@ def test_a_reloaded_state_digests_the_links_of_no_document_of_an_unchanged_conte
 ) -> None:
     """A one-shot build takes the documents' outgoing links' digests from their entry."""
     state = patch_graph(HANDBOOK, CAPS, None)[1]
-    digested: list[str] = []
-    links_digest = patch._links_digest
-
-    def counted(links: tuple[Link, ...]) -> bytes:
-        digested.extend(link.source for link in links)
-        return links_digest(links)
-
-    monkeypatch.setattr(patch, "_links_digest", counted)
+    digested = _first_arguments(monkeypatch, "_links_digest")
     fact = Fact(id="f1", content="new [[handbook]]", category="")
     after = patch_graph(replace(HANDBOOK, facts=(fact,)), CAPS, reloaded(state))[0]
-    assert set(digested) == {"fact:f1"}
+    assert {link.source for links in digested for link in links} == {"fact:f1"}
     assert after.delta is not None and after.delta.sources == {"fact:f1"}
 
 
