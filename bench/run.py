@@ -523,10 +523,11 @@ WHY = {
     "wrote (inside its racy window)",
     "build_cold_s": "the first build parses every document (title, summary, links)",
     "build_warm_s": "reading graph.db and building every frozen node and link again",
-    "one_fact_sync_s": "the graph stage is a memo, not a patch: nodes, the name table, "
-    "structural and document links and the link table still walk every note; then the memos' "
-    "own load and save (tens of MB each at 100,000 notes) and a "
-    "stat and plan step per vault file (see “Where the time goes” and the profile below)",
+    "one_fact_sync_s": "no stage dominates (see “Where the time goes” and the sampled profile "
+    "below: no line near a tenth of the time): each stage still reads, builds, keys, plans or "
+    "writes every note once, the documents (most of the notes) though none changed, and loads "
+    "and saves its memo of them (tens of MB each at 100,000 notes); the goal needs the "
+    "documents' part carried over whole while no context changes",
     "peak_memory_mib": "the stages' memos (the stores' masked records, the graph's patch "
     "state, the notes' keys) are held at once beside the graph and the rendered batch: see "
     "the peak memory after each stage under “Where the time goes”",
