@@ -11,7 +11,8 @@ them (or writes JSON), with the peak memory (RSS, this process and its finished 
 each stage ended: where a sync's peak memory is reached.  The stages are timed by wrapping their
 functions by name (``vault.sync`` and ``vault.apply`` call them through their modules), so the
 pipeline itself carries no timing code; the total is the whole sync, and "between stages" is
-what no stage accounts for (the sync's own steps between them).  A stage the sync skipped (a no-op sync writes no journal) prints as "not run".
+what no stage accounts for (the sync's own steps between them).  A stage the sync skipped (a
+no-op sync writes no journal) prints as "not run".
 """
 
 from __future__ import annotations
