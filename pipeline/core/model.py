@@ -115,7 +115,8 @@ class ProfileField:
     private: bool = False
     """Flagged ``sensitive`` in ``field_meta`` or its key marks it private: never rendered."""
     private_entries: tuple[str, ...] = ()
-    """Keys of a map's entries that are private: kept in ``value`` with no text, shown hidden."""
+    """Keys of a map's entries that are private, shown hidden: read with their text, which
+    the masking boundary drops (``core.scrub``), so no masked record holds it."""
 
 
 @fast_pickle

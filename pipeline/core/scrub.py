@@ -201,7 +201,24 @@ class Scrubber:
                 new = self._scrub(old)
             if new != old:
                 changes[field.name] = new
-        return dataclasses.replace(record, **changes) if changes else record
+        masked = dataclasses.replace(record, **changes) if changes else record
+        if isinstance(masked, ProfileField) and masked.private_entries:
+            return _private_texts_dropped(masked)
+        return masked
+
+
+def _private_texts_dropped(field: ProfileField) -> ProfileField:
+    """A profile map masked, its private entries' texts dropped (listed, never kept).
+
+    Masked first, so a secret in one (``db_password: …``) is known and masked everywhere.
+    """
+    hidden = frozenset(field.private_entries)
+    if isinstance(field.value, str):
+        return field
+    value = tuple(
+        (item[0], "") if _is_pair(item) and item[0] in hidden else item for item in field.value
+    )
+    return field if value == field.value else dataclasses.replace(field, value=value)
 
 
 PRIVATE_NAME = "user"
@@ -268,6 +285,8 @@ def _collect_private(value: Any, found: set[str]) -> None:
             _collect_private(item, found)
     elif isinstance(value, ProfileField) and value.private:
         found.update(_strings(value.value))
+    elif isinstance(value, ProfileField) and value.private_entries:
+        found.update(_private_entry_texts(value))
     elif isinstance(value, Profile):
         hidden = (value.name_private, [value.name]), (value.skills_private, value.skills)
         for private, texts in (*hidden, (value.goals_private, value.goals)):
@@ -277,6 +296,14 @@ def _collect_private(value: Any, found: set[str]) -> None:
     elif _is_record(value):
         for name in _fields_holding_private(type(value)):
             _collect_private(getattr(value, name), found)
+
+
+def _private_entry_texts(field: ProfileField) -> list[str]:
+    """The texts of a profile map's private entries, as the stores hold them."""
+    hidden = frozenset(field.private_entries)
+    if isinstance(field.value, str):
+        return []
+    return [item[1] for item in field.value if _is_pair(item) and item[0] in hidden and item[1]]
 
 
 def _fields_holding_private(cls: type) -> tuple[str, ...]:

@@ -308,9 +308,11 @@ def _profile_value(obj: JSONObject, key: str, path: Path) -> ProfileValue | None
         return get_strs(obj, key, path, "")
     if key in PROFILE_MAPS:
         entries = as_object(obj[key], path, key)
-        # A private entry keeps its place, never its text: it shows as hidden, not dropped.
+        # A private entry keeps its place and shows as hidden. Its text is read in only for the
+        # masking boundary (core.scrub), which learns any secret in it, so that secret is
+        # masked wherever else it appears, then drops it: no masked record holds it.
         return tuple(
-            (name, "" if is_private_key(name) else _map_text(value, path, join(key, name)))
+            (name, _map_text(value, path, join(key, name)))
             for name, value in sorted(entries.items())
         )
     if key in PROFILE_PAIRS:

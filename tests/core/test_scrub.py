@@ -23,7 +23,7 @@ from vaultsync.core.model import (
     Topic,
 )
 from vaultsync.core.redact import MASKED, mask, redact
-from vaultsync.core.scrub import Scrubber, scrub, scrub_keyed
+from vaultsync.core.scrub import Scrubber, scrub, scrub_keyed, spread
 
 PAT = "ghp_" + "R8vK2mQ9xL4tW7nZ3pB6" + "yH1cF5dJ0sG2aE8uXk4i"
 
@@ -112,6 +112,21 @@ class TestKeyed:
         masked = scrub(field)
         assert isinstance(masked.value, tuple)
         assert masked.private_entries == (masked.value[0][0],) == (f"backup {mask(PAT)}",)
+
+    def test_private_entries_lose_their_text(self) -> None:
+        """A profile map's private entries stay listed; no masked record holds their text."""
+        value = (("bank_account", "0012-345678-9"), ("editor", "vim"))
+        field = ProfileField(key="preferences", value=value, private_entries=("bank_account",))
+        assert scrub(field).value == (("bank_account", ""), ("editor", "vim"))
+
+    def test_a_secret_in_a_private_entry_is_known(self) -> None:
+        """The secret of a private entry is learnt before its text is dropped: spread masks it."""
+        value = (("db_password", "Hk4Lm9Qz2Wx7"),)
+        field = ProfileField(key="preferences", value=value, private_entries=("db_password",))
+        scrubber = Scrubber()
+        scrubber(field)
+        assert scrubber.secrets == {"Hk4Lm9Qz2Wx7"}
+        assert spread("it is Hk4Lm9Qz2Wx7", scrubber.secrets) == f"it is {mask('Hk4Lm9Qz2Wx7')}"
 
     def test_prose_after_a_key_stays(self) -> None:
         """A value that reads as prose is not a secret, even after a secret-like key."""

@@ -35,9 +35,9 @@ def edit(path: Path, change: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-def plant(state: Path) -> None:
-    """The secret in the profile (by key), then reused in five other places."""
-    edit(state / "memory/user_profile.json", lambda d: d["environment"].update(PGPASSWORD=SECRET))
+def plant(state: Path, profile_map: str = "environment", key: str = "PGPASSWORD") -> None:
+    """The secret in one of the profile's maps (by key), then reused in five other places."""
+    edit(state / "memory/user_profile.json", lambda d: d[profile_map].update({key: SECRET}))
     edit(state / "board.json", lambda d: d["cards"][0].update(title=f"Rotate {SECRET} for ledger"))
     session = state / "sessions/pg16-upgrade.json"
     session.rename(state / f"sessions/pg16 {SECRET}.json")
@@ -68,13 +68,18 @@ def git_objects(vault: Path) -> bytes:
     ).stdout
 
 
+@pytest.mark.parametrize(
+    ("profile_map", "key"),
+    [("environment", "PGPASSWORD"), ("preferences", "db_password")],
+    ids=["shown entry", "private entry"],  # db_password is also private: its entry is hidden
+)
 def test_a_profile_secret_is_masked_everywhere_it_is_reused(
-    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile_map: str, key: str
 ) -> None:
     """No byte of the vault, its git objects, the caches, the export or the index holds it."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("VAULTSYNC_CACHE_DIR", str(cache))
-    plant(demo_state)
+    plant(demo_state, profile_map, key)
     vault = tmp_path / "vault"
     where = ["--state", str(demo_state), "--vault", str(vault)]
     run("sync", *where)

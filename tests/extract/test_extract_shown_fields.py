@@ -20,6 +20,7 @@ from vaultsync.extract.contexts import read_contexts
 from vaultsync.extract.jsonio import get_str_map
 from vaultsync.extract.memory import read_profile, read_projects
 from vaultsync.extract.workspace import read_board
+from vaultsync.graph.load import read_records
 
 V1188 = ROOT / "fixtures" / "stores" / "chatcli-v1188"
 
@@ -50,16 +51,23 @@ def test_context_metadata() -> None:
     assert found["heron-api"] == {}
 
 
-def test_private_map_entries_are_kept_without_their_text() -> None:
-    """preferences.bank_account, health_* and family_* stay listed, their text never read in."""
+def test_private_map_entries_are_listed() -> None:
+    """preferences.bank_account, health_* and family_* are listed as private entries."""
     profile = read_profile(V1188)
     assert profile is not None
     (preferences,) = [f for f in profile.fields if f.key == "preferences"]
     assert preferences.private_entries == ("bank_account", "family_kids", "health_allergies")
+    assert all(is_private_key(key) for key in preferences.private_entries)
+
+
+def test_private_map_entries_reach_no_masked_record() -> None:
+    """The stores as a sync reads them (masked) hold no private entry's text."""
+    profile = read_records(V1188).profile
+    assert profile is not None
+    (preferences,) = [f for f in profile.fields if f.key == "preferences"]
     pairs = [item for item in preferences.value if isinstance(item, tuple)]
     hidden = {key: text for key, text in pairs if key in preferences.private_entries}
     assert hidden == {"bank_account": "", "family_kids": "", "health_allergies": ""}
-    assert all(is_private_key(key) for key in preferences.private_entries)
 
 
 def test_a_zero_time_move_has_no_time(tmp_path: Path) -> None:

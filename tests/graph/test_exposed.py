@@ -66,6 +66,18 @@ def test_a_private_profile_value_without_a_secret_is_found(tmp_path: Path) -> No
     assert found == judged_afresh(state)
 
 
+def test_a_private_map_entry_is_found(tmp_path: Path) -> None:
+    """A private entry of a profile map (listed, its text never kept): its text is looked for."""
+    state = tmp_path / "state"
+    (state / "memory").mkdir(parents=True)
+    profile = {"name": "Ana", "preferences": {"home_address": "Rua das Flores 12", "editor": "vim"}}
+    (state / "memory" / "user_profile.json").write_text(json.dumps(profile))
+    build(state, CAPS)
+    found = exposed(state, CAPS)
+    assert "Rua das Flores 12" in found
+    assert found == judged_afresh(state)
+
+
 def test_a_private_name_is_found_as_written(tmp_path: Path) -> None:
     """A private profile name (masked as ``user`` in what the sync kept) is looked for as the
     profile writes it."""
