@@ -59,4 +59,7 @@ def save_setting(vault: Path, key: str, raw: str | None, *, commit: bool = True)
         assert repo is not None  # noqa: S101 - create=True never gives None
         what = f"{key} = {raw}" if raw is not None else f"{key} unset"
         # Not a sync: no Vaultsync-Sync trailer, so ownership proofs read past this commit.
-        return repo.commit({CONFIG: data}, fingerprint=None, subject=f"config {what}") or ""
+        sha = repo.commit({CONFIG: data}, fingerprint=None, subject=f"config {what}") or ""
+        # git's index follows, or `git status` shows the file deleted and untracked at once.
+        repo.sync_index({CONFIG: data})
+        return sha

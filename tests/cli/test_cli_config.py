@@ -43,6 +43,14 @@ class TestConfigCommand:
         assert head.message.startswith("vaultsync: config caps.episodes = 5")
         assert "Vaultsync-Sync" not in head.message
 
+    def test_set_leaves_git_status_clean(self, demo_state: Path, tmp_path: Path) -> None:
+        """git's index follows the commit: nothing staged, nothing untracked afterwards."""
+        vault = tmp_path / "vault"
+        assert run("sync", *where(demo_state, vault))[0] == 0
+        for args in (["set", "caps.episodes", "5"], ["unset", "caps.episodes"]):
+            assert run("config", *args, *where(demo_state, vault))[0] == 0
+            assert pygit2.Repository(str(vault)).status() == {}
+
     def test_show_says_where_each_value_comes_from(self, demo_state: Path, tmp_path: Path) -> None:
         """``config --json`` lists every setting with its value and source."""
         vault = tmp_path / "vault"
