@@ -51,14 +51,14 @@ def open_workspace(
         UsageError: the vault path names a file.
     """
     root = state_dir(state)
-    target = vault_dir(vault, root)
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
+    target = _vault_folder(root, vault)
     from vaultsync.vault.config import load_settings
 
     flags = {"render.templates": str(templates) if templates is not None else None}
     settings = load_settings(target, flags=flags)
-    _check_folders(settings)
+    problems = settings.folder_problems()
+    if problems:
+        raise ConfigError(next(iter(problems.values())))
     notices = [f"note: {notice}" for notice in settings.notices]
     if settings.templates is not None:
         notices += _stray_templates(settings.templates)
@@ -67,20 +67,34 @@ def open_workspace(
     return _with_outside(ws)
 
 
-def _check_folders(settings: Settings) -> None:
-    """The templates folder and every extra skill folder exist (exit 3 otherwise).
+def _vault_folder(state: Path, vault: str | None) -> Path:
+    """The vault's folder (flag, else variable, else ``<state>/vault``), which may not exist yet.
 
-    A missing skill folder is refused rather than read as empty: its skills' notes would be
-    removed by a sync run where the folder is not (a clone, an unmounted disk).
+    Raises:
+        UsageError: the path names a file.
     """
-    found = settings.templates
-    if found is not None and not found.is_dir():
-        source = settings.chosen["render.templates"].source
-        raise ConfigError(f"templates folder {found} (from {source}): not a folder")
-    for folder in settings.skill_folders:
-        if not folder.is_dir():
-            source = settings.chosen["skills.extra_folders"].source
-            raise ConfigError(f"skills folder {folder} (from {source}): not a folder")
+    target = vault_dir(vault, state)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target}: not a folder (the vault is a folder of notes)")
+    return target
+
+
+def save_setting(
+    state: str | None, vault: str | None, key: str, value: str | None, *, commit: bool
+) -> tuple[Path, str]:
+    """Save ``key = value`` in the vault's config (``None``: remove it); the vault, the commit.
+
+    Only the vault is resolved, not the settings saved so far: a setting that stops every
+    other command (a skills folder gone) can still be changed or removed here.
+
+    Raises:
+        ConfigError: unknown key, bad value, or a folder that is not there (nothing saved).
+        UsageError: the vault path names a file.
+    """
+    from vaultsync.vault.config import save_setting as save
+
+    target = _vault_folder(state_dir(state), vault)
+    return target, save(target, key, value, commit=commit)
 
 
 STORE_ROOTS = ("memory", "sessions", "skills", "contexts", "board.json")

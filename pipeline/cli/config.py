@@ -62,12 +62,11 @@ def config_unset(key: str, state: str | None, vault: str | None, no_commit: bool
 def _save(
     state: str | None, vault: str | None, key: str, value: str | None, *, commit: bool
 ) -> None:
-    from vaultsync.vault.config import save_setting
+    from vaultsync.app.workspace import save_setting
 
-    ws = workspace(state, vault)
-    sha = save_setting(ws.vault, key, value, commit=commit)
+    target, sha = save_setting(state, vault, key, value, commit=commit)
     what = f"{key} = {value}" if value is not None else f"{key} removed"
-    click.echo(f"saved {what} in {ws.vault / CONFIG}" + (f" (commit {sha[:10]})" if sha else ""))
+    click.echo(f"saved {what} in {target / CONFIG}" + (f" (commit {sha[:10]})" if sha else ""))
 
 
 def _settings_json(settings: Settings) -> dict[str, Any]:

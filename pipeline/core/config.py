@@ -213,6 +213,25 @@ class Settings:
         found = self.value("render.templates")
         return Path(found) if isinstance(found, str) and found else None
 
+    def folder_problems(self) -> dict[str, str]:
+        """Each setting that names a folder not there (templates, extra skills), and its line.
+
+        A missing skill folder is a problem, never read as empty: its skills' notes would be
+        removed by a sync run where the folder is not (a clone, an unmounted disk).
+        """
+        problems: dict[str, str] = {}
+        found = self.templates
+        if found is not None and not found.is_dir():
+            source = self.chosen["render.templates"].source
+            problems["render.templates"] = f"templates folder {found} (from {source}): not a folder"
+        missing = [folder for folder in self.skill_folders if not folder.is_dir()]
+        if missing:
+            source = self.chosen["skills.extra_folders"].source
+            problems["skills.extra_folders"] = (
+                f"skills folder {missing[0]} (from {source}): not a folder"
+            )
+        return problems
+
     def _int(self, key: str) -> int:
         found = self.value(key)
         assert isinstance(found, int)  # noqa: S101 - the option's parser returns an int

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from vaultsync.core.config import CONFIG, Settings, edit_config, read_config, resolve
+from vaultsync.core.errors import ConfigError
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
 
@@ -44,12 +45,14 @@ def save_setting(vault: Path, key: str, raw: str | None, *, commit: bool = True)
     Returns the commit id, or ``""`` when nothing was committed.
 
     Raises:
-        ConfigError: unknown key or bad value (nothing written).
+        ConfigError: unknown key, bad value, or a folder that is not there (nothing written).
         VaultWriteError: the file or the commit cannot be written.
     """
     with VaultFS(vault, create=True) as fs, fs.lock(timeout=LOCK_TIMEOUT):
         found = fs.read_control_file(CONFIG)
         data = edit_config(found.data if found is not None else None, key, raw)
+        if raw is not None:
+            _refuse_missing_folder(vault, key, data)
         fs.write_control(CONFIG, data)
         if not commit:
             return ""
@@ -63,3 +66,15 @@ def save_setting(vault: Path, key: str, raw: str | None, *, commit: bool = True)
         # git's index follows, or `git status` shows the file deleted and untracked at once.
         repo.sync_index({CONFIG: data})
         return sha
+
+
+def _refuse_missing_folder(vault: Path, key: str, data: bytes) -> None:
+    """A folder saved under ``key`` must be there: every command would refuse it afterwards.
+
+    Raises:
+        ConfigError: it is not (nothing is saved).
+    """
+    saved = resolve(read_config(data, where=str(vault / CONFIG)), vault=vault, environ={})
+    problem = saved.folder_problems().get(key)
+    if problem is not None:
+        raise ConfigError(f"{problem}; nothing saved")

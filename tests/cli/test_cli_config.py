@@ -75,6 +75,37 @@ class TestConfigCommand:
         assert err.startswith("error: render.timezone='Mars/Base': not a time zone")
         assert not (vault / ".vaultsync/config.toml").exists()
 
+    def test_a_missing_folder_is_refused_and_nothing_saved(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """A skills folder that is not there exits 3 with one line; no file, no commit."""
+        vault = tmp_path / "vault"
+        assert run("sync", *where(demo_state, vault))[0] == 0
+        head = pygit2.Repository(str(vault)).head.target
+        code, _, err = run(
+            "config", "set", "skills.extra_folders", "../gone", *where(demo_state, vault)
+        )
+        assert code == 3
+        assert err.count("\n") == 1
+        assert "not a folder; nothing saved" in err
+        assert not (vault / ".vaultsync/config.toml").exists()
+        assert pygit2.Repository(str(vault)).head.target == head
+
+    def test_a_folder_gone_since_it_was_saved_can_be_unset(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """Every other command refuses the setting (exit 3); config unset still removes it."""
+        vault, skills = tmp_path / "vault", tmp_path / "skills"
+        skills.mkdir()
+        assert (
+            run("config", "set", "skills.extra_folders", str(skills), *where(demo_state, vault))[0]
+            == 0
+        )
+        skills.rmdir()
+        assert run("status", *where(demo_state, vault))[0] == 3
+        assert run("config", "unset", "skills.extra_folders", *where(demo_state, vault))[0] == 0
+        assert run("status", *where(demo_state, vault))[0] == 0
+
     def test_saved_caps_shape_the_sync(self, demo_state: Path, tmp_path: Path) -> None:
         """A saved cap applies to a plain sync: only 5 episodes become notes."""
         vault = tmp_path / "vault"

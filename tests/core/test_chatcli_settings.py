@@ -181,10 +181,12 @@ class TestExtraSkillFolders:
         assert "from the state directory" not in text
 
     def test_a_missing_extra_folder_is_a_setting_error(self, state: Path, tmp_path: Path) -> None:
-        """A saved skills folder that is not there is exit 3, one line; nothing is removed."""
-        vault = tmp_path / "vault"
+        """A saved skills folder gone since is exit 3, one line; nothing is removed."""
+        vault, gone = tmp_path / "vault", tmp_path / "gone"
         vault.mkdir()
-        save_setting(vault, "skills.extra_folders", "../nowhere", commit=False)
+        gone.mkdir()
+        save_setting(vault, "skills.extra_folders", "../gone", commit=False)
+        gone.rmdir()
         done = run("sync", "--state", str(state), "--vault", str(vault))
         assert done.returncode == 3
         assert done.stderr.splitlines()[0].endswith("(from config): not a folder")
