@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, TypeVar
 
-from vaultsync.core.model import Profile, ProfileField
+from vaultsync.core.model import Profile, ProfileField, ProfileValue
 from vaultsync.core.redact import find_secrets, mask, mask_spans, redact, unmask_secrets
 
 __all__ = [
@@ -218,7 +218,9 @@ def _private_texts_dropped(field: ProfileField) -> ProfileField:
     value = tuple(
         (item[0], "") if _is_pair(item) and item[0] in hidden else item for item in field.value
     )
-    return field if value == field.value else dataclasses.replace(field, value=value)
+    if value == field.value:
+        return field
+    return dataclasses.replace(field, value=typing.cast("ProfileValue", value))
 
 
 PRIVATE_NAME = "user"
