@@ -12,8 +12,10 @@ ends it, under the vault lock, as the user chooses:
 
 Each choice but ``show`` makes the stores' version the base of later merges, so only what
 the stores change next is merged in, and commits the manifest (and the stores' version for
-``theirs``) in one commit.  :func:`release` hands a note to the user for good: vaultsync
-never writes or removes it again.
+``theirs``) in one commit.  A file that holds conflict markers no recorded conflict explains
+(``markers`` wrote them, or a merge git did not finish) is settled too: ``ours`` keeps your
+side of each block, ``theirs`` takes the stores' version (by then the base).
+:func:`release` hands a note to the user for good: vaultsync never writes or removes it again.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from vaultsync.core.errors import UsageError, VaultWriteError
 from vaultsync.vault import decide
 from vaultsync.vault.manifest import MANIFEST, Entry, Manifest, blob_id, check_path, dump_manifest
+from vaultsync.vault.markers import has_conflict_markers, take_side
 from vaultsync.vault.vcs import VaultRepo
 from vaultsync.vault.write import LOCK_TIMEOUT, VaultFS
 
@@ -38,11 +41,13 @@ class Choice(StrEnum):
     MARKERS = "markers"
 
 
-def _conflict(manifest: Manifest, path: str) -> Entry:
+def _conflict(manifest: Manifest, path: str, ours: bytes | None) -> Entry:
+    """The entry of a recorded conflict, or of a note whose file holds conflict markers."""
     if manifest.lost:
         raise UsageError(f"{MANIFEST}: unusable ({manifest.problem or 'missing'}); run a sync")
     entry = manifest.entries.get(path)
-    if entry is None or not entry.theirs:
+    markers = ours is not None and has_conflict_markers(ours)
+    if entry is None or not (entry.theirs or markers):
         raise UsageError(f"{path}: no merge conflict is recorded there (`vaultsync status`)")
     return entry
 
@@ -78,10 +83,15 @@ def resolve(vault: Path, path: str, choice: Choice) -> str:
     check_path(path)
     with VaultFS(vault) as fs, fs.lock(timeout=LOCK_TIMEOUT):
         controls = decide.read_controls(fs)
-        entry = _conflict(controls.manifest, path)
-        repo = VaultRepo.open(vault, create=False)
-        theirs = _blob(repo, entry.theirs, "the stores' version")
         ours = fs.read(path)
+        entry = _conflict(controls.manifest, path, ours)
+        repo = VaultRepo.open(vault, create=False)
+        if not entry.theirs:
+            markers = ours or b""
+            return _settle_markers(
+                fs, repo, controls, path=path, entry=entry, ours=markers, choice=choice
+            )
+        theirs = _blob(repo, entry.theirs, "the stores' version")
         if choice is Choice.SHOW:
             base = repo.read_blob(entry.blob) if repo is not None else None
             return show(base if base is not None else b"(not in git)\n", ours, theirs)
@@ -95,6 +105,36 @@ def resolve(vault: Path, path: str, choice: Choice) -> str:
         ours_now = theirs if choice is Choice.THEIRS else None
         subject = f"resolve {path} ({choice})"
         _commit(fs, repo, controls.manifest, path, settled, note=ours_now, subject=subject)
+    return f"resolved {path} ({choice})"
+
+
+def _settle_markers(
+    fs: VaultFS,
+    repo: VaultRepo | None,
+    controls: decide.ControlFiles,
+    *,
+    path: str,
+    entry: Entry,
+    ours: bytes,
+    choice: Choice,
+) -> str:
+    """Settle a file holding conflict markers that no recorded conflict explains.
+
+    Left by ``--markers``, or by a merge git did not finish: the stores' version is the base
+    by then.  ``ours`` keeps your side of each block, ``theirs`` takes the stores' version.
+    """
+    stores = _blob(repo, entry.blob, "the stores' version")
+    if choice is Choice.SHOW:
+        return show(stores, ours, stores)
+    if choice is Choice.MARKERS:
+        raise UsageError(f"{path}: it holds conflict markers already; edit them out")
+    assert repo is not None  # noqa: S101 - _blob raised without one
+    data = stores if choice is Choice.THEIRS else take_side(ours, "yours")
+    if data is None:
+        raise UsageError(f"{path}: its conflict markers are not in git's form; edit them out")
+    _write(fs, controls, path, data)
+    if choice is Choice.THEIRS:  # vaultsync's bytes, committed as a sync would
+        _commit(fs, repo, controls.manifest, path, entry, note=stores, subject=f"resolve {path}")
     return f"resolved {path} ({choice})"
 
 
