@@ -106,6 +106,17 @@ class TestConfigCommand:
         assert run("config", "unset", "skills.extra_folders", *where(demo_state, vault))[0] == 0
         assert run("status", *where(demo_state, vault))[0] == 0
 
+    def test_a_missing_templates_flag_is_one_line_exit_3(
+        self, demo_state: Path, tmp_path: Path
+    ) -> None:
+        """--templates naming no folder is a setting error like the saved one: no usage text."""
+        vault = tmp_path / "vault"
+        args = ["sync", "--templates", str(tmp_path / "gone"), *where(demo_state, vault)]
+        code, _, err = run(*args)
+        assert code == 3
+        assert err == f"error: templates folder {tmp_path / 'gone'} (from flag): not a folder\n"
+        assert not vault.exists()
+
     def test_saved_caps_shape_the_sync(self, demo_state: Path, tmp_path: Path) -> None:
         """A saved cap applies to a plain sync: only 5 episodes become notes."""
         vault = tmp_path / "vault"
