@@ -72,6 +72,8 @@ def index_notice(db: Path, done: int, total: int) -> str:
     failure = job_failure(db)
     if failure is not None:
         return f"{counted}; the background job failed ({failure.describe()})"
+    if not background_allowed():
+        return f"{counted}; {ENV_BACKGROUND}=0 keeps the rest from being built"
     return f"{counted}, the rest is being built in the background"
 
 

@@ -403,6 +403,16 @@ def vaultsync() -> click.Group:
 
 
 class TestCommand:
+    def test_with_the_job_turned_off_the_notice_says_so(
+        self, tmp_path: Path, vaultsync: click.Group
+    ) -> None:
+        """VAULTSYNC_EMBED_BACKGROUND=0: the notice names the variable, never a job that is not."""
+        vault = write_vault(tmp_path / "vault", NOTES)
+        result = CliRunner().invoke(vaultsync, ["search", "vacation", "--vault", str(vault)])
+        assert result.exit_code == 0
+        assert "VAULTSYNC_EMBED_BACKGROUND=0 keeps the rest from being built" in result.stderr
+        assert "in the background" not in result.stderr
+
     @pytest.mark.usefixtures("background")
     def test_first_search_answers_then_builds_in_background(
         self, tmp_path: Path, vaultsync: click.Group
