@@ -31,13 +31,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import struct
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.core.environment import read_environment
-from vaultsync.core.fsio import atomic_write
+from vaultsync.core.fsio import READ_NO_FOLLOW, atomic_write
 
 if TYPE_CHECKING:
     from vaultsync.core.parallel import Background
@@ -111,12 +112,19 @@ def read(path: Path, head: bytes) -> bytes | None:
 
 
 def holds(path: Path, head: bytes) -> bool:
-    """Whether ``path`` begins with ``head`` (only those bytes are read)."""
+    """Whether ``path`` begins with ``head`` (only those bytes are read).
+
+    A regular file only: never read through a symlink, a FIFO never waited on.
+    """
     try:
-        with path.open("rb") as handle:
-            return handle.read(len(head)) == head
+        fd = os.open(path, READ_NO_FOLLOW)
     except OSError:
         return False
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(len(head)) == head
 
 
 _PART_SIZE = struct.Struct(">Q")

@@ -69,8 +69,11 @@ def read_regular(path: str | Path) -> bytes | None:
         fd = os.open(path, READ_NO_FOLLOW)
     except OSError:
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as handle:
-        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        return handle.read()
 
 
 def is_racy(mtime_ns: int, recorded_ns: int) -> bool:

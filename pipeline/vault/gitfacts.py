@@ -272,7 +272,7 @@ def _load(path: Path, head: bytes) -> dict[str, list[Answer]]:
     payload = cachefile.read(path, head)
     try:
         found = json.loads(payload) if payload is not None else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # a cache is a hint: unreadable, it is none
         return {}
     if not isinstance(found, dict):
         return {}

@@ -252,7 +252,7 @@ def _history_of(answer: str | None, question: str, edited: Mapping[str, str]) ->
         if not isinstance(head, str) or not (walked is None or type(walked) is int):
             return None
         origins = tuple(map(_origin, kept["rows"]))
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         return None
     if [o.path for o in origins] != sorted(edited):
         return None

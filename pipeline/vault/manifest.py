@@ -174,7 +174,7 @@ def load_manifest(  # noqa: PLR0911 - one return per way a manifest can be unusa
         return Manifest()
     try:
         doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # nested past the parser's depth
         return _corrupt("not valid UTF-8 JSON", fingerprint)
     if not isinstance(doc, dict) or doc.get("engine") != ENGINE:
         return _corrupt("not a vaultsync manifest", fingerprint)
@@ -563,7 +563,7 @@ def load_cache(data: bytes | None, *, written_ns: int = 0) -> StatCache:
         dumped = doc.get("dumped", "") if isinstance(doc, dict) else ""
         last = _last_sync(doc.get("last") if isinstance(doc, dict) else None)
         index = _index_proof(doc)
-    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return StatCache()
     return StatCache(
         entries=entries,
@@ -857,7 +857,7 @@ def load_journal(data: bytes | None) -> Journal | None:
                 raise ValueError(path)
             intents[path] = entry
         return Journal(intents=intents)
-    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+    except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return Journal(intents={}, readable=False)
 
 

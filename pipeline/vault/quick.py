@@ -32,6 +32,7 @@ it as to a note: out of its window, equal stat data vouch for its bytes without 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import stat
@@ -236,9 +237,18 @@ def _verified(
 
 
 def _read(path: Path) -> tuple[bytes, os.stat_result]:
-    """A file's bytes and the stat data of the very file read (no race with a rename)."""
-    with path.open("rb") as handle:
-        return handle.read(), os.fstat(handle.fileno())
+    """A file's bytes and the stat data of the very file read (no race with a rename).
+
+    Raises:
+        OSError: it is not a regular file (never read through a symlink; a FIFO never waited on).
+    """
+    fd = os.open(path, READ_NO_FOLLOW)
+    seen = os.fstat(fd)
+    if not stat.S_ISREG(seen.st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(), seen
 
 
 def stat_of(path: str) -> StatKey | None:
@@ -262,10 +272,12 @@ def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
         fd = os.open(path, READ_NO_FOLLOW)
     except OSError:
         return False
+    st = os.fstat(fd)
+    # checked before fdopen, which refuses a folder
+    if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != recorded:
+        os.close(fd)
+        return False
     with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != recorded:
-            return False
         return blob_id(handle.read()) == blob
 
 

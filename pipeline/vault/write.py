@@ -73,7 +73,7 @@ TEMP_PREFIX = ".vaultsync-"
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
 """What ``fsio.write_temp_at`` names a temp file given ``TEMP_PREFIX``; the only names swept."""
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ = fsio.READ_NO_FOLLOW  # a FIFO put where a file was is never waited on
 
 
 class _Blocked(Exception):
@@ -429,8 +429,13 @@ class VaultFS:
             return None
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot read: {err}") from err
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(handle)
+            what = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO, socket or device"
+            raise VaultWriteError(f"{self.root / rel}: cannot read: {what}, not a file")
         with os.fdopen(handle, "rb") as src:
-            return ControlFile(data=src.read(), stat=stat_key(os.fstat(src.fileno())))
+            return ControlFile(data=src.read(), stat=stat_key(info))
 
     def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> StatKey:
         """Atomically replace an engine file; ``durable`` fsyncs it and its folder.
