@@ -49,10 +49,15 @@ class Mention:
     end: int
 
 
+MAX_NAME_CHARS = 1_000
+"""Longer names are never autolinked: no text names a note that way, and the automaton frees
+its trie recursively, so a name of a million characters crashed the process as it exited."""
+
+
 def is_linkable_name(name: str) -> bool:
-    """Whether a title or alias is specific enough to autolink."""
+    """Whether a title or alias is specific enough to autolink (and short enough)."""
     stripped = name.strip()
-    if len(stripped) < 3 or stripped.replace(" ", "").isdigit():
+    if not 3 <= len(stripped) <= MAX_NAME_CHARS or stripped.replace(" ", "").isdigit():
         return False
     words = stripped.split()
     if len(words) == 1:

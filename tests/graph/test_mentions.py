@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from hypothesis import given
 from hypothesis import strategies as st
 from vaultsync.graph.mentions import MentionFinder, is_linkable_name, not_prose
@@ -155,3 +158,18 @@ class TestOnlyProse:
         for start, end in not_prose(text):
             assert previous <= start < end <= len(text)
             previous = end
+
+
+def test_a_name_past_the_length_limit_is_never_a_mention() -> None:
+    """A title of a million characters links nothing, and the process exits cleanly with it."""
+    script = (
+        "from vaultsync.graph.mentions import MentionFinder\n"
+        "name = 'Orbital ' + 'A' * 1_000_000\n"
+        "finder = MentionFinder([(name, 'project:big'), ('Orbital', 'project:orbital')])\n"
+        "print([m.target for m in finder.find('see ' + name + ' and Orbital')])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr  # freeing a trie that deep crashed the process
+    assert done.stdout == "['project:orbital', 'project:orbital']\n"
