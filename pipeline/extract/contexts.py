@@ -25,6 +25,7 @@ from vaultsync.extract.jsonio import (
     JSONObject,
     as_object,
     fail,
+    get_id,
     get_int,
     get_str,
     get_str_map,
@@ -76,7 +77,7 @@ def _folder_contexts(folder: Path, reading: Reading) -> list[Context]:
 
 
 def _context(obj: JSONObject, path: Path) -> Context:
-    ident = get_str(obj, "id", path, "") or path.name[: -len(".json")]
+    ident = get_id(obj, path, "") or path.name[: -len(".json")]
     folder = _Folder(path)
     for at, item in objects(obj.get("files"), path, "files"):
         folder.add(item, at)

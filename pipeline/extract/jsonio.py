@@ -398,6 +398,21 @@ def get_str(obj: JSONObject, key: str, path: Path, at: str) -> str:
     wrong(path, join(at, key), "a string", value)
 
 
+MAX_ID_CHARS = 512
+"""The longest item id read (ChatCLI's are UUIDs or 24 hex digits): an id is in every link and
+file name of its note, and one of megabytes made a sync take gigabytes."""
+
+
+def get_id(obj: JSONObject, path: Path, at: str) -> str:
+    """An item's ``id`` (a string field; absent or ``null`` is ``""``), at most ``MAX_ID_CHARS``."""
+    ident = get_str(obj, "id", path, at)
+    if len(ident) > MAX_ID_CHARS:
+        fail(
+            path, join(at, "id"), f"{len(ident):,} characters long (ids are at most {MAX_ID_CHARS})"
+        )
+    return ident
+
+
 def get_int(obj: JSONObject, key: str, path: Path, at: str) -> int:
     """An integer field; absent or ``null`` is 0.  ``1.5`` and ``true`` are refused."""
     value = obj.get(key)

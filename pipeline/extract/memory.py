@@ -30,6 +30,7 @@ from vaultsync.extract.jsonio import (
     fail,
     get_bool,
     get_float,
+    get_id,
     get_int,
     get_str,
     get_str_map,
@@ -108,7 +109,7 @@ def fact_id(content: str) -> str:
 
 def _fact(obj: JSONObject, path: Path, at: str) -> Fact:
     content = get_str(obj, "content", path, at)
-    ident = get_str(obj, "id", path, at)
+    ident = get_id(obj, path, at)
     if not ident:
         if not content.strip():
             fail(path, join(at, "id"), "missing, and there is no content to derive it from")
@@ -235,8 +236,7 @@ def read_episodes(state_dir: Path) -> tuple[Episode, ...]:
         summary = get_str(obj, "summary", path, at)
         episodes.append(
             Episode(
-                id=get_str(obj, "id", path, at)
-                or episode_id(when.strftime("%Y-%m-%d"), project, summary),
+                id=get_id(obj, path, at) or episode_id(when.strftime("%Y-%m-%d"), project, summary),
                 date=when,
                 project=project,
                 summary=summary,

@@ -51,6 +51,7 @@ from vaultsync.extract.jsonio import (
     JSONObject,
     as_object,
     fail,
+    get_id,
     get_int,
     get_str,
     get_time,
@@ -340,7 +341,7 @@ def _board(path: Path) -> tuple[Card, ...]:
     board = as_object(load_json(path), path, "")
     cards = []
     for at, obj in objects(board.get("cards"), path, "cards"):
-        ident = get_str(obj, "id", path, at)
+        ident = get_id(obj, path, at)
         if not ident:
             fail(path, join(at, "id"), "missing")
         notes = tuple(
