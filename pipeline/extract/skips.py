@@ -109,8 +109,11 @@ class Reading:
         """
         try:
             listed = list(os.scandir(folder))
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             return []
+        except NotADirectoryError:  # a file where the folder was: its items are not gone
+            self.skip(self.rel(folder), "", "cannot list the folder: it is a file, not a folder")
+            return None
         except OSError as err:
             self.skip(self.rel(folder), "", f"cannot list the folder: {err.strerror or err}")
             return None

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -260,6 +261,21 @@ class TestHostileFiles:
         assert warnings(done) == [
             "warning: contexts: cannot list the folder: Too many levels of symbolic links; skipped"
         ]
+
+    def test_a_file_where_the_folder_was_keeps_its_notes(self, tmp_path: Path) -> None:
+        """``sessions`` replaced by a file cannot be listed: one line, every session note kept."""
+        state = write(tmp_path)
+        vault = tmp_path / "vault"
+        run(state, "sync", vault=vault)
+        before = notes(vault)
+        shutil.rmtree(state / "sessions")
+        (state / "sessions").write_text("x")
+        done = run(state, "sync", vault=vault)
+        assert done.returncode == 0
+        assert warnings(done) == [
+            "warning: sessions: cannot list the folder: it is a file, not a folder; skipped"
+        ]
+        assert notes(vault) == before
 
     @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
     def test_unreadable_folder_keeps_its_notes(self, tmp_path: Path) -> None:
