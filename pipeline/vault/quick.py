@@ -215,6 +215,8 @@ def _verified(
     ``None``: more changed files than that, or a file at an absent path.  Paths are joined as
     text and the racy rule inlined: this loop runs per note on every no-op.
     """
+    if not _real_folders(root, cache.entries):
+        return None
     racy_from = cache.written_ns - RACY_NS
     racy: list[tuple[str, StatKey, str]] = []
     changed: list[str] = []
@@ -234,6 +236,26 @@ def _verified(
     if len(changed) > at_most or any(os.path.lexists(f"{root}/{path}") for path in absent):
         return None
     return same, changed
+
+
+def _real_folders(root: str, entries: Iterable[str]) -> bool:
+    """Whether every folder holding one of ``entries`` is a folder, not a symlink to one.
+
+    A file's own stat data are taken without following it, but not its folders': a folder
+    replaced by a symlink would let the files outside the vault answer for the notes (10 ms
+    at 100,000 notes in 1,185 folders).  ``False``: the full sync's scan, which never follows
+    one, tells what is there.
+    """
+    folders: set[str] = set()
+    for holder in {path.rpartition("/")[0] for path in entries}:
+        folder = holder
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    try:
+        return all(stat.S_ISDIR(os.lstat(f"{root}/{folder}").st_mode) for folder in folders)
+    except OSError:
+        return False
 
 
 def _read(path: Path) -> tuple[bytes, os.stat_result]:

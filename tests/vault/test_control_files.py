@@ -64,3 +64,19 @@ def test_json_nested_past_the_parsers_depth_is_no_traceback(
         assert done.returncode in (0, 1), (command, done.stderr)
         assert "Traceback" not in done.stderr
     assert _run(demo_state, vault, ["check"]).returncode == 0
+
+
+def test_a_folder_replaced_by_a_symlink_never_answers_for_its_notes(
+    demo_state: Path, tmp_path: Path
+) -> None:
+    """status and check see the symlink (a conflict), never an edit made outside the vault."""
+    vault = _synced(demo_state, tmp_path)
+    outside = tmp_path / "outside"
+    (vault / "Projects").rename(outside)  # the same files: their own stat data unchanged
+    (vault / "Projects").symlink_to(outside)
+    with (outside / "skiff.md").open("a") as note:
+        note.write("written outside the vault\n")
+    status = _run(demo_state, vault, ["status"])
+    assert "Projects/skiff.md: Projects is a symlink or not a folder" in status.stdout
+    assert "uncommitted edit" not in status.stdout
+    assert _run(demo_state, vault, ["check"]).returncode == 1
