@@ -61,7 +61,9 @@ def start_git(
     env = child_environment(
         dropping="GIT_" if own_repository else "", GIT_TERMINAL_PROMPT="0", LC_ALL="C"
     )
-    named = ("--git-dir", str(vault / ".git"), "--work-tree", str(vault)) if own_repository else ()
+    # absolute: git resolves a relative --git-dir after -C moved it into the vault
+    root = vault.absolute()
+    named = ("--git-dir", str(root / ".git"), "--work-tree", str(root)) if own_repository else ()
     try:
         return subprocess.Popen(
             ["git", "-C", str(vault), *named, *args],

@@ -206,6 +206,15 @@ class TestProof:
         monkeypatch.undo()
         assert indexproof.prove_index(vault, cache_of(vault).entries) is not None
 
+    def test_a_vault_named_by_a_relative_path_is_proved(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """``--vault vault`` as the README writes it: git finds the repository all the same."""
+        vault = synced_and_aged(tmp_path)
+        monkeypatch.chdir(vault.parent)
+        relative = Path(vault.name)
+        assert indexproof.prove_index(relative, cache_of(vault).entries) is not None
+
     def test_the_record_round_trips_and_a_malformed_one_is_none(self) -> None:
         """The proof is read back as written; any malformed field reads as no proof."""
         proof = IndexProof(index=(1, 2, 3, 4), tail="ab" * 20, odd=("F/a.md",))
