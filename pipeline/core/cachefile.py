@@ -31,14 +31,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import stat
 import struct
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultsync.core.environment import read_environment
-from vaultsync.core.fsio import READ_NO_FOLLOW, atomic_write
+from vaultsync.core.fsio import atomic_write, open_regular
 
 if TYPE_CHECKING:
     from vaultsync.core.parallel import Background
@@ -117,13 +116,10 @@ def holds(path: Path, head: bytes) -> bool:
     A regular file only: never read through a symlink, a FIFO never waited on.
     """
     try:
-        fd = os.open(path, READ_NO_FOLLOW)
+        handle, _info = open_regular(path)
     except OSError:
         return False
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return False
-    with os.fdopen(fd, "rb") as handle:
+    with handle:
         return handle.read(len(head)) == head
 
 

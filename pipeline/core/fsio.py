@@ -63,16 +63,32 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
+class NotARegularFile(OSError):
+    """What :func:`open_regular` found was a folder, a FIFO, a socket or a device."""
+
+
+def open_regular(path: str | Path, *, dir_fd: int | None = None) -> tuple[BinaryIO, os.stat_result]:
+    """The regular file at ``path`` open for reading, and its stat data.
+
+    A symlink is never followed and a FIFO never waited on; anything but a regular file
+    raises :class:`NotARegularFile` (its ``strerror`` says what it is), leaving nothing open.
+    """
+    fd = os.open(path, READ_NO_FOLLOW, dir_fd=dir_fd)
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode):
+        return os.fdopen(fd, "rb"), info
+    os.close(fd)  # before fdopen, which refuses a folder
+    what = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO, socket or device"
+    raise NotARegularFile(errno.EINVAL, f"{what}, not a file", os.fspath(path))
+
+
 def read_regular(path: str | Path) -> bytes | None:
     """The bytes of the regular file at ``path``, a symlink not followed; ``None`` otherwise."""
     try:
-        fd = os.open(path, READ_NO_FOLLOW)
+        handle, _info = open_regular(path)
     except OSError:
         return None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as handle:
+    with handle:
         return handle.read()
 
 

@@ -32,7 +32,6 @@ it as to a note: out of its window, equal stat data vouch for its bytes without 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import stat
@@ -44,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from vaultsync.core.cachefile import holds
 from vaultsync.core.digest import code_fingerprint, inputs_digest
-from vaultsync.core.fsio import RACY_NS, READ_NO_FOLLOW, read_regular
+from vaultsync.core.fsio import RACY_NS, open_regular, read_regular
 from vaultsync.extract.sources import store_fingerprint
 from vaultsync.vault.manifest import (
     CACHE,
@@ -264,12 +263,8 @@ def _read(path: Path) -> tuple[bytes, os.stat_result]:
     Raises:
         OSError: it is not a regular file (never read through a symlink; a FIFO never waited on).
     """
-    fd = os.open(path, READ_NO_FOLLOW)
-    seen = os.fstat(fd)
-    if not stat.S_ISREG(seen.st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    with os.fdopen(fd, "rb") as handle:
+    handle, seen = open_regular(path)
+    with handle:
         return handle.read(), seen
 
 
@@ -291,16 +286,12 @@ def _blob_of(path: str) -> str | None:
 def _same_bytes(path: str, recorded: StatKey, blob: str) -> bool:
     """Whether the regular file at ``path`` still has the stat data and the blob recorded."""
     try:
-        fd = os.open(path, READ_NO_FOLLOW)
+        handle, st = open_regular(path)
     except OSError:
         return False
-    st = os.fstat(fd)
-    # checked before fdopen, which refuses a folder
-    if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns, st.st_ino) != recorded:
-        os.close(fd)
-        return False
-    with os.fdopen(fd, "rb") as handle:
-        return blob_id(handle.read()) == blob
+    with handle:
+        same_stat = (st.st_size, st.st_mtime_ns, st.st_ino) == recorded
+        return same_stat and blob_id(handle.read()) == blob
 
 
 def _touch_cache(vault: Path, seen: os.stat_result, verified_ns: int) -> None:

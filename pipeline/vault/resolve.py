@@ -86,10 +86,9 @@ def resolve(vault: Path, path: str, choice: Choice) -> str:
         ours = fs.read(path)
         entry = _conflict(controls.manifest, path, ours)
         repo = VaultRepo.open(vault, create=False)
-        if not entry.theirs:
-            markers = ours or b""
+        if not entry.theirs:  # the file holds markers (``_conflict``)
             return _settle_markers(
-                fs, repo, controls, path=path, entry=entry, ours=markers, choice=choice
+                fs, repo, controls, path=path, entry=entry, ours=ours or b"", choice=choice
             )
         theirs = _blob(repo, entry.theirs, "the stores' version")
         if choice is Choice.SHOW:

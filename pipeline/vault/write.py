@@ -73,7 +73,6 @@ TEMP_PREFIX = ".vaultsync-"
 TEMP_PATTERN = re.compile(r"\.vaultsync-[0-9a-f]{12}\.tmp")
 """What ``fsio.write_temp_at`` names a temp file given ``TEMP_PREFIX``; the only names swept."""
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_READ = fsio.READ_NO_FOLLOW  # a FIFO put where a file was is never waited on
 
 
 class _Blocked(Exception):
@@ -265,8 +264,8 @@ class VaultFS:
 
     @staticmethod
     def _read(dir_fd: int, name: str) -> bytes:
-        fd = os.open(name, _READ, dir_fd=dir_fd)
-        with os.fdopen(fd, "rb") as handle:
+        handle, _info = fsio.open_regular(name, dir_fd=dir_fd)
+        with handle:
             return handle.read()
 
     def read(self, rel: str) -> bytes | None:
@@ -424,17 +423,14 @@ class VaultFS:
             fd = self._dir(folder)
             if fd is None:
                 return None
-            handle = os.open(name, _READ, dir_fd=fd)
+            src, info = fsio.open_regular(name, dir_fd=fd)
         except FileNotFoundError:
             return None
+        except fsio.NotARegularFile as err:
+            raise VaultWriteError(f"{self.root / rel}: cannot read: {err.strerror}") from err
         except (_Blocked, OSError) as err:
             raise VaultWriteError(f"{self.root / rel}: cannot read: {err}") from err
-        info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode):
-            os.close(handle)
-            what = "a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO, socket or device"
-            raise VaultWriteError(f"{self.root / rel}: cannot read: {what}, not a file")
-        with os.fdopen(handle, "rb") as src:
+        with src:
             return ControlFile(data=src.read(), stat=stat_key(info))
 
     def write_control(self, rel: str, data: bytes, *, durable: bool = True) -> StatKey:
