@@ -212,14 +212,10 @@ def _private_texts_dropped(field: ProfileField) -> ProfileField:
 
     Masked first, so a secret in one (``db_password: …``) is known and masked everywhere.
     """
-    hidden = frozenset(field.private_entries)
-    if isinstance(field.value, str):
+    private = {pair for pair in _private_pairs(field) if pair[1]}
+    if not private:
         return field
-    value = tuple(
-        (item[0], "") if _is_pair(item) and item[0] in hidden else item for item in field.value
-    )
-    if value == field.value:
-        return field
+    value = tuple((item[0], "") if item in private else item for item in field.value)
     return dataclasses.replace(field, value=typing.cast("ProfileValue", value))
 
 
@@ -288,7 +284,7 @@ def _collect_private(value: Any, found: set[str]) -> None:
     elif isinstance(value, ProfileField) and value.private:
         found.update(_strings(value.value))
     elif isinstance(value, ProfileField) and value.private_entries:
-        found.update(_private_entry_texts(value))
+        found.update(text for _key, text in _private_pairs(value) if text)
     elif isinstance(value, Profile):
         hidden = (value.name_private, [value.name]), (value.skills_private, value.skills)
         for private, texts in (*hidden, (value.goals_private, value.goals)):
@@ -300,12 +296,13 @@ def _collect_private(value: Any, found: set[str]) -> None:
             _collect_private(getattr(value, name), found)
 
 
-def _private_entry_texts(field: ProfileField) -> list[str]:
-    """The texts of a profile map's private entries, as the stores hold them."""
+def _private_pairs(field: ProfileField) -> list[tuple[str, str]]:
+    """The ``(key, text)`` entries of a profile map that ``private_entries`` names."""
     hidden = frozenset(field.private_entries)
-    if isinstance(field.value, str):
+    if isinstance(field.value, str) or not hidden:
         return []
-    return [item[1] for item in field.value if _is_pair(item) and item[0] in hidden and item[1]]
+    pairs = [item for item in field.value if _is_pair(item) and item[0] in hidden]
+    return typing.cast("list[tuple[str, str]]", pairs)
 
 
 def _fields_holding_private(cls: type) -> tuple[str, ...]:
