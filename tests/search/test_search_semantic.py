@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 import httpx
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from vaults import touch_later, write_vault
 from vaultsync.core.errors import SemanticUnavailable
 from vaultsync.search.embed import ENV_MODEL, choose_mode, default_model_dir, load_embedder
@@ -402,14 +402,20 @@ def vaultsync() -> click.Group:
     return cli
 
 
+def first_search(tmp_path: Path, vaultsync: click.Group) -> tuple[Path, Result]:
+    """A vault of ``NOTES`` searched once, before any vector exists: the vault, the run."""
+    vault = write_vault(tmp_path / "vault", NOTES)
+    result = CliRunner().invoke(vaultsync, ["search", "vacation", "--vault", str(vault)])
+    assert result.exit_code == 0
+    return vault, result
+
+
 class TestCommand:
     def test_with_the_job_turned_off_the_notice_says_so(
         self, tmp_path: Path, vaultsync: click.Group
     ) -> None:
         """VAULTSYNC_EMBED_BACKGROUND=0: the notice names the variable, never a job that is not."""
-        vault = write_vault(tmp_path / "vault", NOTES)
-        result = CliRunner().invoke(vaultsync, ["search", "vacation", "--vault", str(vault)])
-        assert result.exit_code == 0
+        _, result = first_search(tmp_path, vaultsync)
         assert "VAULTSYNC_EMBED_BACKGROUND=0 keeps the rest from being built" in result.stderr
         assert "in the background" not in result.stderr
 
@@ -418,9 +424,7 @@ class TestCommand:
         self, tmp_path: Path, vaultsync: click.Group
     ) -> None:
         """The first search prints text hits and the notice; a background process embeds."""
-        vault = write_vault(tmp_path / "vault", NOTES)
-        result = CliRunner().invoke(vaultsync, ["search", "vacation", "--vault", str(vault)])
-        assert result.exit_code == 0
+        vault, result = first_search(tmp_path, vaultsync)
         assert "people/ana.md" in result.stdout
         assert "being built in the background" in result.stderr
         assert wait_embedded(vault) == 0

@@ -82,19 +82,20 @@ def test_a_note_with_markers_is_never_merged_into(demo_state: Path, tmp_path: Pa
     assert NOTE in [c.path for c in outcome.report.conflicts]
 
 
-def _resolve(demo_state: Path, vault: Path, choice: str) -> str:
+def _marked_then_resolved(demo_state: Path, tmp_path: Path, choice: str) -> tuple[Path, str]:
+    """A conflict settled with ``--markers``, then ``resolve`` ``choice``: the vault, its output."""
+    vault = tmp_path / "vault"
+    _conflicted(demo_state, vault)
+    _markers(demo_state, vault)
     where = ["--state", str(demo_state), "--vault", str(vault)]
     result = CliRunner().invoke(cli, ["resolve", NOTE, choice, *where])
     assert result.exit_code == 0, result.stderr
-    return result.stdout
+    return vault, result.stdout
 
 
 def test_ours_settles_the_markers_with_your_side(demo_state: Path, tmp_path: Path) -> None:
     """The hint is true: resolve --ours keeps your side of each block, and check goes green."""
-    vault = tmp_path / "vault"
-    _conflicted(demo_state, vault)
-    _markers(demo_state, vault)
-    _resolve(demo_state, vault, "--ours")
+    vault, _ = _marked_then_resolved(demo_state, tmp_path, "--ours")
     text = (vault / NOTE).read_text()
     assert "My own summary of telemetry." in text
     assert "<<<<<<<" not in text
@@ -109,10 +110,7 @@ def test_theirs_settles_the_markers_with_the_stores_version(
     demo_state: Path, tmp_path: Path
 ) -> None:
     """resolve --theirs takes the stores' version whole, committed, and check goes green."""
-    vault = tmp_path / "vault"
-    _conflicted(demo_state, vault)
-    _markers(demo_state, vault)
-    _resolve(demo_state, vault, "--theirs")
+    vault, _ = _marked_then_resolved(demo_state, tmp_path, "--theirs")
     text = (vault / NOTE).read_text()
     assert "The stores' new summary." in text
     assert "My own summary" not in text
@@ -126,10 +124,7 @@ def test_show_prints_the_marked_file_beside_the_stores_version(
     demo_state: Path, tmp_path: Path
 ) -> None:
     """resolve --show on a marked note shows your file and the stores' version."""
-    vault = tmp_path / "vault"
-    _conflicted(demo_state, vault)
-    _markers(demo_state, vault)
-    shown = _resolve(demo_state, vault, "--show")
+    _, shown = _marked_then_resolved(demo_state, tmp_path, "--show")
     assert "=== your file now ===\n" in shown
     assert "<<<<<<<" in shown
     assert "The stores' new summary." in shown
